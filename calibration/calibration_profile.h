@@ -1,0 +1,133 @@
+// The calibration profile: everything the simulator knows about one GPU model and its software stack.
+// It is either measured on real GPUs (simtrain-calibrate, nccl-tests import) or built from datasheet figures
+// (a spec profile); results computed from it say which.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/dtype.h"
+
+namespace simtrain::calibration {
+
+inline constexpr int kProfileSchemaVersion = 1;
+
+enum class ProfileKind { Spec, Measured };
+
+// Hardware facts of one GPU, as on its datasheet or as read from the device.
+struct DeviceFacts {
+  std::string name;  // e.g. "A100-SXM4-80GB"
+  int sm_count = 0;
+  double clock_mhz = 0;  // boost clock
+  double memory_bytes = 0;
+  double memory_bandwidth_Bps = 0;           // HBM, bytes per second
+  std::map<DType, double> peak_flops_per_s;  // dense, without sparsity; absent = unsupported
+  double nvlink_bandwidth_Bps = 0;           // per GPU, per direction; 0 = no NVLink
+  double pcie_bandwidth_Bps = 0;             // per GPU, per direction
+
+  bool operator==(const DeviceFacts&) const = default;
+};
+
+// Where and how a measured profile was made; for spec profiles, where the figures came from.
+struct MeasurementEnvironment {
+  std::string driver;
+  std::string cuda;
+  std::string cublas;
+  std::string cudnn;
+  std::string nccl;
+  std::string date;     // ISO 8601
+  std::string command;  // the exact command line
+  std::string source;   // provenance of datasheet figures or imported logs
+
+  bool operator==(const MeasurementEnvironment&) const = default;
+};
+
+// Fractions of peak reached by op families that no measured table covers. One set per profile; the cost
+// model's roofline multiplies peak rates by these.
+struct Efficiencies {
+  // GEMMs and convolutions reach different fractions of peak on tensor cores (fp16, bf16, fp8), with TF32
+  // tensor-core math, and on the plain fp32 units, so each has its own figure. The defaults are medians of
+  // published kernel benchmarks (tools/derive_efficiencies.py over shared/reference/kernels/), never fitted
+  // to end-to-end training results.
+  double gemm = 0.78;       // of the dtype's peak FLOP/s, tensor cores in 16 or 8 bits (DeepBench V100)
+  double conv = 0.27;       // DeepBench V100 image-model layers, fp16 tensor cores, cuDNN 7.6
+  double gemm_tf32 = 0.78;  // no published TF32 kernel data: the tensor-core figures
+  double conv_tf32 = 0.27;
+  double gemm_fp32 = 0.835;  // fp32 without tensor cores (and tf32 on GPUs without TF32 units)
+  double conv_fp32 = 0.60;
+  double attention = 0.45;      // FlashAttention-2 forward: 0.575 on A100, 0.33 on H100 and H200
+  double memory_bound = 0.835;  // of HBM bandwidth (STREAM copy), for elementwise, norms, pooling, optimizer
+  double kernel_launch_s = 4e-6;      // fixed cost added to every kernel
+  double nccl_intra_node = 0.80;      // achieved bus bandwidth / NVLink (or PCIe) bandwidth inside a node
+  double nccl_inter_node = 0.90;      // achieved bus bandwidth / NIC bandwidth across nodes
+  double nccl_step_latency_s = 5e-6;  // software latency of one algorithm step, on top of the wire's
+
+  bool operator==(const Efficiencies&) const = default;
+};
+
+struct GemmMeasurement {
+  std::int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::FP32;
+  bool trans_a = false, trans_b = false;
+  double time_s = 0;
+
+  bool operator==(const GemmMeasurement&) const = default;
+};
+
+// A cuDNN (or other library) kernel measured at one shape, e.g. op "conv_fwd" with the conv's shape.
+struct KernelMeasurement {
+  std::string op;
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::FP32;
+  double time_s = 0;
+
+  bool operator==(const KernelMeasurement&) const = default;
+};
+
+struct MemoryBandwidthMeasurement {
+  std::string op;  // "device_copy", "elementwise", "reduction", "h2d", "d2h"
+  double bytes = 0;
+  double bandwidth_Bps = 0;
+
+  bool operator==(const MemoryBandwidthMeasurement&) const = default;
+};
+
+// One point of a collective benchmark; bus bandwidth as nccl-tests defines it.
+struct CollectiveMeasurement {
+  std::string op;  // "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send_recv"
+  double bytes = 0;
+  int ranks = 0;
+  int nodes = 1;
+  std::string algorithm;  // when known
+  double time_s = 0;
+  double bus_bandwidth_Bps = 0;
+
+  bool operator==(const CollectiveMeasurement&) const = default;
+};
+
+struct CalibrationProfile {
+  ProfileKind kind = ProfileKind::Spec;
+  DeviceFacts device;
+  MeasurementEnvironment environment;
+  Efficiencies efficiencies;
+  std::vector<GemmMeasurement> gemm;
+  std::vector<KernelMeasurement> kernels;
+  std::vector<MemoryBandwidthMeasurement> memory;
+  std::vector<CollectiveMeasurement> collectives;
+
+  // Peak FLOP/s for `dtype`, or 0 when the GPU does not support it.
+  double peak_flops(DType dtype) const;
+
+  // Field-by-field equality; a JSON round trip must give back an equal profile.
+  bool operator==(const CalibrationProfile&) const = default;
+};
+
+// "spec" or "measured", as in the profile's "kind" field.
+std::string_view to_string(ProfileKind kind);
+std::optional<ProfileKind> parse_profile_kind(std::string_view text);
+
+}  // namespace simtrain::calibration

@@ -1,0 +1,18 @@
+// The subcommands of `simtrain`. Each parses its options, calls the libraries, and prints; each returns the
+// process exit status and lets simtrain::Error escape to main(), which prints it as one line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace simtrain::cli {
+
+using Arguments = std::vector<std::string>;  // the arguments after the subcommand name
+
+int run_command(const Arguments& args);
+int trace_command(const Arguments& args);
+int models_command(const Arguments& args);
+int profile_command(const Arguments& args);
+int platforms_command(const Arguments& args);
+
+}  // namespace simtrain::cli

@@ -1,0 +1,50 @@
+// simtrain: predicts how long distributed deep-learning training takes on a GPU cluster you do not have.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <boost/program_options/errors.hpp>
+
+#include "common/error.h"
+#include "simulator/cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: simtrain <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run        simulate a training run and report iteration time, throughput, MFU, breakdown\n"
+    "  trace      write the trace of a generated workload to a file\n"
+    "  models     list the model zoo with parameter counts and FLOPs per sample\n"
+    "  profile    show a calibration profile (profile show NAME|FILE, profile list)\n"
+    "  platforms  list shipped cluster specs (platforms show NAME|FILE)\n"
+    "\n"
+    "`simtrain <command> --help` lists a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string command = argv[1];
+  simtrain::cli::Arguments args(argv + 2, argv + argc);
+  try {
+    if (command == "run") return simtrain::cli::run_command(args);
+    if (command == "trace") return simtrain::cli::trace_command(args);
+    if (command == "models") return simtrain::cli::models_command(args);
+    if (command == "profile") return simtrain::cli::profile_command(args);
+    if (command == "platforms") return simtrain::cli::platforms_command(args);
+    std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const simtrain::Error& error) {
+    std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());
+  } catch (const boost::program_options::error& error) {
+    std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "simtrain %s: internal error: %s\n", command.c_str(), error.what());
+  }
+  return 1;
+}

@@ -1,0 +1,79 @@
+// simtrain run: simulate one training configuration and report.
+#include <iostream>
+
+#include "common/error.h"
+#include "simulator/cli/commands.h"
+#include "simulator/cli/workload_options.h"
+#include "simulator/report/atomic_file.h"
+#include "simulator/report/timeline.h"
+#include "simulator/run/simulation.h"
+
+namespace po = boost::program_options;
+
+namespace simtrain::cli {
+
+int run_command(const Arguments& args) {
+  po::options_description options("simtrain run options");
+  options.add_options()("help,h", "show this help");
+  add_workload_options(options);
+  options.add_options()("trace", po::value<std::string>(),
+                        "replay this trace file instead of generating a workload")(
+      "platform", po::value<std::string>()->default_value("dgx-a100"),
+      "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
+      "nodes", po::value<int>(), "number of nodes (default: as many as --gpus needs)")(
+      "gpus-per-node", po::value<int>()->default_value(8), "GPUs per node of a SimGrid XML platform")(
+      "profile", po::value<std::string>(), "calibration profile name or file (default: the platform's GPU)")(
+      "steps", po::value<double>(), "optimizer steps of the job, for job_time_s")(
+      "epochs", po::value<double>(), "epochs of the job, for job_time_s")(
+      "dataset-size", po::value<double>(), "samples per epoch (default: the model's customary dataset)")(
+      "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
+      "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
+      "omit-wall-time", "leave sim_wall_s out of the JSON so that it depends on the inputs alone")(
+      "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
+      "timeline-ranks", po::value<int>()->default_value(8), "ranks shown in the timeline");
+  po::variables_map vm;
+  if (!parse_or_help(args, options, vm, "usage: simtrain run [options]")) return 0;
+
+  run::RunRequest request;
+  if (vm.count("trace")) {
+    // A trace fixes its own workload: options that would describe another one are a mistake.
+    for (const char* name :
+         {"model", "gpus", "batch-per-gpu", "grad-accum", "precision", "seq-len", "bucket-mb", "optimizer"})
+      if (vm.count(name) && !vm[name].defaulted())
+        throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
+    request.trace_path = vm["trace"].as<std::string>();
+  } else
+    request.workload = workload_from_options(vm);
+  request.platform = vm["platform"].as<std::string>();
+  if (vm.count("nodes")) request.nodes = vm["nodes"].as<int>();
+  request.xml_gpus_per_node = vm["gpus-per-node"].as<int>();
+  if (request.xml_gpus_per_node < 1) throw Error("--gpus-per-node: must be at least 1");
+  if (vm.count("profile")) request.profile = vm["profile"].as<std::string>();
+  if (vm.count("steps")) request.job.steps = vm["steps"].as<double>();
+  if (vm.count("epochs")) request.job.epochs = vm["epochs"].as<double>();
+  if (vm.count("dataset-size")) request.job.dataset_size = vm["dataset-size"].as<double>();
+  for (const char* name : {"steps", "epochs", "dataset-size"})
+    if (vm.count(name) && !(vm[name].as<double>() > 0))
+      throw Error(std::string("--") + name + ": must be positive");
+  request.allow_oom = vm.count("allow-oom") > 0;
+  if (vm.count("timeline")) {
+    request.timeline_ranks = vm["timeline-ranks"].as<int>();
+    if (request.timeline_ranks < 1) throw Error("--timeline-ranks: must be at least 1");
+  }
+
+  run::RunOutput out = run::simulate(request);
+  std::cout << report::summary_text(out.result);
+  if (vm.count("json")) {
+    std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";
+    std::string path = vm["json"].as<std::string>();
+    if (path == "-")
+      std::cout << text;
+    else
+      report::write_file_atomically(path, text);
+  }
+  if (vm.count("timeline"))
+    report::write_timeline_file(out.trace, out.replay, vm["timeline"].as<std::string>());
+  return 0;
+}
+
+}  // namespace simtrain::cli

@@ -1,0 +1,30 @@
+// simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`.
+#include <iostream>
+
+#include "common/error.h"
+#include "simulator/cli/commands.h"
+#include "simulator/cli/workload_options.h"
+#include "simulator/trace/trace_file.h"
+
+namespace po = boost::program_options;
+
+namespace simtrain::cli {
+
+int trace_command(const Arguments& args) {
+  po::options_description options("simtrain trace options");
+  options.add_options()("help,h", "show this help")(
+      "output,o", po::value<std::string>()->required(),
+      "trace file to write (gzip-compressed if it ends in .gz)");
+  add_workload_options(options);
+  po::variables_map vm;
+  if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]")) return 0;
+  trace::Trace trace = workload::generate_data_parallel_trace(workload_from_options(vm));
+  trace::write_trace_file(trace, vm["output"].as<std::string>());
+  std::size_t ops = 0;
+  for (const auto& program : trace.programs) ops += program.ops.size();
+  std::cout << "wrote " << vm["output"].as<std::string>() << ": " << trace.world_size << " ranks, "
+            << trace.programs.size() << " program(s), " << ops << " ops\n";
+  return 0;
+}
+
+}  // namespace simtrain::cli

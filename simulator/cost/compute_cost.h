@@ -1,0 +1,53 @@
+// Durations of compute kernels on one GPU model, from a calibration profile: a measured table entry when the
+// profile has one for the kernel's exact shape, otherwise a roofline with the profile's efficiencies.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "calibration/calibration_profile.h"
+#include "simulator/trace/trace.h"
+
+namespace simtrain::cost {
+
+// Where a kernel's duration came from; the Result counts each.
+enum class CostSource : std::uint8_t { Trace, Measured, Roofline };
+
+struct ComputeCost {
+  double duration_s = 0;
+  CostSource source = CostSource::Roofline;
+};
+
+class ComputeCostModel {
+ public:
+  explicit ComputeCostModel(const calibration::CalibrationProfile& profile);
+
+  // Throws Error when the kernel's dtype is not supported by the GPU (e.g. bf16 on V100).
+  ComputeCost cost(const trace::ComputeSpec& kernel) const;
+
+  // The peak rate a kernel of `dtype` runs against: the dtype's own, or fp32's for tf32 on GPUs without
+  // tensor-float cores (PyTorch then runs fp32 math). 0 when unsupported.
+  double effective_peak_flops(DType dtype) const;
+
+ private:
+  double roofline_s(const trace::ComputeSpec& kernel) const;
+
+  const calibration::CalibrationProfile& profile_;
+  std::unordered_map<std::string, double> measured_s_;  // key: op|dtype|shape
+};
+
+// Durations of every op of every program of a trace, computed once before replay so that a bad kernel is
+// reported before the simulation starts and the replay does no cost lookups.
+struct ProgramCosts {
+  std::vector<std::vector<double>> duration_s;  // [program][op]; 0 for non-compute ops
+  std::uint64_t measured_ops = 0;               // counted over programs, not ranks
+  std::uint64_t roofline_ops = 0;
+  std::uint64_t trace_timed_ops = 0;
+};
+ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& model);
+
+std::string_view to_string(CostSource source);
+
+}  // namespace simtrain::cost

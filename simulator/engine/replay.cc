@@ -1,0 +1,277 @@
+#include "simulator/engine/replay.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include <simgrid/s4u.hpp>
+
+#include "common/error.h"
+#include "simulator/cost/collective_algorithm.h"
+#include "simulator/engine/busy_intervals.h"
+#include "simulator/platform/simgrid_platform.h"
+
+namespace sg4 = simgrid::s4u;
+
+namespace simtrain::engine {
+namespace {
+
+// Per program: each stream's ops in issue order, and which ops another stream waits for. Ops nobody on
+// another stream waits for can be fused with their neighbours into one simulated interval.
+struct ProgramPlan {
+  std::vector<std::vector<std::uint32_t>> stream_ops;
+  std::vector<char> awaited_by_other_stream;
+};
+
+ProgramPlan plan_program(const trace::Program& program) {
+  ProgramPlan plan;
+  plan.stream_ops.resize(program.streams.size());
+  plan.awaited_by_other_stream.assign(program.ops.size(), 0);
+  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+    const trace::Op& op = program.ops[i];
+    plan.stream_ops[op.stream].push_back(i);
+    for (std::uint32_t dep : op.deps)
+      if (program.ops[dep].stream != op.stream) plan.awaited_by_other_stream[dep] = 1;
+  }
+  return plan;
+}
+
+// What one rank's stream actors share: which ops have ended, and a condition variable to wait on.
+struct RankState {
+  std::vector<char> done;
+  sg4::MutexPtr mutex;
+  sg4::ConditionVariablePtr ended;
+  std::vector<Interval> compute_busy;
+  std::vector<Interval> comm_busy;
+  std::vector<OpEvent> events;
+  double end_s = 0;
+  int streams_finished = 0;
+};
+
+struct ReplayState {
+  ReplayState(const trace::Trace& t, const cost::ProgramCosts& c, const calibration::Efficiencies& e,
+              platform::BuiltPlatform p)
+      : trace(t), costs(c), efficiencies(e), communicators(t), platform(std::move(p)) {}
+
+  const trace::Trace& trace;
+  const cost::ProgramCosts& costs;
+  const calibration::Efficiencies& efficiencies;
+  const trace::CommunicatorIndex communicators;
+  platform::BuiltPlatform platform;
+  std::vector<ProgramPlan> plans;
+  std::vector<RankState> ranks;
+  int timeline_ranks = 0;
+  std::map<const std::vector<int>*, double> ring_latency_s;
+  std::uint64_t flows = 0;
+  std::uint64_t compute_waits = 0;
+
+  // The largest route latency between ring neighbours of a communicator: a ring step lasts as long as its
+  // slowest hop, so each extra step a coalesced flow stands for costs this much.
+  double ring_latency(const std::vector<int>& members) {
+    auto it = ring_latency_s.find(&members);
+    if (it != ring_latency_s.end()) return it->second;
+    double worst = 0;
+    std::vector<sg4::Link*> links;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      double latency = 0;
+      links.clear();
+      platform.gpu_hosts[members[i]]->route_to(platform.gpu_hosts[members[(i + 1) % members.size()]], links,
+                                               &latency);
+      worst = std::max(worst, latency);
+    }
+    ring_latency_s.emplace(&members, worst);
+    return worst;
+  }
+};
+
+sg4::Mailbox* mailbox(char kind, int group, int channel, int from, int to) {
+  return sg4::Mailbox::by_name(std::string(1, kind) + std::to_string(group) + "." + std::to_string(channel) +
+                               ":" + std::to_string(from) + ">" + std::to_string(to));
+}
+
+// The simulated payload: only its size matters.
+char payload_marker;
+
+std::uint64_t wire_size(double bytes) { return static_cast<std::uint64_t>(std::llround(bytes)); }
+
+class StreamActor {
+ public:
+  StreamActor(ReplayState& state, int rank, int stream)
+      : state_(state),
+        rank_(rank),
+        stream_(stream),
+        self_(state.ranks[rank]),
+        program_(state.trace.program_of(rank)),
+        plan_(state.plans[state.trace.rank_program[rank]]),
+        durations_(state.costs.duration_s[state.trace.rank_program[rank]]) {}
+
+  void operator()() {
+    for (std::uint32_t index : plan_.stream_ops[stream_]) {
+      const trace::Op& op = program_.ops[index];
+      wait_for_other_streams(op);
+      double start = sg4::Engine::get_clock() + pending_s_;
+      if (op.type == trace::OpType::Compute) {
+        pending_s_ += durations_[index];
+        if (plan_.awaited_by_other_stream[index]) flush_compute();
+      } else {
+        flush_compute();
+        start = sg4::Engine::get_clock();
+        if (op.type == trace::OpType::Collective)
+          run_collective(op);
+        else
+          run_point_to_point(op);
+        self_.comm_busy.push_back({start, sg4::Engine::get_clock()});
+      }
+      if (rank_ < state_.timeline_ranks)
+        self_.events.push_back(
+            {rank_, index, start,
+             op.type == trace::OpType::Compute ? start + durations_[index] : sg4::Engine::get_clock()});
+      mark_done(index);
+    }
+    flush_compute();
+    self_.end_s = std::max(self_.end_s, sg4::Engine::get_clock());
+    ++self_.streams_finished;
+  }
+
+ private:
+  void wait_for_other_streams(const trace::Op& op) {
+    for (std::uint32_t dep : op.deps) {
+      if (program_.ops[dep].stream == op.stream || self_.done[dep]) continue;
+      flush_compute();
+      std::unique_lock lock(*self_.mutex);
+      while (!self_.done[dep]) self_.ended->wait(lock);
+    }
+  }
+
+  void mark_done(std::uint32_t index) {
+    self_.done[index] = 1;
+    if (plan_.awaited_by_other_stream[index]) {
+      std::unique_lock lock(*self_.mutex);
+      self_.ended->notify_all();
+    }
+  }
+
+  // Back-to-back kernels are simulated as one interval: nothing can observe the boundaries between them.
+  void flush_compute() {
+    if (pending_s_ <= 0) return;
+    double now = sg4::Engine::get_clock();
+    self_.compute_busy.push_back({now, now + pending_s_});
+    sg4::this_actor::sleep_for(pending_s_);
+    pending_s_ = 0;
+    ++state_.compute_waits;
+  }
+
+  void run_collective(const trace::Op& op) {
+    const auto& members = state_.communicators.communicator(op.collective.group, rank_);
+    cost::CollectiveLayout layout{&members, state_.communicators.position(op.collective.group, rank_),
+                                  state_.platform.gpus_per_node};
+    cost::RankCollectivePlan plan =
+        cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
+    if (plan.steps == 0) return;
+    std::vector<sg4::CommPtr> comms;
+    for (const auto& send : plan.sends)
+      comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                          ->put_async(&payload_marker, wire_size(send.bytes)));
+    std::vector<char*> received(plan.receives.size());
+    for (std::size_t i = 0; i < plan.receives.size(); ++i)
+      comms.push_back(
+          mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
+    sg4::Comm::wait_all(comms);
+    state_.flows += plan.sends.size();
+    double extra_s = (plan.steps - 1) * state_.ring_latency(members) + plan.software_latency_s;
+    if (extra_s > 0) sg4::this_actor::sleep_for(extra_s);
+  }
+
+  void run_point_to_point(const trace::Op& op) {
+    const auto& members = state_.communicators.communicator(op.p2p.group, rank_);
+    int n = static_cast<int>(members.size());
+    int position = state_.communicators.position(op.p2p.group, rank_);
+    int peer = members[((position + op.p2p.peer_offset) % n + n) % n];
+    if (op.type == trace::OpType::Send) {
+      mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)->put(&payload_marker, wire_size(op.p2p.bytes));
+      ++state_.flows;
+    } else {
+      mailbox('p', op.p2p.group, op.p2p.tag, peer, rank_)->get<char>();
+    }
+  }
+
+  ReplayState& state_;
+  int rank_;
+  int stream_;
+  RankState& self_;
+  const trace::Program& program_;
+  const ProgramPlan& plan_;
+  const std::vector<double>& durations_;
+  double pending_s_ = 0;
+};
+
+platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
+  if (source.spec) return platform::build_platform(*source.spec, engine);
+  return platform::load_simgrid_xml(source.xml_path, source.xml_gpus_per_node, engine);
+}
+
+}  // namespace
+
+ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
+                    const calibration::Efficiencies& efficiencies, const PlatformSource& source,
+                    const ReplayOptions& options) {
+  // SimGrid's own logging would interleave with our output; errors reach the user as exceptions instead.
+  int argc = 3;
+  std::string arg0 = "simtrain", arg1 = "--log=root.thres:critical", arg2 = "--cfg=contexts/stack-size:256";
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+  sg4::Engine engine(&argc, argv);
+  platform::configure_exact_network(engine);
+
+  ReplayState state(trace, costs, efficiencies, build(source, engine));
+  if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
+    throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
+                std::to_string(state.platform.gpu_hosts.size()) + " GPUs");
+  state.timeline_ranks = std::min(options.timeline_ranks, trace.world_size);
+  for (const auto& program : trace.programs) state.plans.push_back(plan_program(program));
+  state.ranks.resize(trace.world_size);
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    RankState& r = state.ranks[rank];
+    const trace::Program& program = trace.program_of(rank);
+    r.done.assign(program.ops.size(), 0);
+    r.mutex = sg4::Mutex::create();
+    r.ended = sg4::ConditionVariable::create();
+    for (int stream = 0; stream < static_cast<int>(program.streams.size()); ++stream) {
+      if (state.plans[trace.rank_program[rank]].stream_ops[stream].empty()) {
+        ++r.streams_finished;
+        continue;
+      }
+      sg4::Actor::create("r" + std::to_string(rank) + "s" + std::to_string(stream),
+                         state.platform.gpu_hosts[rank], StreamActor(state, rank, stream));
+    }
+  }
+  engine.run();
+
+  ReplayResult result;
+  result.nodes = state.platform.nodes;
+  result.gpus_per_node = state.platform.gpus_per_node;
+  result.flows = state.flows;
+  result.compute_waits = state.compute_waits;
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    const RankState& r = state.ranks[rank];
+    if (r.streams_finished != static_cast<int>(trace.program_of(rank).streams.size()))
+      throw Error("the trace deadlocks: rank " + std::to_string(rank) +
+                  " waits forever (a collective or receive without its partner, or a dependency cycle)");
+    result.makespan_s = std::max(result.makespan_s, r.end_s);
+  }
+  result.ranks.resize(trace.world_size);
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    RankState& r = state.ranks[rank];
+    RankTimes& t = result.ranks[rank];
+    t.end_s = r.end_s;
+    t.compute_s = union_length(r.compute_busy);
+    t.exposed_comm_s = uncovered_length(r.comm_busy, r.compute_busy);
+    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s);
+    result.events.insert(result.events.end(), r.events.begin(), r.events.end());
+  }
+  return result;
+}
+
+}  // namespace simtrain::engine

@@ -1,0 +1,62 @@
+// The SimGrid replay of a Trace on a platform: one actor per (rank, stream) executes that stream's ops in
+// order, waiting on cross-stream dependencies; compute ops last their cost-model duration, collectives and
+// point-to-point ops become flows over the simulated network. SimGrid lives here and in platform/ only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibration/calibration_profile.h"
+#include "simulator/cost/compute_cost.h"
+#include "simulator/platform/cluster_spec.h"
+#include "simulator/trace/trace.h"
+
+namespace simtrain::engine {
+
+// The machine to replay on: a cluster spec, or a SimGrid XML file with its GPUs-per-node.
+struct PlatformSource {
+  std::optional<platform::ClusterSpec> spec;
+  std::string xml_path;
+  int xml_gpus_per_node = 1;
+};
+
+struct ReplayOptions {
+  int timeline_ranks = 0;  // record every op's start and end for ranks [0, timeline_ranks)
+};
+
+// One op's execution on one rank, for timelines.
+struct OpEvent {
+  int rank = 0;
+  std::uint32_t op = 0;
+  double start_s = 0;
+  double end_s = 0;
+};
+
+// Where one rank's iteration time went. compute_s: time its compute stream was busy; exposed_comm_s: time a
+// communication op was in flight while the compute stream was not busy; idle_s: the rest up to the makespan.
+struct RankTimes {
+  double end_s = 0;
+  double compute_s = 0;
+  double exposed_comm_s = 0;
+  double idle_s = 0;
+};
+
+struct ReplayResult {
+  double makespan_s = 0;
+  std::vector<RankTimes> ranks;
+  std::vector<OpEvent> events;      // ordered by rank, then by start time
+  std::uint64_t flows = 0;          // simulated network transfers
+  std::uint64_t compute_waits = 0;  // simulated compute intervals (after fusing back-to-back kernels)
+  int nodes = 0;
+  int gpus_per_node = 0;
+};
+
+// Runs the replay. Creates the process's one SimGrid engine, so call it once per process.
+// Throws Error when the trace does not fit the platform (more ranks than GPUs) or deadlocks.
+ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
+                    const calibration::Efficiencies& efficiencies, const PlatformSource& platform,
+                    const ReplayOptions& options);
+
+}  // namespace simtrain::engine

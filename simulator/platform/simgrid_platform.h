@@ -1,0 +1,52 @@
+// Turns a cluster into SimGrid zones through the C++ API (or loads a SimGrid XML platform), and maps ranks
+// to GPU hosts. Everything the engine needs to know about the machine it runs on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/platform/cluster_spec.h"
+
+namespace simgrid::s4u {
+class Engine;
+class Host;
+}  // namespace simgrid::s4u
+
+namespace simtrain::platform {
+
+// The SimGrid side of a cluster: one host per GPU, in rank order (rank r = node r / G, local GPU r % G),
+// plus the figures analytic intra-node costs need.
+struct BuiltPlatform {
+  std::vector<simgrid::s4u::Host*> gpu_hosts;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  double intra_node_bandwidth_Bps = 0;  // per GPU, per direction
+  double intra_node_latency_s = 0;
+  std::string gpu;  // profile name from the spec, empty for XML platforms
+
+  int node_of(int rank) const { return rank / gpus_per_node; }
+};
+
+// Host speed of every GPU host: compute durations are replayed as work of duration_s * kHostSpeed flops.
+inline constexpr double kHostSpeedFlops = 1e9;
+
+// Applies the network settings under which SimGrid flows are exact (CM02, no cross-traffic, no TCP window);
+// must be called before the platform is created.
+void configure_exact_network(simgrid::s4u::Engine& engine);
+
+// Builds the spec's zones in `engine`. Intra-node: a star of NVLink (or PCIe) links per node; inter-node:
+// the node's NICs aggregated into one uplink, under a star or a fat-tree of aggregated switch links.
+// Route latencies: two GPUs of one node see intra_node.latency; two nodes see 2 NIC latencies plus one
+// switch latency per switch crossed (1 under one leaf or a star, 3 across leaves, 5 across pods).
+// Throws Error if `engine` already holds a platform. Names: zones node<N>, leaf<L>, pod<P>; links
+// node<N>-gpu<G>-link, node<N>-uplink, leaf<L>-uplink, pod<P>-uplink (split-duplex: _UP / _DOWN).
+BuiltPlatform build_platform(const ClusterSpec& spec, simgrid::s4u::Engine& engine);
+
+// Loads a SimGrid XML platform. Host naming rule: the GPU hosts are those whose name matches
+// "node<N>-gpu<G>" (both decimal); rank = N * gpus_per_node + G. Throws Error when hosts are missing.
+// (Decimal without leading zeros; other hosts are ignored. Nodes 0..max must each have G =
+// 0..gpus_per_node-1.) The intra-node figures come from the route node0-gpu0 -> node0-gpu1: its bottleneck
+// bandwidth and total latency; both are 0 when gpus_per_node is 1. Call configure_exact_network() first.
+BuiltPlatform load_simgrid_xml(const std::string& path, int gpus_per_node, simgrid::s4u::Engine& engine);
+
+}  // namespace simtrain::platform

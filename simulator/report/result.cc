@@ -1,0 +1,142 @@
+#include "simulator/report/result.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "simulator/cost/compute_cost.h"
+
+namespace simtrain::report {
+
+Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay,
+                   const calibration::CalibrationProfile& profile, const cost::ProgramCosts& costs,
+                   const std::string& platform_name, const JobLength& job, double sim_wall_s) {
+  const trace::TraceMetadata& meta = trace.metadata;
+  Result r;
+  r.model = meta.model;
+  r.platform = platform_name;
+  r.gpus = trace.world_size;
+  r.nodes = replay.nodes;
+  r.gpus_per_node = replay.gpus_per_node;
+  r.parallelism = meta.parallelism;
+  r.profile = profile.device.name;
+  r.profile_kind = std::string(calibration::to_string(profile.kind));
+  r.iteration_time_s = replay.makespan_s;
+  r.samples_per_iteration = meta.samples_per_iteration;
+  if (r.iteration_time_s > 0) {
+    r.samples_per_s = meta.samples_per_iteration / r.iteration_time_s;
+    r.tokens_per_s = meta.tokens_per_iteration / r.iteration_time_s;
+    double peak = cost::ComputeCostModel(profile).effective_peak_flops(meta.compute_dtype);
+    if (peak > 0) r.mfu = meta.model_flops_per_iteration / (r.iteration_time_s * r.gpus * peak);
+  }
+  r.mfu_dtype = std::string(to_string(meta.compute_dtype));
+  for (const engine::RankTimes& t : replay.ranks) {
+    r.breakdown.compute_s += t.compute_s;
+    r.breakdown.exposed_comm_s += t.exposed_comm_s;
+    r.breakdown.idle_s += t.idle_s;
+  }
+  if (!replay.ranks.empty()) {
+    double n = static_cast<double>(replay.ranks.size());
+    r.breakdown.compute_s /= n;
+    r.breakdown.exposed_comm_s /= n;
+    r.breakdown.idle_s /= n;
+  }
+  r.peak_memory_bytes = meta.peak_memory_bytes;
+  r.memory_capacity_bytes = profile.device.memory_bytes;
+  r.fits_in_memory = meta.peak_memory_bytes <= profile.device.memory_bytes;
+
+  if (job.steps && job.epochs) throw Error("--steps and --epochs: give one or the other, not both");
+  if (job.steps) {
+    r.steps = *job.steps;
+  } else if (job.epochs) {
+    if (!job.dataset_size) throw Error("--epochs: needs --dataset-size (samples per epoch) for this model");
+    if (meta.samples_per_iteration <= 0) throw Error("--epochs: the trace does not say its samples per step");
+    // The last, partial batch of an epoch is a step too (PyTorch's DataLoader with drop_last=False).
+    r.steps = std::ceil(*job.dataset_size / meta.samples_per_iteration) * *job.epochs;
+  }
+  if (r.steps) r.job_time_s = *r.steps * r.iteration_time_s;
+
+  r.measured_ops = costs.measured_ops;
+  r.roofline_ops = costs.roofline_ops;
+  r.trace_timed_ops = costs.trace_timed_ops;
+  r.simulated_flows = replay.flows;
+  r.simulated_compute_intervals = replay.compute_waits;
+  r.sim_wall_s = sim_wall_s;
+  return r;
+}
+
+nlohmann::json to_json(const Result& r, bool include_wall_time) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["platform"] = r.platform;
+  j["gpus"] = r.gpus;
+  j["nodes"] = r.nodes;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["parallelism"] = r.parallelism;
+  j["iteration_time_s"] = r.iteration_time_s;
+  j["samples_per_iteration"] = r.samples_per_iteration;
+  j["samples_per_s"] = r.samples_per_s;
+  if (r.tokens_per_s > 0) j["tokens_per_s"] = r.tokens_per_s;
+  j["mfu"] = r.mfu;
+  j["mfu_dtype"] = r.mfu_dtype;
+  j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
+                    {"exposed_comm_s", r.breakdown.exposed_comm_s},
+                    {"pipeline_bubble_s", 0.0},
+                    {"idle_s", r.breakdown.idle_s}};
+  j["peak_memory_bytes"] = r.peak_memory_bytes;
+  j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+  j["fits_in_memory"] = r.fits_in_memory;
+  if (r.steps) j["steps"] = *r.steps;
+  if (r.job_time_s) j["job_time_s"] = *r.job_time_s;
+  j["profile"] = r.profile;
+  j["profile_kind"] = r.profile_kind;
+  j["fidelity"] = {
+      {"compute", r.measured_ops > 0 ? "measured tables, roofline elsewhere" : "roofline from profile"},
+      {"network", "flow-level (SimGrid CM02, coalesced collectives)"},
+      {"replicas", "all ranks simulated"},
+      {"ops_measured", r.measured_ops},
+      {"ops_roofline", r.roofline_ops},
+      {"ops_timed_in_trace", r.trace_timed_ops}};
+  j["simulated_flows"] = r.simulated_flows;
+  j["simulated_compute_intervals"] = r.simulated_compute_intervals;
+  if (include_wall_time) j["sim_wall_s"] = r.sim_wall_s;
+  return j;
+}
+
+namespace {
+
+std::string human_duration(double seconds) {
+  if (seconds < 1e-3) return fmt::format("{:.1f} us", seconds * 1e6);
+  if (seconds < 1) return fmt::format("{:.2f} ms", seconds * 1e3);
+  if (seconds < 3600) return fmt::format("{:.2f} s", seconds);
+  if (seconds < 86400 * 2) return fmt::format("{:.2f} h", seconds / 3600);
+  return fmt::format("{:.2f} days", seconds / 86400);
+}
+
+}  // namespace
+
+std::string summary_text(const Result& r) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  std::string text;
+  text += fmt::format("{} on {} x {} GPUs ({} nodes x {}), {}, {} profile '{}'\n", r.model, r.platform,
+                      r.gpus, r.nodes, r.gpus_per_node, r.parallelism, r.profile_kind, r.profile);
+  text += fmt::format("  iteration time   {}\n", human_duration(r.iteration_time_s));
+  text += fmt::format("  throughput       {:.1f} samples/s", r.samples_per_s);
+  if (r.tokens_per_s > 0) text += fmt::format(", {:.0f} tokens/s", r.tokens_per_s);
+  text += fmt::format("\n  MFU              {:.1f}% of {} peak\n", 100 * r.mfu, r.mfu_dtype);
+  double t = r.iteration_time_s > 0 ? r.iteration_time_s : 1;
+  text +=
+      fmt::format("  breakdown        compute {} ({:.0f}%), exposed comm {} ({:.0f}%), idle {} ({:.0f}%)\n",
+                  human_duration(r.breakdown.compute_s), 100 * r.breakdown.compute_s / t,
+                  human_duration(r.breakdown.exposed_comm_s), 100 * r.breakdown.exposed_comm_s / t,
+                  human_duration(r.breakdown.idle_s), 100 * r.breakdown.idle_s / t);
+  text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
+                      r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
+  if (r.job_time_s)
+    text += fmt::format("  job time         {} for {:.0f} steps\n", human_duration(*r.job_time_s), *r.steps);
+  text += fmt::format("  simulated in     {:.3f} s wall ({} flows)\n", r.sim_wall_s, r.simulated_flows);
+  return text;
+}
+
+}  // namespace simtrain::report

@@ -1,0 +1,71 @@
+// The Result of a simulated run (DESIGN.md §3): iteration and job time, throughput, MFU, a time breakdown,
+// memory, and which fidelity produced it. Units are in the field names.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "calibration/calibration_profile.h"
+#include "simulator/cost/compute_cost.h"
+#include "simulator/engine/replay.h"
+#include "simulator/trace/trace.h"
+
+namespace simtrain::report {
+
+// Mean over ranks of where the iteration went; the three parts add up to the iteration time.
+struct Breakdown {
+  double compute_s = 0;
+  double exposed_comm_s = 0;
+  double idle_s = 0;
+};
+
+// How long the job runs: a number of optimizer steps, or epochs over a dataset.
+struct JobLength {
+  std::optional<double> steps;
+  std::optional<double> epochs;
+  std::optional<double> dataset_size;  // samples per epoch
+};
+
+struct Result {
+  std::string model;
+  std::string platform;
+  int gpus = 0;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  std::string parallelism;
+  std::string profile;       // GPU name of the profile
+  std::string profile_kind;  // "spec" or "measured"
+  double iteration_time_s = 0;
+  double samples_per_iteration = 0;
+  double samples_per_s = 0;
+  double tokens_per_s = 0;  // 0 when the model has no tokens
+  double mfu = 0;           // model FLOPs / (iteration time * GPUs * peak of the compute dtype)
+  std::string mfu_dtype;
+  Breakdown breakdown;
+  double peak_memory_bytes = 0;
+  double memory_capacity_bytes = 0;
+  bool fits_in_memory = true;
+  std::optional<double> steps;
+  std::optional<double> job_time_s;
+  std::uint64_t measured_ops = 0;  // distinct program ops costed from measured tables
+  std::uint64_t roofline_ops = 0;
+  std::uint64_t trace_timed_ops = 0;
+  std::uint64_t simulated_flows = 0;
+  std::uint64_t simulated_compute_intervals = 0;
+  double sim_wall_s = 0;
+};
+
+// Assembles the Result; throws Error when job length options contradict each other.
+Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay,
+                   const calibration::CalibrationProfile& profile, const cost::ProgramCosts& costs,
+                   const std::string& platform_name, const JobLength& job, double sim_wall_s);
+
+// With `include_wall_time` false, the document depends on the inputs alone (byte-identical across runs).
+nlohmann::json to_json(const Result& result, bool include_wall_time = true);
+// A few lines for people.
+std::string summary_text(const Result& result);
+
+}  // namespace simtrain::report

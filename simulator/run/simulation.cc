@@ -1,0 +1,102 @@
+#include "simulator/run/simulation.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "calibration/spec_profiles.h"
+#include "common/error.h"
+#include "simulator/cost/compute_cost.h"
+#include "simulator/platform/cluster_spec.h"
+#include "simulator/trace/trace_file.h"
+
+namespace simtrain::run {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Sizes the spec to the job: a job smaller than a node uses the first GPUs of one node; a larger one needs
+// whole nodes.
+void fit_nodes(platform::ClusterSpec& spec, int gpus, std::optional<int> nodes) {
+  if (nodes) {
+    if (*nodes < 1) throw Error("--nodes: must be at least 1");
+    spec.nodes = *nodes;
+  } else if (gpus > spec.gpus_per_node) {
+    if (gpus % spec.gpus_per_node != 0)
+      throw Error(fmt::format("--gpus {}: not a multiple of the {} GPUs per node of platform '{}'", gpus,
+                              spec.gpus_per_node, spec.name));
+    spec.nodes = gpus / spec.gpus_per_node;
+  } else {
+    spec.nodes = 1;
+  }
+  if (gpus > spec.gpu_count())
+    throw Error(fmt::format("--gpus {}: platform '{}' with {} nodes has only {} GPUs", gpus, spec.name,
+                            spec.nodes, spec.gpu_count()));
+}
+
+std::string memory_error(const trace::Trace& trace, const calibration::CalibrationProfile& profile) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  return fmt::format(
+      "does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; lower --batch-per-gpu, "
+      "raise --grad-accum, or pass --allow-oom to simulate it anyway",
+      trace.metadata.model, trace.metadata.peak_memory_bytes / kGiB, profile.device.name,
+      profile.device.memory_bytes / kGiB);
+}
+
+}  // namespace
+
+std::optional<double> default_dataset_size(const std::string& model) {
+  if (model == "resnet50" || model == "densenet121" || model == "vit-b16")
+    return 1281167;                     // ImageNet-1k train
+  if (model == "lenet5") return 60000;  // MNIST train
+  return std::nullopt;
+}
+
+RunOutput simulate(const RunRequest& request) {
+  if (request.workload.has_value() == !request.trace_path.empty())
+    throw Error("give either a model to generate a workload for or --trace FILE, not both");
+
+  auto started = std::chrono::steady_clock::now();
+  RunOutput out;
+  if (request.workload)
+    out.trace = workload::generate_data_parallel_trace(*request.workload);
+  else
+    out.trace = trace::read_trace_file(request.trace_path);
+
+  engine::PlatformSource source;
+  std::string platform_name = request.platform;
+  std::string profile_name = request.profile;
+  if (ends_with(request.platform, ".xml")) {
+    source.xml_path = request.platform;
+    source.xml_gpus_per_node = request.xml_gpus_per_node;
+    if (profile_name.empty()) throw Error("--profile: required with a SimGrid XML platform");
+  } else {
+    platform::ClusterSpec spec = platform::load_cluster_spec(request.platform);
+    fit_nodes(spec, out.trace.world_size, request.nodes);
+    platform_name = spec.name;
+    if (profile_name.empty()) profile_name = spec.gpu;
+    source.spec = spec;
+  }
+  out.profile = calibration::load_profile(profile_name);
+
+  if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
+    throw Error(memory_error(out.trace, out.profile));
+
+  cost::ComputeCostModel cost_model(out.profile);
+  cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model);
+
+  engine::ReplayOptions options;
+  options.timeline_ranks = request.timeline_ranks;
+  out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  report::JobLength job = request.job;
+  if (job.epochs && !job.dataset_size) job.dataset_size = default_dataset_size(out.trace.metadata.model);
+  out.result = report::make_result(out.trace, out.replay, out.profile, costs, platform_name, job, wall_s);
+  return out;
+}
+
+}  // namespace simtrain::run

@@ -1,0 +1,45 @@
+// One simulated training run from request to Result: resolve the platform and profile, obtain the trace
+// (generated or read), check that it fits in memory, cost it, replay it, and report. The `simtrain run`
+// command is a thin layer of option parsing over simulate().
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "calibration/calibration_profile.h"
+#include "simulator/engine/replay.h"
+#include "simulator/report/result.h"
+#include "simulator/trace/trace.h"
+#include "simulator/workload/data_parallel.h"
+
+namespace simtrain::run {
+
+struct RunRequest {
+  // Exactly one of: a workload to generate, or a trace file to replay.
+  std::optional<workload::DataParallelConfig> workload;
+  std::string trace_path;
+
+  std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)
+  std::optional<int> nodes;           // overrides the spec's node count
+  int xml_gpus_per_node = 8;          // for XML platforms
+  std::string profile;                // profile name or file; empty = the spec's GPU
+  report::JobLength job;
+  bool allow_oom = false;  // simulate configurations that do not fit in GPU memory
+  int timeline_ranks = 0;
+};
+
+struct RunOutput {
+  trace::Trace trace;
+  calibration::CalibrationProfile profile;
+  engine::ReplayResult replay;
+  report::Result result;
+};
+
+// Throws Error on bad input or an impossible configuration, before any simulation starts where possible.
+RunOutput simulate(const RunRequest& request);
+
+// The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k
+// for the ImageNet models, MNIST for LeNet-5), or nullopt when there is no single customary dataset.
+std::optional<double> default_dataset_size(const std::string& model);
+
+}  // namespace simtrain::run

@@ -1,0 +1,161 @@
+// The Trace: what every rank of a training job does in one iteration, as programs of operations with
+// explicit dependencies and a stream per operation, so that overlap of compute and communication is explicit.
+// Ranks that run the same program share one copy of it: a 16k-rank trace holds one program, not 16k.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/dtype.h"
+
+namespace simtrain::trace {
+
+enum class OpType : std::uint8_t { Compute, Collective, Send, Recv };
+
+// What a compute kernel does; the cost model picks its efficiency and measured table by this.
+enum class ComputeKind : std::uint8_t {
+  Gemm,  // shape: {m, n, k}
+  Conv,  // shape: {n, c, h, w, k, r, s, stride, pad}
+  BatchNorm,
+  LayerNorm,
+  Pool,
+  Activation,
+  Softmax,
+  Attention,  // fused scaled-dot-product attention; shape: {batch, heads, seq, head_dim}
+  Elementwise,
+  Embedding,
+  Optimizer,
+  Other,
+};
+
+// Which pass of training a compute op belongs to; measured tables are keyed by it.
+enum class Pass : std::uint8_t { Forward, BackwardData, BackwardWeight, Update, Other };
+
+enum class CollectiveKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce };
+
+// A GPU kernel. Its duration comes from `duration_s` when the trace was measured (>= 0), otherwise the cost
+// model derives it from kind, shape, dtype, FLOPs and bytes.
+struct ComputeSpec {
+  ComputeKind kind = ComputeKind::Other;
+  Pass pass = Pass::Other;
+  DType dtype = DType::FP32;
+  double flops = 0;  // floating-point operations (a multiply-add counts 2)
+  double bytes = 0;  // bytes moved to and from device memory
+  std::vector<std::int64_t> shape;
+  double duration_s = -1;  // measured duration, or -1
+
+  friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
+};
+
+// A collective over the communicator that `group` assigns to the executing rank.
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  DType dtype = DType::FP32;
+  double bytes = 0;         // the buffer size as nccl-tests counts it (per rank input for all-reduce)
+  std::uint16_t group = 0;  // index into Trace::groups
+
+  friend bool operator==(const CollectiveSpec&, const CollectiveSpec&) = default;
+};
+
+// A point-to-point transfer to (Send) or from (Recv) the rank `peer_offset` positions away from the
+// executing rank inside its communicator of `group` (wrapping around), e.g. +1 = next pipeline stage.
+struct P2PSpec {
+  std::uint16_t group = 0;
+  std::int32_t peer_offset = 1;
+  double bytes = 0;
+  std::int32_t tag = 0;
+
+  friend bool operator==(const P2PSpec&, const P2PSpec&) = default;
+};
+
+// One operation of a program. It starts when the previous op on the same stream and all `deps` have ended.
+struct Op {
+  std::string name;
+  OpType type = OpType::Compute;
+  std::uint8_t stream = 0;          // index into Program::streams
+  std::vector<std::uint32_t> deps;  // indices of earlier ops of the same program
+  ComputeSpec compute;              // when type == Compute
+  CollectiveSpec collective;        // when type == Collective
+  P2PSpec p2p;                      // when type == Send or Recv
+
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+// The operations one or more ranks execute, in issue order per stream.
+struct Program {
+  std::string name;
+  std::vector<std::string> streams;  // e.g. {"compute", "comm"}
+  std::vector<Op> ops;
+
+  friend bool operator==(const Program&, const Program&) = default;
+};
+
+// A family of communicators that partitions (some of) the ranks, e.g. all data-parallel groups.
+// A collective op names a group; each rank uses the communicator of that group that contains it.
+struct CommunicatorGroup {
+  std::string name;
+  std::vector<std::vector<int>> communicators;  // each lists world ranks in communicator order
+
+  friend bool operator==(const CommunicatorGroup&, const CommunicatorGroup&) = default;
+};
+
+// Facts about the workload the trace came from, used for throughput and MFU.
+struct TraceMetadata {
+  std::string model;                     // e.g. "resnet50"
+  std::string generator;                 // e.g. "simtrain workload ddp" or "kineto import"
+  std::string parallelism;               // e.g. "ddp"
+  double samples_per_iteration = 0;      // global batch
+  double tokens_per_iteration = 0;       // 0 when the model does not work on tokens
+  double model_flops_per_iteration = 0;  // forward + backward FLOPs of the whole job (no recompute)
+  double peak_memory_bytes = 0;          // per GPU, 0 when unknown
+  DType compute_dtype = DType::FP32;     // the dtype whose peak MFU is measured against
+
+  friend bool operator==(const TraceMetadata&, const TraceMetadata&) = default;
+};
+
+struct Trace {
+  static constexpr int kSchemaVersion = 1;
+
+  int world_size = 0;
+  TraceMetadata metadata;
+  std::vector<Program> programs;
+  std::vector<std::uint32_t> rank_program;  // world_size entries, index into programs
+  std::vector<CommunicatorGroup> groups;
+
+  const Program& program_of(int rank) const { return programs[rank_program[rank]]; }
+
+  // Field-by-field equality (doubles compared exactly): what a lossless reader/writer round trip preserves.
+  friend bool operator==(const Trace&, const Trace&) = default;
+};
+
+// For each group, the communicator index holding each rank (-1 when the rank is in none of them), and the
+// rank's position in it. Built once per trace because a lookup per op would be quadratic at scale.
+class CommunicatorIndex {
+ public:
+  explicit CommunicatorIndex(const Trace& trace);
+  // The communicator of `group` that contains `rank`; throws Error when there is none.
+  const std::vector<int>& communicator(std::uint16_t group, int rank) const;
+  int position(std::uint16_t group, int rank) const;
+
+ private:
+  const Trace* trace_;
+  std::vector<std::vector<int>> comm_of_rank_;      // [group][rank]
+  std::vector<std::vector<int>> position_of_rank_;  // [group][rank]
+};
+
+// Checks the structural invariants (indices in range, deps pointing backwards, groups partitioning ranks,
+// positive sizes); throws Error naming the offending field path, e.g. "programs[0].ops[12].deps[1]".
+void validate(const Trace& trace, const std::string& origin);
+
+std::string_view to_string(OpType type);
+std::string_view to_string(ComputeKind kind);
+std::string_view to_string(Pass pass);
+std::string_view to_string(CollectiveKind kind);
+bool parse(std::string_view text, OpType& out);
+bool parse(std::string_view text, ComputeKind& out);
+bool parse(std::string_view text, Pass& out);
+bool parse(std::string_view text, CollectiveKind& out);
+
+}  // namespace simtrain::trace

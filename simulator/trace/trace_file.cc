@@ -1,0 +1,165 @@
+// Reading and writing native trace files: plain or gzip-compressed bytes, a stable line layout for the
+// JSON (one op per line, so that traces diff well), and atomic replacement of the file on write.
+#include "simulator/trace/trace_file.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace simtrain::trace {
+namespace {
+
+using nlohmann::json;
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// ---- layout ----
+
+// The document with top-level arrays, each program and its op list broken over lines, and everything
+// below that (an op, a communicator, a range list) on one line: readable for a few ops, compact for 16k
+// ranks. nlohmann's compact dump sorts keys and prints doubles in shortest round-trip form.
+void write_layout(const json& j, int depth, std::string& out) {
+  const bool is_program = depth == 2 && j.is_object() && j.contains("ops");
+  const bool break_lines =
+      (j.is_object() || j.is_array()) && !j.empty() &&
+      (depth == 0 || (depth == 1 && j.is_array()) || is_program ||
+       (depth == 3 && j.is_array() && j.front().is_object() && j.front().contains("type")));
+  if (!break_lines) {
+    out += j.dump();
+    return;
+  }
+  const std::string indent(2 * (depth + 1), ' ');
+  out += j.is_object() ? "{\n" : "[\n";
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += indent;
+    if (j.is_object()) out += json(it.key()).dump() + ": ";
+    write_layout(*it, depth + 1, out);
+  }
+  out += "\n" + std::string(2 * depth, ' ') + (j.is_object() ? "}" : "]");
+}
+
+// ---- bytes ----
+
+std::string system_error() { return std::strerror(errno); }
+
+// Compression is recognised by content, so that a renamed or piped file still reads.
+bool starts_with_gzip_magic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, 0, "", "cannot open trace file: " + system_error());
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, 0, "", "cannot open trace file: " + system_error());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) throw Error(path, 0, "", "cannot read trace file: " + system_error());
+  return bytes.str();
+}
+
+std::string gunzip_file(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) throw Error(path, 0, "", "cannot open trace file: " + system_error());
+  std::string text;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  int errnum = Z_OK;
+  const std::string message = gzerror(file, &errnum);
+  gzclose(file);
+  // zlib reports a stream cut short as Z_BUF_ERROR ("unexpected end of file") rather than as a read failure.
+  if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
+    throw Error(path, 0, "", "gzip data is truncated or corrupt (" + message + ")");
+  }
+  return text;
+}
+
+int line_of_byte(const std::string& text, std::size_t byte) {
+  // nlohmann reports the 1-based position of the last character it read.
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+// The part of a parse_error's what() after its "[json.exception...] parse error at ...: " prefix.
+std::string parse_error_reason(const json::parse_error& e) {
+  const std::string what = e.what();
+  const auto start = what.find("]");
+  const auto colon = what.find(": ", start == std::string::npos ? 0 : start);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+void write_bytes(const std::string& path, const std::string& text, bool compress) {
+  if (compress) {
+    // zlib's gzip header carries no timestamp or name, so equal text gives equal bytes.
+    gzFile file = gzopen(path.c_str(), "wb6");
+    if (file == nullptr) throw Error(path, 0, "", "cannot create trace file: " + system_error());
+    const bool written = text.empty() || gzwrite(file, text.data(), static_cast<unsigned>(text.size())) ==
+                                             static_cast<int>(text.size());
+    if (gzclose(file) != Z_OK || !written) throw Error(path, 0, "", "cannot write compressed trace file");
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path, 0, "", "cannot create trace file: " + system_error());
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) throw Error(path, 0, "", "cannot write trace file: " + system_error());
+}
+
+}  // namespace
+
+Trace read_trace_file(const std::string& path) {
+  const std::string text = starts_with_gzip_magic(path) ? gunzip_file(path) : read_bytes(path);
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(path, line_of_byte(text, e.byte), "", "JSON syntax error: " + parse_error_reason(e));
+  }
+  return trace_from_json(document, path);
+}
+
+void write_trace_file(const Trace& trace, const std::string& path) {
+  validate(trace, path);
+  std::string text;
+  try {
+    write_layout(trace_to_json(trace), 0, text);
+  } catch (const json::exception& e) {  // e.g. a name that is not valid UTF-8
+    throw Error(path, 0, "", std::string("cannot encode trace as JSON: ") + e.what());
+  }
+  text += '\n';
+  // The process id keeps two writers of the same path from sharing a temporary file.
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  try {
+    write_bytes(temporary, text, ends_with(path, ".gz"));
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    throw Error(path, 0, "", "cannot replace trace file: " + error.message());
+  }
+}
+
+}  // namespace simtrain::trace

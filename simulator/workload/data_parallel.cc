@@ -1,0 +1,224 @@
+// The PyTorch DDP trace generator: forward and backward kernels of every micro-step on the compute stream,
+// bucketed gradient all-reduces on the communication stream during the last backward, then the optimizer.
+#include "simulator/workload/data_parallel.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace simtrain::workload {
+namespace {
+
+constexpr double kGradientBytesPerParameter = 4;  // AMP keeps fp32 gradients
+constexpr std::uint8_t kComputeStream = 0;
+constexpr std::uint8_t kCommStream = 1;
+
+void validate(const DataParallelConfig& config) {
+  if (config.gpus < 1) throw Error("--gpus: must be at least 1, got " + std::to_string(config.gpus));
+  if (config.batch_per_gpu < 1) {
+    throw Error("--batch-per-gpu: must be at least 1, got " + std::to_string(config.batch_per_gpu));
+  }
+  if (config.grad_accum < 1)
+    throw Error("--grad-accum: must be at least 1, got " + std::to_string(config.grad_accum));
+  if (!(config.bucket_bytes > 0)) throw Error("--bucket-bytes: must be positive");
+  if (!(config.first_bucket_bytes > 0)) throw Error("--first-bucket-bytes: must be positive");
+}
+
+std::string_view pass_suffix(trace::Pass pass) {
+  switch (pass) {
+    case trace::Pass::Forward:
+      return "fwd";
+    case trace::Pass::BackwardData:
+      return "bwd_data";
+    case trace::Pass::BackwardWeight:
+      return "bwd_weight";
+    case trace::Pass::Update:
+      return "update";
+    case trace::Pass::Other:
+      break;
+  }
+  return "other";
+}
+
+// Appends an op and returns its index, which later ops name in their deps.
+std::uint32_t append(trace::Program& program, trace::Op op) {
+  program.ops.push_back(std::move(op));
+  return static_cast<std::uint32_t>(program.ops.size() - 1);
+}
+
+trace::Op compute_op(std::string name, const trace::ComputeSpec& kernel) {
+  trace::Op op;
+  op.name = std::move(name);
+  op.type = trace::OpType::Compute;
+  op.stream = kComputeStream;
+  op.compute = kernel;
+  return op;
+}
+
+// Adam: two moment updates, bias corrections, sqrt and divide; LAMB adds the per-tensor trust ratio norms.
+double optimizer_flops_per_parameter(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::SGD:
+      return 4;
+    case Optimizer::Adam:
+      return 12;
+    case Optimizer::LAMB:
+      return 16;
+  }
+  return 12;
+}
+
+}  // namespace
+
+Optimizer default_optimizer(const Model& model) {
+  const bool transformer = std::any_of(model.layers.begin(), model.layers.end(),
+                                       [](const Layer& layer) { return layer.type == "attention"; });
+  return transformer ? Optimizer::Adam : Optimizer::SGD;
+}
+
+std::string_view to_string(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::SGD:
+      return "sgd";
+    case Optimizer::Adam:
+      return "adam";
+    case Optimizer::LAMB:
+      return "lamb";
+  }
+  return "unknown";
+}
+
+bool parse_optimizer(std::string_view text, Optimizer& out) {
+  for (Optimizer candidate : {Optimizer::SGD, Optimizer::Adam, Optimizer::LAMB}) {
+    if (text == to_string(candidate)) {
+      out = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
+  return optimizer == Optimizer::SGD ? 4 : 8;
+}
+
+double optimizer_step_bytes_per_parameter(Optimizer optimizer) {
+  return optimizer == Optimizer::SGD ? 20 : 28;
+}
+
+std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bucket_bytes,
+                                             double bucket_bytes) {
+  std::vector<GradientBucket> buckets;
+  GradientBucket current;
+  for (std::size_t i = model.layers.size(); i-- > 0;) {
+    const Layer& layer = model.layers[i];
+    if (layer.parameters <= 0) continue;
+    current.layers.push_back(i);
+    current.bytes += layer.parameters * kGradientBytesPerParameter;
+    const double cap = buckets.empty() ? first_bucket_bytes : bucket_bytes;
+    if (current.bytes >= cap) {
+      buckets.push_back(std::move(current));
+      current = {};
+    }
+  }
+  if (!current.layers.empty()) buckets.push_back(std::move(current));
+  return buckets;
+}
+
+trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
+  validate(config);
+  const Model model = build_model(config.model, config.model_options);
+  const std::size_t layer_count = model.layers.size();
+  std::vector<LayerKernels> kernels;
+  kernels.reserve(layer_count);
+  for (const Layer& layer : model.layers) {
+    kernels.push_back(kernels_for(layer, model, config.batch_per_gpu, config.precision));
+  }
+
+  // The bucket whose all-reduce a layer's backward completes: the bucket's last layer in backward order.
+  const std::vector<GradientBucket> buckets =
+      gradient_buckets(model, config.first_bucket_bytes, config.bucket_bytes);
+  std::vector<int> bucket_closed_by(layer_count, -1);
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const std::size_t last = buckets[b].layers.back();
+    if (kernels[last].backward.empty()) {
+      throw Error("layer " + model.layers[last].name + " has parameters but no backward kernel");
+    }
+    bucket_closed_by[last] = static_cast<int>(b);
+  }
+
+  trace::Program program;
+  program.name = "ddp";
+  program.streams = {"compute", "comm"};
+  std::vector<std::uint32_t> all_reduces;
+  for (int step = 1; step <= config.grad_accum; ++step) {
+    const std::string prefix = "step" + std::to_string(step) + ".";
+    const bool last_step = step == config.grad_accum;
+    for (std::size_t i = 0; i < layer_count; ++i) {
+      for (const trace::ComputeSpec& kernel : kernels[i].forward) {
+        append(
+            program,
+            compute_op(prefix + model.layers[i].name + "." + std::string(pass_suffix(kernel.pass)), kernel));
+      }
+    }
+    for (std::size_t i = layer_count; i-- > 0;) {
+      std::uint32_t last_backward = 0;
+      for (const trace::ComputeSpec& kernel : kernels[i].backward) {
+        last_backward = append(
+            program,
+            compute_op(prefix + model.layers[i].name + "." + std::string(pass_suffix(kernel.pass)), kernel));
+      }
+      if (!last_step || bucket_closed_by[i] < 0) continue;
+      const auto b = static_cast<std::size_t>(bucket_closed_by[i]);
+      trace::Op op;
+      op.name = prefix + "bucket" + std::to_string(b) + ".allreduce";
+      op.type = trace::OpType::Collective;
+      op.stream = kCommStream;
+      op.deps = {last_backward};
+      op.collective.kind = trace::CollectiveKind::AllReduce;
+      op.collective.dtype = DType::FP32;
+      op.collective.bytes = buckets[b].bytes;
+      op.collective.group = 0;
+      all_reduces.push_back(append(program, std::move(op)));
+    }
+  }
+
+  const double parameters = model.parameters();
+  trace::ComputeSpec update;
+  update.kind = trace::ComputeKind::Optimizer;
+  update.pass = trace::Pass::Update;
+  update.dtype = DType::FP32;
+  update.flops = optimizer_flops_per_parameter(config.optimizer) * parameters;
+  update.bytes = optimizer_step_bytes_per_parameter(config.optimizer) * parameters;
+  update.shape = {static_cast<std::int64_t>(parameters)};
+  trace::Op optimizer = compute_op("optimizer.step", update);
+  optimizer.deps = all_reduces;
+  append(program, std::move(optimizer));
+
+  trace::Trace trace;
+  trace.world_size = config.gpus;
+  trace.programs.push_back(std::move(program));
+  trace.rank_program.assign(static_cast<std::size_t>(config.gpus), 0);
+  trace::CommunicatorGroup dp;
+  dp.name = "dp";
+  dp.communicators.emplace_back();
+  for (int rank = 0; rank < config.gpus; ++rank) dp.communicators.back().push_back(rank);
+  trace.groups.push_back(std::move(dp));
+
+  const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;
+  trace::TraceMetadata& meta = trace.metadata;
+  meta.model = model.name;
+  meta.generator = "simtrain workload ddp";
+  meta.parallelism = "ddp";
+  meta.samples_per_iteration = samples;
+  meta.tokens_per_iteration = samples * model.seq_len;
+  meta.model_flops_per_iteration = 3 * model.forward_flops_per_sample() * samples;
+  meta.peak_memory_bytes = estimate_data_parallel_memory(
+                               model, config.batch_per_gpu, config.precision,
+                               optimizer_state_bytes_per_parameter(config.optimizer), config.bucket_bytes)
+                               .total_bytes();
+  meta.compute_dtype = matmul_dtype(config.precision);
+  return trace;
+}
+
+}  // namespace simtrain::workload

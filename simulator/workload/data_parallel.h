@@ -1,0 +1,65 @@
+// Data parallelism as PyTorch DistributedDataParallel runs it: every rank runs forward and backward on its
+// micro-batch; gradients are all-reduced in buckets (reverse layer order) on a communication stream while the
+// backward pass goes on; the optimizer steps once all buckets are reduced. With gradient accumulation, the
+// first grad_accum - 1 micro-steps skip the all-reduce (no_sync).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simulator/trace/trace.h"
+#include "simulator/workload/memory_estimate.h"
+#include "simulator/workload/model_zoo.h"
+#include "simulator/workload/precision.h"
+
+namespace simtrain::workload {
+
+enum class Optimizer { SGD, Adam, LAMB };
+
+struct DataParallelConfig {
+  std::string model = "resnet50";
+  ModelOptions model_options;
+  int gpus = 8;
+  int batch_per_gpu = 32;
+  int grad_accum = 1;
+  Precision precision = Precision::AMP_FP16;
+  double bucket_bytes = 25.0 * 1024 * 1024;       // DDP bucket_cap_mb = 25
+  double first_bucket_bytes = 1.0 * 1024 * 1024;  // DDP's smaller first bucket
+  Optimizer optimizer = Optimizer::SGD;           // default chosen per model family by default_optimizer()
+};
+
+// What the reference recipes use: SGD with momentum for the CNNs (torchvision's ImageNet recipe), Adam(W)
+// for transformers. NVIDIA's BERT recipe uses LAMB, which costs the same as Adam here (same states and
+// traffic), so transformers all get Adam.
+Optimizer default_optimizer(const Model& model);
+// "sgd", "adam", "lamb".
+std::string_view to_string(Optimizer optimizer);
+bool parse_optimizer(std::string_view text, Optimizer& out);
+
+// fp32 optimizer state per parameter: SGD's momentum (4 B), Adam's and LAMB's two moments (8 B).
+double optimizer_state_bytes_per_parameter(Optimizer optimizer);
+// HBM traffic of the fused optimizer step per parameter: SGD reads p, g, m and writes p, m (20 B);
+// Adam and LAMB read p, g, m, v and write p, m, v (28 B).
+double optimizer_step_bytes_per_parameter(Optimizer optimizer);
+
+// One DDP gradient bucket: the layers whose gradients it holds, in the order backward produces them
+// (reverse layer order), and its size in bytes (fp32 gradients: 4 B per parameter).
+struct GradientBucket {
+  std::vector<std::size_t> layers;  // indices into Model::layers
+  double bytes = 0;
+};
+// Assigns layers to buckets as DDP does, walking layers in reverse and closing a bucket as soon as it holds
+// at least its cap (first_bucket_bytes for the first, bucket_bytes after), except that a layer's parameters
+// are never split. Layers without parameters belong to no bucket.
+std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bucket_bytes,
+                                             double bucket_bytes);
+
+// Throws Error on impossible configurations, naming the option: "--gpus", "--batch-per-gpu", "--grad-accum",
+// "--bucket-bytes", "--first-bucket-bytes". Ops are named
+// "step<micro-step>.<layer>.<fwd|bwd_data|bwd_weight>", "step<last>.bucket<i>.allreduce" and
+// "optimizer.step".
+trace::Trace generate_data_parallel_trace(const DataParallelConfig& config);
+
+}  // namespace simtrain::workload

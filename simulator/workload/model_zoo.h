@@ -1,0 +1,66 @@
+// The model zoo: real architectures as lists of layers with their exact shapes, from which parameter counts,
+// FLOPs and bytes per sample follow.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simulator/trace/trace.h"
+#include "simulator/workload/precision.h"
+
+namespace simtrain::workload {
+
+// One layer (module) of a model: its parameters and the kernels of its forward and backward pass for one
+// micro-batch. Kernels carry shape, FLOPs and bytes in the precision given to kernels_for().
+struct Layer {
+  std::string name;       // e.g. "layer3.2.conv2"
+  std::string type;       // e.g. "conv", "linear", "batchnorm", "attention"
+  double parameters = 0;  // trainable parameter count
+  // Description of the layer's shapes, interpreted by the kernel builder.
+  std::vector<std::int64_t> dims;
+  double saved_activation_elements_per_sample = 0;  // kept for backward
+  // False for the model's first layer: nothing upstream needs a gradient, so it has no data-gradient kernel.
+  bool input_needs_grad = true;
+};
+
+struct Model {
+  std::string name;           // zoo key, e.g. "resnet50"
+  std::string description;    // e.g. "ResNet-50 v1.5, ImageNet 224x224"
+  std::string sample_unit;    // "image" or "sequence"
+  int seq_len = 0;            // tokens per sample for sequence models, 0 otherwise
+  std::vector<Layer> layers;  // in forward order
+
+  double parameters() const;
+  // Forward FLOPs for one sample (multiply-add = 2 FLOPs). Counts convolutions and GEMMs (including an LM
+  // head tied to the embedding) and, for transformers, the attention score and context matmuls
+  // (4 * seq^2 * head_dim per head, not halved under a causal mask, as Megatron-LM's MFU convention does).
+  // Normalisation, activations, pooling, softmax, embeddings and the optimizer are not counted.
+  double forward_flops_per_sample() const;
+};
+
+// Options that change a zoo model's shapes.
+struct ModelOptions {
+  int seq_len = 0;  // 0 = the model's default
+};
+
+// lenet5, resnet50, densenet121, vit-b16, bert-large (default seq 128), gpt2-xl (1024), llama2-7b (4096).
+std::vector<std::string> model_names();
+// Throws Error("unknown model ...") listing the known names, and Error("--seq-len: ...") when seq_len is
+// given for an image model or exceeds a learned position table (BERT 512, GPT-2 1024).
+Model build_model(const std::string& name, const ModelOptions& options = {});
+
+// The kernels of one layer for a micro-batch of `batch` samples. GEMMs, convolutions and attention run in
+// matmul_dtype(precision), memory-bound kernels in activation_dtype(precision). Bytes are the HBM traffic of
+// each kernel (inputs read, outputs written, weights read in the matmul dtype, weight gradients written in
+// fp32). Shapes: Gemm {m, n, k} (backward data {m, k_in, n_out}, backward weight {n_out, k_in, m});
+// Conv {n, c, h, w, k, r, s, stride, pad} for all three passes; Attention {batch, heads, seq, head_dim}, one
+// fused flash-attention kernel per pass (backward = 2.5x forward FLOPs). A layer has at most one kernel per
+// pass; one whose kind has no separate weight-gradient kernel (BatchNorm) reports everything as BackwardData.
+struct LayerKernels {
+  std::vector<trace::ComputeSpec> forward;
+  std::vector<trace::ComputeSpec> backward;  // in execution order (data gradient, then weight gradient)
+};
+LayerKernels kernels_for(const Layer& layer, const Model& model, int batch, Precision precision);
+
+}  // namespace simtrain::workload

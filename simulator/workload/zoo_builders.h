@@ -1,0 +1,69 @@
+// Internal to the workload part: constructors for the zoo's layer types (each fixes what Layer::dims means
+// for its type and what the layer saves for backward) and the builders of the zoo's models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "simulator/workload/model_zoo.h"
+
+namespace simtrain::workload::zoo {
+
+// Layer::dims of each type, per sample (kernels_for multiplies by the micro-batch):
+//   conv           {c, h, w, k, r, s, stride, pad, bias}        input c x h x w, k filters of r x s
+//   linear         {tokens, in, out, bias, tied}                 tied: weight counted at its embedding
+//   batchnorm      {c, h, w}
+//   layernorm      {tokens, hidden}   (also rmsnorm)
+//   relu/gelu/tanh {elements}
+//   swiglu         {tokens, ffn}                                 silu(gate) * up
+//   maxpool/avgpool{c, h, w, window, stride, pad}
+//   add            {elements, inputs, fork}                      fork: the gradient forks (residual)
+//   concat         {elements}                                    output elements
+//   dropout        {elements}
+//   embedding      {tokens, vocab, hidden}
+//   param_add      {elements, parameter_elements}                learned position embedding
+//   class_token    {tokens_in, hidden}                           prepends a learned token
+//   rope           {tokens, elements_per_token}                  rotary embedding of q and k
+//   attention      {seq, heads, head_dim, causal}
+//   cross_entropy  {tokens, classes}
+std::int64_t conv_output_size(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad);
+
+Layer conv(const std::string& name, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k,
+           std::int64_t r, std::int64_t s, std::int64_t stride, std::int64_t pad, bool bias);
+Layer linear(const std::string& name, std::int64_t tokens, std::int64_t in, std::int64_t out, bool bias,
+             bool tied = false);
+Layer batchnorm(const std::string& name, std::int64_t c, std::int64_t h, std::int64_t w);
+Layer layernorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
+// Llama's RMSNorm: a scale but no shift, costed like a fused LayerNorm.
+Layer rmsnorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
+// type: "relu" (saves its output) or "gelu"/"tanh" (save their input; tanh saves its output).
+Layer activation(const std::string& name, const std::string& type, std::int64_t elements);
+Layer swiglu(const std::string& name, std::int64_t tokens, std::int64_t ffn);
+// type: "maxpool" or "avgpool".
+Layer pool(const std::string& name, const std::string& type, std::int64_t c, std::int64_t h, std::int64_t w,
+           std::int64_t window, std::int64_t stride, std::int64_t pad);
+Layer add(const std::string& name, std::int64_t elements, std::int64_t inputs, bool fork);
+Layer concat(const std::string& name, std::int64_t elements);
+Layer dropout(const std::string& name, std::int64_t elements);
+Layer embedding(const std::string& name, std::int64_t tokens, std::int64_t vocab, std::int64_t hidden);
+Layer param_add(const std::string& name, std::int64_t elements, std::int64_t parameter_elements);
+Layer class_token(const std::string& name, std::int64_t tokens_in, std::int64_t hidden);
+Layer rope(const std::string& name, std::int64_t tokens, std::int64_t elements_per_token);
+Layer attention(const std::string& name, std::int64_t seq, std::int64_t heads, std::int64_t head_dim,
+                bool causal);
+Layer cross_entropy(const std::string& name, std::int64_t tokens, std::int64_t classes);
+
+// PyTorch saves a reference to a tensor, not a copy: when a layer's saved input is the very tensor an
+// earlier layer already saved (a conv after an in-place ReLU, the K and V projections after Q), it adds
+// nothing to activation memory.
+Layer input_already_saved(Layer layer);
+
+Model lenet5();
+Model resnet50();
+Model densenet121();
+Model vit_b16();
+Model bert_large(int seq_len);
+Model gpt2_xl(int seq_len);
+Model llama2_7b(int seq_len);
+
+}  // namespace simtrain::workload::zoo

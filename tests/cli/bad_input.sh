@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Bad input of every kind ends with one clear line naming the file, field or option, and exit status 1.
+source "$(dirname "$0")/lib.bash"
+
+expect_error "unknown model" "unknown model 'resnet51'" run --model resnet51
+expect_error "zero GPUs" "--gpus" run --gpus 0
+expect_error "zero batch" "--batch-per-gpu" run --batch-per-gpu 0
+expect_error "GPUs not divisible by GPUs per node" "not a multiple of the 8 GPUs per node" run --gpus 12
+expect_error "batch that does not fit" "does not fit in GPU memory" run --model bert-large --gpus 1 \
+  --platform dgx-1-v100 --batch-per-gpu 512 --seq-len 512
+expect_error "unknown precision" "--precision" run --precision fp64
+expect_error "unknown platform" "dgx-z100" run --platform dgx-z100
+expect_error "missing profile" "no-such-profile.json" run --profile "$work/no-such-profile.json"
+expect_error "epochs without dataset size" "--dataset-size" run --model gpt2-xl --gpus 8 --batch-per-gpu 1 --epochs 1
+
+printf '{"schema": "simtrain-profile", "version": 1,\n  "kind": "spec",\n  "device": {\n' >"$work/broken.json"
+expect_error "profile with a syntax error names file and line" "broken.json:4" run --profile "$work/broken.json"
+
+sed 's/bandwidth_GBps = .*/bandwidth_GBps = -5/' "$root/platforms/dgx-a100.toml" >"$work/bad-bw.toml"
+expect_error "platform with a negative bandwidth names the field" "intra_node.bandwidth_GBps" run --platform "$work/bad-bw.toml"
+printf 'name = "x"\nnodes = 1\ngpus_per_node = [\n' >"$work/syntax.toml"
+expect_error "platform with a syntax error names file and line" "syntax.toml:" run --platform "$work/syntax.toml"
+
+printf '{"schema": "simtrain-trace", "version": 1, "world_size": 2,\n' >"$work/truncated.json"
+expect_error "truncated trace names the file" "truncated.json" run --trace "$work/truncated.json"
+printf 'not gzip at all' | gzip -c | head -c 10 >"$work/cut.json.gz"
+expect_error "cut gzip trace names the file" "cut.json.gz" run --trace "$work/cut.json.gz"
+expect_error "trace and model together" "not both" run --trace "$root/traces/sample-ddp-2rank.json" --model resnet50
+
+finish

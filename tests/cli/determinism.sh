@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The same inputs give byte-identical results, timelines and traces.
+source "$(dirname "$0")/lib.bash"
+
+for i in 1 2; do
+  "$simtrain" run --model resnet50 --gpus 16 --platform dgx-a100 --batch-per-gpu 64 --json "$work/r$i.json" \
+    --omit-wall-time --timeline "$work/t$i.json" >/dev/null
+  "$simtrain" trace --model bert-large --gpus 4 --batch-per-gpu 8 -o "$work/trace$i.json.gz" >/dev/null
+done
+check "result JSON is byte-identical across runs" cmp -s "$work/r1.json" "$work/r2.json"
+check "timeline is byte-identical across runs" cmp -s "$work/t1.json" "$work/t2.json"
+check "gzip trace is byte-identical across runs" cmp -s "$work/trace1.json.gz" "$work/trace2.json.gz"
+finish

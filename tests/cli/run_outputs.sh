@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `simtrain run` produces a complete Result, a loadable timeline, job times, and replays its own traces.
+source "$(dirname "$0")/lib.bash"
+
+"$simtrain" run >"$work/default.txt"
+check "the built-in default runs and prints an iteration time" grep -q "iteration time" "$work/default.txt"
+
+"$simtrain" run --model resnet50 --gpus 64 --platform dgx-a100 --batch-per-gpu 256 --precision amp \
+  --json "$work/r.json" --timeline "$work/timeline.json" --epochs 2 >/dev/null
+check "Result has every field of DESIGN.md §3" python3 - "$work/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+need = ["iteration_time_s", "samples_per_s", "mfu", "breakdown", "peak_memory_bytes", "fits_in_memory",
+        "profile_kind", "sim_wall_s", "job_time_s", "steps"]
+missing = [k for k in need if k not in r] + [k for k in ["compute_s", "exposed_comm_s", "idle_s"] if k not in r["breakdown"]]
+assert not missing, missing
+b = r["breakdown"]
+# The breakdown's parts are the mean rank's iteration split three ways.
+assert abs(b["compute_s"] + b["exposed_comm_s"] + b["idle_s"] - r["iteration_time_s"]) < 1e-9 * r["iteration_time_s"] + 1e-12
+assert r["profile_kind"] == "spec" and r["gpus"] == 64 and r["nodes"] == 8
+# Two epochs of ImageNet-1k at a global batch of 64 * 256: ceil(1281167 / 16384) = 79 steps per epoch.
+assert r["steps"] == 158, r["steps"]
+assert abs(r["job_time_s"] - 158 * r["iteration_time_s"]) < 1e-9 * r["job_time_s"]
+assert 0 < r["mfu"] < 1
+PY
+check "timeline is a Trace Event Format document with one process per rank" python3 - "$work/timeline.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+events = t["traceEvents"]
+complete = [e for e in events if e["ph"] == "X"]
+assert complete and all(e["dur"] >= 0 for e in complete)
+assert {e["pid"] for e in complete} == set(range(8))
+names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+assert names == {"compute", "comm"}, names
+PY
+
+"$simtrain" trace --model bert-large --gpus 16 --batch-per-gpu 32 --grad-accum 2 -o "$work/bert.json.gz" >/dev/null
+"$simtrain" run --trace "$work/bert.json.gz" --platform dgx-a100 --json "$work/from-trace.json" >/dev/null
+"$simtrain" run --model bert-large --gpus 16 --batch-per-gpu 32 --grad-accum 2 --platform dgx-a100 \
+  --json "$work/direct.json" >/dev/null
+check "replaying a written trace gives the same iteration time as generating it" python3 - "$work/from-trace.json" "$work/direct.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["iteration_time_s"] == b["iteration_time_s"], (a["iteration_time_s"], b["iteration_time_s"])
+PY
+
+"$simtrain" run --trace "$root/traces/sample-ddp-2rank.json" --platform dgx-h100 --json "$work/sample.json" >/dev/null
+check "the sample trace in traces/ replays" test -s "$work/sample.json"
+"$simtrain" run --model lenet5 --gpus 4 --batch-per-gpu 128 --platform "$root/platforms/xml/two-nodes-star.xml" \
+  --gpus-per-node 2 --profile v100-sxm2-16gb --json "$work/xml.json" >/dev/null
+check "a SimGrid XML platform runs" test -s "$work/xml.json"
+finish

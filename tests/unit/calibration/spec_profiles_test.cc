@@ -1,0 +1,205 @@
+// Specification of spec_profiles.h: the built-in datasheet profiles match the reference datasheet table, and
+// load_profile finds a profile by spec name or by file path.
+#include "calibration/spec_profiles.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "calibration/profile_json.h"
+#include "common/error.h"
+
+namespace simtrain::calibration {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One row of gpu_peak_specs.csv, by column name. The file has no quoted fields, so splitting on commas works.
+using CsvRow = std::map<std::string, std::string>;
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  std::string cell;
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+CsvRow datasheet_row(const std::string& gpu, const std::string& form_factor) {
+  std::ifstream in(std::string(SIMTRAIN_REFERENCE_DIR) + "/datasheets/gpu_peak_specs.csv");
+  REQUIRE(in);
+  std::vector<std::string> header;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> cells = split(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    if (cells.size() < 2 || cells[0] != gpu || cells[1] != form_factor) continue;
+    CsvRow row;
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    return row;
+  }
+  FAIL("no datasheet row for " << gpu << " " << form_factor);
+  return {};
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("simtrain-spec-test-" + std::to_string(::getpid()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("spec profile names are sorted and cover the datasheet GPUs") {
+  const std::vector<std::string> names = spec_profile_names();
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  for (const char* name : {"v100-sxm2-16gb", "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
+                           "h100-sxm5", "h200-sxm", "b200"}) {
+    CAPTURE(name);
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+  }
+}
+
+TEST_CASE(
+    "every spec profile is a valid spec profile that cites its sources and keeps default efficiencies") {
+  for (const std::string& name : spec_profile_names()) {
+    CAPTURE(name);
+    const auto profile = spec_profile(name);
+    REQUIRE(profile.has_value());
+    CHECK(profile->kind == ProfileKind::Spec);
+    CHECK_NOTHROW(validate_profile(*profile, name));
+    CHECK(profile->environment.source.find("stas00/ml-engineering@744d01e") != std::string::npos);
+    CHECK(profile->efficiencies == Efficiencies{});
+    CHECK(profile->gemm.empty());
+    CHECK(profile->collectives.empty());
+  }
+}
+
+TEST_CASE(
+    "spec profile figures equal the datasheet table: dense peaks, HBM bandwidth, NVLink per direction") {
+  struct Case {
+    const char* name;
+    const char* gpu;
+    const char* form_factor;
+  };
+  const Case cases[] = {{"v100-sxm2-16gb", "V100", "SXM2"},
+                        {"v100-sxm2-32gb", "V100", "SXM2"},
+                        {"a100-sxm4-40gb", "A100 40GB", "SXM4"},
+                        {"a100-sxm4-80gb", "A100 80GB", "SXM4"},
+                        {"h100-sxm5", "H100", "SXM5"},
+                        {"h200-sxm", "H200", "SXM"},
+                        {"b200", "B200", "SXM (HGX)"}};
+  const std::pair<DType, const char*> columns[] = {{DType::FP32, "fp32_tflops"},
+                                                   {DType::TF32, "tf32_tflops"},
+                                                   {DType::FP16, "fp16_tflops"},
+                                                   {DType::BF16, "bf16_tflops"},
+                                                   {DType::FP8, "fp8_tflops"}};
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const CsvRow row = datasheet_row(c.gpu, c.form_factor);
+    const CalibrationProfile profile = *spec_profile(c.name);
+    // Same arithmetic as the profile (decimal text x 1e12), so equality is exact.
+    for (const auto& [dtype, column] : columns) {
+      CAPTURE(column);
+      const std::string cell = row.at(column);
+      if (cell.empty()) {
+        CHECK(profile.peak_flops(dtype) == 0);  // unsupported: absent from the profile
+        CHECK(profile.device.peak_flops_per_s.count(dtype) == 0);
+      } else {
+        CHECK(profile.peak_flops(dtype) == std::stod(cell) * 1e12);
+      }
+    }
+    CHECK(profile.device.memory_bandwidth_Bps == std::stod(row.at("mem_bw_GBps")) * 1e9);
+    CHECK(profile.device.nvlink_bandwidth_Bps == std::stod(row.at("nvlink_GBps_bidir")) * 1e9 / 2);
+    // Memory: the datasheet's "GB" is either decimal or binary depending on the vendor's habit (see
+    // spec_profiles.cc), so the size must lie between N x 1e9 and N x 2^30 bytes. V100 lists "16 or 32".
+    const std::string mem = row.at("mem_GB");
+    if (mem.find("or") == std::string::npos) {
+      const double gb = std::stod(mem);
+      CHECK(profile.device.memory_bytes >= gb * 1e9);
+      CHECK(profile.device.memory_bytes <= gb * 1024 * 1024 * 1024);
+    }
+    CHECK(profile.device.sm_count > 0);
+    CHECK(profile.device.clock_mhz > 0);
+    CHECK(profile.device.pcie_bandwidth_Bps > 0);
+  }
+}
+
+TEST_CASE("the datasheet's headline figures are the expected ones") {
+  // Spot checks written out by hand, so a change to the CSV or the table cannot silently move both.
+  CHECK(spec_profile("a100-sxm4-80gb")->peak_flops(DType::BF16) == 312e12);
+  CHECK(spec_profile("a100-sxm4-80gb")->device.memory_bytes == 80.0 * (1 << 30));
+  CHECK(spec_profile("h100-sxm5")->peak_flops(DType::FP8) == 1979e12);
+  CHECK(spec_profile("h100-sxm5")->device.nvlink_bandwidth_Bps == 450e9);
+  CHECK(spec_profile("h200-sxm")->device.memory_bytes == 141e9);
+  CHECK(spec_profile("b200")->device.nvlink_bandwidth_Bps == 900e9);
+  CHECK(spec_profile("b200")->device.sm_count == 148);
+  CHECK(spec_profile("v100-sxm2-16gb")->device.pcie_bandwidth_Bps == 16e9);
+  CHECK(spec_profile("v100-sxm2-16gb")->peak_flops(DType::TF32) == 0);
+}
+
+TEST_CASE("spec profile names are case-insensitive and unknown names give nothing") {
+  CHECK(spec_profile("H100-SXM5") == spec_profile("h100-sxm5"));
+  CHECK(spec_profile("B200").has_value());
+  CHECK_FALSE(spec_profile("h100").has_value());
+  CHECK_FALSE(spec_profile("").has_value());
+}
+
+TEST_CASE("load_profile takes a spec name first, then a file path") {
+  const TempDir dir;
+  CalibrationProfile measured = *spec_profile("a100-sxm4-80gb");
+  measured.kind = ProfileKind::Measured;
+  const std::string path = (dir.path / "mine.json").string();
+  write_profile_file(measured, path);
+  CHECK(load_profile(path) == measured);
+  CHECK(load_profile("A100-SXM4-80GB") == *spec_profile("a100-sxm4-80gb"));
+
+  // A file in the working directory named like a spec profile does not shadow it.
+  const fs::path previous = fs::current_path();
+  fs::current_path(dir.path);
+  std::ofstream(dir.path / "b200") << "not json";
+  const CalibrationProfile by_name = load_profile("b200");
+  fs::current_path(previous);
+  CHECK(by_name == *spec_profile("b200"));
+}
+
+TEST_CASE("load_profile of neither a spec name nor a file lists the spec names") {
+  try {
+    load_profile("/nonexistent/tpu-v5.json");
+    FAIL("expected an Error");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    CHECK(message.find("unknown profile '/nonexistent/tpu-v5.json'") == 0);
+    CHECK(message.find("a100-sxm4-80gb, b200, h100-sxm5") != std::string::npos);
+    CHECK(message.find("nor a readable file") != std::string::npos);
+  }
+}
+
+TEST_CASE("load_profile reports a broken profile file with its own error") {
+  const TempDir dir;
+  const std::string path = (dir.path / "broken.json").string();
+  std::ofstream(path) << "{\n  \"schema\": \n}\n";
+  try {
+    load_profile(path);
+    FAIL("expected an Error");
+  } catch (const Error& error) {
+    CHECK(error.file() == path);
+    CHECK(error.line() == 3);
+  }
+}
+
+}  // namespace simtrain::calibration

@@ -1,0 +1,92 @@
+// The engine's collectives against the closed form of a ring all-reduce on a uniform network:
+// T = 2(N-1) * (alpha + S / (N * B)), with alpha the route latency and B the bottleneck link bandwidth.
+#include <doctest/doctest.h>
+
+#include "simulator/cost/compute_cost.h"
+#include "simulator/engine/replay.h"
+#include "tests/support/child_process.h"
+
+namespace simtrain {
+namespace {
+
+constexpr double kNicBandwidth = 25e9;  // bytes/s: the bottleneck of every route
+constexpr double kRouteLatency = 4e-6;  // seconds: node uplink latency counted once up, once down
+
+// N nodes of one GPU each. The GPU's own link is 10x faster than the NIC and has no latency, switches add
+// no latency, so every GPU-to-GPU route has latency kRouteLatency and bottleneck kNicBandwidth.
+platform::ClusterSpec uniform_cluster(int nodes, bool fat_tree) {
+  platform::ClusterSpec spec;
+  spec.name = fat_tree ? "uniform-fat-tree" : "uniform-star";
+  spec.nodes = nodes;
+  spec.gpus_per_node = 1;
+  spec.gpu = "a100-sxm4-80gb";
+  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 10 * kNicBandwidth, 0.0};
+  spec.nics = {1, kNicBandwidth, kRouteLatency / 2};
+  if (fat_tree) {
+    spec.fabric.topology = platform::FabricTopology::FatTree;
+    spec.fabric.levels = 2;
+    spec.fabric.nodes_per_leaf = 4;
+  }
+  return spec;
+}
+
+trace::Trace one_all_reduce(int ranks, double bytes) {
+  trace::Trace t;
+  t.world_size = ranks;
+  trace::Program program;
+  program.name = "all-reduce";
+  program.streams = {"comm"};
+  trace::Op op;
+  op.name = "all_reduce";
+  op.type = trace::OpType::Collective;
+  op.collective.kind = trace::CollectiveKind::AllReduce;
+  op.collective.bytes = bytes;
+  program.ops.push_back(op);
+  t.programs.push_back(program);
+  t.rank_program.assign(ranks, 0);
+  trace::CommunicatorGroup world{"world", {{}}};
+  for (int r = 0; r < ranks; ++r) world.communicators[0].push_back(r);
+  t.groups.push_back(world);
+  return t;
+}
+
+double simulated_all_reduce_s(int ranks, double bytes, bool fat_tree) {
+  return testing::in_child_process([=] {
+    trace::Trace t = one_all_reduce(ranks, bytes);
+    cost::ProgramCosts costs;
+    costs.duration_s = {{0.0}};
+    calibration::Efficiencies ideal;  // no NCCL losses: the closed form has none
+    ideal.nccl_intra_node = ideal.nccl_inter_node = 1.0;
+    ideal.nccl_step_latency_s = 0;
+    engine::PlatformSource source;
+    source.spec = uniform_cluster(ranks, fat_tree);
+    return engine::replay(t, costs, ideal, source, {}).makespan_s;
+  });
+}
+
+double closed_form_s(int n, double bytes) {
+  return 2.0 * (n - 1) * (kRouteLatency + bytes / (n * kNicBandwidth));
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce on uniform star and fat-tree networks equals 2(N-1)(alpha + S/(N B))") {
+  // The coalesced flows are exact on a uniform network; 1e-9 relative leaves room only for rounding the
+  // wire size to whole bytes.
+  const double bytes = 64.0 * 1024 * 1024;
+  for (int n : {8, 64}) {
+    for (bool fat_tree : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(fat_tree);
+      double simulated = simulated_all_reduce_s(n, bytes, fat_tree);
+      double expected = closed_form_s(n, bytes);
+      CHECK(simulated == doctest::Approx(expected).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("a communicator of one rank finishes its all-reduce at once") {
+  CHECK(simulated_all_reduce_s(1, 1e6, false) == 0.0);
+}
+
+}  // namespace simtrain

@@ -1,0 +1,193 @@
+// Cluster specs: the shipped ones parse to their datasheet figures, and each kind of bad input is reported
+// with file, line and field.
+#include "simulator/platform/cluster_spec.h"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+
+using simtrain::Error;
+using namespace simtrain::platform;
+
+namespace {
+
+// A valid spec; the bad-input tests each change one line of it.
+const std::string kValid = R"(name = "test"
+nodes = 4
+gpus_per_node = 8
+gpu = "a100-sxm4-80gb"
+[intra_node]
+fabric = "nvswitch"
+bandwidth_GBps = 300
+latency_us = 0.7
+[nics]
+count = 8
+bandwidth_Gbps = 200
+latency_us = 1.0
+[fabric]
+topology = "fat-tree"
+levels = 2
+nodes_per_leaf = 2
+leaf_oversubscription = 1.0
+switch_latency_us = 0.3
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  return text.replace(at, from.size(), to);
+}
+
+// Parsing `text` fails with an Error at `line` about `field`, whose message contains `words`.
+void check_error(const std::string& text, int line, const std::string& field, const std::string& words) {
+  try {
+    parse_cluster_spec(text, "bad.toml");
+    FAIL("expected an Error about " << field);
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    INFO(what);
+    CHECK(error.file() == "bad.toml");
+    CHECK(error.line() == line);
+    CHECK(error.field() == field);
+    CHECK(what.find("bad.toml:" + std::to_string(line)) == 0);
+    CHECK(what.find(field) != std::string::npos);
+    CHECK(what.find(words) != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every shipped spec parses") {
+  const auto names = shipped_platform_names();
+  for (const char* expected : {"dgx-1-v100", "dgx-a100", "dgx-b200", "dgx-h100", "hgx-h200", "pcie-v100"}) {
+    CHECK(std::find(names.begin(), names.end(), expected) != names.end());
+  }
+  for (const auto& name : names) {
+    INFO(name);
+    const ClusterSpec spec = load_cluster_spec(name);
+    CHECK(spec.name == name);
+    CHECK(spec.gpus_per_node == 8);
+    CHECK(!spec.description.empty());
+    CHECK(spec.gpus_per_node % spec.nics.count == 0);
+  }
+}
+
+TEST_CASE("shipped specs carry the datasheet figures in bytes and seconds") {
+  const ClusterSpec h100 = load_cluster_spec("dgx-h100");
+  CHECK(h100.gpu == "h100-sxm5");
+  CHECK(h100.intra_node.fabric == IntraNodeFabric::NVSwitch);
+  CHECK(h100.intra_node.bandwidth_Bps == 450e9);
+  CHECK(h100.nics.count == 8);
+  CHECK(h100.nics.bandwidth_Bps == 50e9);  // 400 Gb/s
+  CHECK(h100.fabric.topology == FabricTopology::FatTree);
+  CHECK(h100.fabric.levels == 2);
+  CHECK(h100.fabric.nodes_per_leaf == 16);
+
+  const ClusterSpec dgx1 = load_cluster_spec("dgx-1-v100");
+  CHECK(dgx1.intra_node.fabric == IntraNodeFabric::NVLinkMesh);
+  CHECK(dgx1.intra_node.bandwidth_Bps == 150e9);
+  CHECK(dgx1.nics.count == 4);
+  CHECK(dgx1.nics.bandwidth_Bps == 12.5e9);  // EDR 100 Gb/s
+
+  const ClusterSpec pcie = load_cluster_spec("pcie-v100");
+  CHECK(pcie.intra_node.fabric == IntraNodeFabric::PCIe);
+  CHECK(pcie.fabric.topology == FabricTopology::Star);
+  CHECK(pcie.nics.count == 1);
+
+  CHECK(load_cluster_spec("dgx-b200").intra_node.bandwidth_Bps == 900e9);
+  CHECK(load_cluster_spec("dgx-a100").nics.bandwidth_Bps == 25e9);
+}
+
+TEST_CASE("a spec parses to SI units, and a three-level fat-tree reads its pod figures") {
+  const ClusterSpec spec = parse_cluster_spec(kValid, "ok.toml");
+  CHECK(spec.source_file == "ok.toml");
+  CHECK(spec.gpu_count() == 32);
+  CHECK(spec.intra_node.latency_s == doctest::Approx(0.7e-6).epsilon(1e-12));
+  CHECK(spec.fabric.switch_latency_s == doctest::Approx(0.3e-6).epsilon(1e-12));
+
+  const ClusterSpec three = parse_cluster_spec(
+      replace(kValid, "levels = 2", "levels = 3\nleaves_per_pod = 4\nspine_oversubscription = 2"), "ok.toml");
+  CHECK(three.fabric.levels == 3);
+  CHECK(three.fabric.leaves_per_pod == 4);
+  CHECK(three.fabric.spine_oversubscription == 2.0);
+}
+
+TEST_CASE("unknown keys and tables are errors naming the key") {
+  check_error(replace(kValid, "nodes = 4", "nodes = 4\nnode = 4"), 3, "node", "unknown key");
+  check_error(kValid + "[rails]\ncount = 8\n", 19, "rails", "unknown key");
+  check_error(replace(kValid, "count = 8", "count = 8\nbandwith_Gbps = 200"), 11, "nics.bandwith_Gbps",
+              "unknown key");
+}
+
+TEST_CASE("wrong types and missing keys are errors naming the field") {
+  check_error(replace(kValid, "nodes = 4", "nodes = \"4\""), 2, "nodes", "expected an integer");
+  check_error(replace(kValid, "nodes = 4", "nodes = 4.0"), 2, "nodes", "expected an integer");
+  check_error(replace(kValid, "bandwidth_GBps = 300", "bandwidth_GBps = \"300\""), 7,
+              "intra_node.bandwidth_GBps", "expected a number");
+  check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"\n", ""), 1, "gpu", "missing");
+  check_error(replace(kValid, "latency_us = 1.0\n", ""), 9, "nics.latency_us", "missing");
+  const std::string nics_table = "[nics]\ncount = 8\nbandwidth_Gbps = 200\nlatency_us = 1.0\n";
+  check_error(
+      replace(replace(kValid, nics_table, ""), "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100\"\nnics = 8"), 5,
+      "nics", "expected a table");
+}
+
+TEST_CASE("impossible values are errors naming the field") {
+  check_error(replace(kValid, "nodes = 4", "nodes = 0"), 2, "nodes", "positive");
+  check_error(replace(kValid, "bandwidth_GBps = 300", "bandwidth_GBps = -300"), 7,
+              "intra_node.bandwidth_GBps", "positive");
+  check_error(replace(kValid, "latency_us = 0.7", "latency_us = nan"), 8, "intra_node.latency_us", "finite");
+  check_error(replace(kValid, "latency_us = 0.7", "latency_us = inf"), 8, "intra_node.latency_us", "finite");
+  check_error(replace(kValid, "\"nvswitch\"", "\"infiniband\""), 6, "intra_node.fabric", "nvswitch");
+  check_error(replace(kValid, "\"fat-tree\"", "\"torus\""), 14, "fabric.topology", "unknown value");
+  check_error(replace(kValid, "levels = 2", "levels = 4"), 15, "fabric.levels", "2 or 3");
+  check_error(replace(kValid, "leaf_oversubscription = 1.0", "leaf_oversubscription = 0.5"), 17,
+              "fabric.leaf_oversubscription", "at least 1");
+  check_error(replace(kValid, "count = 8", "count = 3"), 10, "nics.count", "do not divide");
+  check_error(replace(kValid, "levels = 2", "levels = 3"), 13, "fabric.leaves_per_pod", "missing");
+  check_error(replace(kValid, "levels = 2", "levels = 2\nleaves_per_pod = 4"), 16, "fabric.leaves_per_pod",
+              "levels = 3");
+  check_error(replace(kValid, "topology = \"fat-tree\"", "topology = \"star\""), 15, "fabric.levels",
+              "fat-tree");
+}
+
+TEST_CASE("a TOML syntax error reports the line toml++ found it on") {
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = = 1.0"), 12, "", "TOML syntax");
+}
+
+TEST_CASE("load_cluster_spec takes a shipped name or a path, and lists the shipped names otherwise") {
+  const std::string path = std::string(SIMTRAIN_SOURCE_DIR) + "/platforms/dgx-a100.toml";
+  CHECK(load_cluster_spec(path).name == "dgx-a100");
+  CHECK(read_cluster_spec(path).source_file == path);
+  try {
+    load_cluster_spec("dgx-z900");
+    FAIL("expected an Error");
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    CHECK(what.find("dgx-z900") != std::string::npos);
+    CHECK(what.find("dgx-a100, dgx-b200") != std::string::npos);
+  }
+  CHECK_THROWS_AS(read_cluster_spec("/nonexistent/spec.toml"), Error);
+}
+
+TEST_CASE("SIMTRAIN_PLATFORM_DIR replaces the shipped directory") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("simtrain-platforms-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mine.toml") << replace(kValid, "name = \"test\"", "name = \"mine\"");
+  setenv("SIMTRAIN_PLATFORM_DIR", dir.c_str(), 1);
+  CHECK(platform_directory() == dir.string());
+  CHECK(shipped_platform_names() == std::vector<std::string>{"mine"});
+  CHECK(load_cluster_spec("mine").gpu_count() == 32);
+  unsetenv("SIMTRAIN_PLATFORM_DIR");
+  std::filesystem::remove_all(dir);
+  CHECK(platform_directory() == std::string(SIMTRAIN_SOURCE_DIR) + "/platforms");
+}

@@ -1,0 +1,219 @@
+// Specification of the DDP trace generator: program structure, gradient buckets, all-reduce dependencies,
+// gradient accumulation, the optimizer step, metadata and configuration errors.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "simulator/workload/data_parallel.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024;
+
+std::vector<const trace::Op*> all_reduces(const trace::Program& program) {
+  std::vector<const trace::Op*> ops;
+  for (const trace::Op& op : program.ops) {
+    if (op.type == trace::OpType::Collective) ops.push_back(&op);
+  }
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("a DDP trace is one program shared by all ranks, with one data-parallel communicator") {
+  DataParallelConfig config;
+  config.gpus = 16;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  CHECK(t.world_size == 16);
+  REQUIRE(t.programs.size() == 1);
+  CHECK(t.programs[0].name == "ddp");
+  CHECK(t.programs[0].streams == std::vector<std::string>{"compute", "comm"});
+  CHECK(t.rank_program == std::vector<std::uint32_t>(16, 0));
+  REQUIRE(t.groups.size() == 1);
+  CHECK(t.groups[0].name == "dp");
+  REQUIRE(t.groups[0].communicators.size() == 1);
+  CHECK(t.groups[0].communicators[0] ==
+        std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  CHECK_NOTHROW(trace::validate(t, "generated"));
+  std::set<std::string> names;
+  for (const trace::Op& op : t.programs[0].ops) CHECK(names.insert(op.name).second);
+}
+
+TEST_CASE("ResNet-50 gradients go into five buckets: fc alone, then about 25 MiB each") {
+  const Model model = build_model("resnet50");
+  const std::vector<GradientBucket> buckets = gradient_buckets(model, 1 * kMiB, 25 * kMiB);
+  REQUIRE(buckets.size() == 5);
+  // The fc layer (2,049,000 parameters, 8.2 MB) alone overfills the 1 MiB first bucket.
+  CHECK(buckets[0].layers.size() == 1);
+  CHECK(model.layers[buckets[0].layers[0]].name == "fc");
+  CHECK(buckets[0].bytes == 4.0 * 2049000);
+  // Layer4.2 and layer4.1's bn3, conv3, bn2, conv2: 7,875,584 parameters, the first to pass 25 MiB.
+  CHECK(model.layers[buckets[1].layers.back()].name == "layer4.1.conv2");
+  CHECK(buckets[1].bytes == 4.0 * 7875584);
+  // Every closed bucket passed its cap only with its last layer; the last bucket takes what is left.
+  for (std::size_t b = 1; b + 1 < buckets.size(); ++b) {
+    const double last_layer_bytes = 4 * model.layers[buckets[b].layers.back()].parameters;
+    CHECK(buckets[b].bytes >= 25 * kMiB);
+    CHECK(buckets[b].bytes - last_layer_bytes < 25 * kMiB);
+  }
+  CHECK(model.layers[buckets.back().layers.back()].name == "conv1");
+}
+
+TEST_CASE("every layer with parameters is in exactly one bucket, in reverse layer order") {
+  for (const std::string& name : model_names()) {
+    CAPTURE(name);
+    const Model model = build_model(name);
+    double bytes = 0;
+    std::vector<std::size_t> order;
+    for (const GradientBucket& bucket : gradient_buckets(model, 1 * kMiB, 25 * kMiB)) {
+      bytes += bucket.bytes;
+      order.insert(order.end(), bucket.layers.begin(), bucket.layers.end());
+    }
+    std::vector<std::size_t> expected;
+    for (std::size_t i = model.layers.size(); i-- > 0;) {
+      if (model.layers[i].parameters > 0) expected.push_back(i);
+    }
+    CHECK(order == expected);
+    CHECK(bytes == 4 * model.parameters());
+  }
+}
+
+TEST_CASE("each all-reduce waits for the weight gradient of its bucket's last layer and carries its bytes") {
+  DataParallelConfig config;  // resnet50, 8 GPUs, AMP
+  const trace::Trace t = generate_data_parallel_trace(config);
+  const trace::Program& program = t.programs[0];
+  const std::vector<const trace::Op*> reduces = all_reduces(program);
+  REQUIRE(reduces.size() == 5);
+  const std::vector<std::string> expected_deps = {
+      "step1.fc.bwd_weight", "step1.layer4.1.conv2.bwd_weight", "step1.layer4.0.conv2.bwd_weight",
+      "step1.layer3.0.downsample.0.bwd_weight", "step1.conv1.bwd_weight"};
+  double total_bytes = 0;
+  for (std::size_t b = 0; b < reduces.size(); ++b) {
+    const trace::Op& op = *reduces[b];
+    CHECK(op.name == "step1.bucket" + std::to_string(b) + ".allreduce");
+    CHECK(op.stream == 1);
+    CHECK(op.collective.kind == trace::CollectiveKind::AllReduce);
+    CHECK(op.collective.dtype == DType::FP32);
+    CHECK(op.collective.group == 0);
+    REQUIRE(op.deps.size() == 1);
+    CHECK(program.ops[op.deps[0]].name == expected_deps[b]);
+    total_bytes += op.collective.bytes;
+  }
+  // AMP keeps fp32 gradients: 4 bytes per parameter in all.
+  CHECK(total_bytes == 4.0 * 25557032);
+}
+
+TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
+  DataParallelConfig config;
+  config.grad_accum = 4;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  const trace::Program& program = t.programs[0];
+  const std::vector<const trace::Op*> reduces = all_reduces(program);
+  REQUIRE(reduces.size() == 5);
+  for (const trace::Op* op : reduces) CHECK(op->name.rfind("step4.", 0) == 0);
+  std::map<std::string, int> forward_ops_per_step;
+  for (const trace::Op& op : program.ops) {
+    if (op.type == trace::OpType::Compute && op.compute.pass == trace::Pass::Forward) {
+      ++forward_ops_per_step[op.name.substr(0, op.name.find('.'))];
+    }
+  }
+  const int per_step = static_cast<int>(build_model("resnet50").layers.size());
+  CHECK(forward_ops_per_step ==
+        std::map<std::string, int>{
+            {"step1", per_step}, {"step2", per_step}, {"step3", per_step}, {"step4", per_step}});
+  // Micro-step 2 starts right after micro-step 1's last backward kernel: no all-reduce in between.
+  std::size_t step2_start = 0;
+  while (program.ops[step2_start].name != "step2.conv1.fwd") ++step2_start;
+  CHECK(program.ops[step2_start - 1].name == "step1.conv1.bwd_weight");
+}
+
+TEST_CASE("the optimizer steps once, after every all-reduce, moving 20 B per parameter for SGD") {
+  DataParallelConfig config;
+  config.grad_accum = 2;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  const trace::Program& program = t.programs[0];
+  const trace::Op& step = program.ops.back();
+  CHECK(step.name == "optimizer.step");
+  CHECK(step.stream == 0);
+  CHECK(step.compute.kind == trace::ComputeKind::Optimizer);
+  CHECK(step.compute.pass == trace::Pass::Update);
+  CHECK(step.compute.dtype == DType::FP32);
+  CHECK(step.compute.bytes == 20.0 * 25557032);
+  std::vector<std::uint32_t> reduce_indices;
+  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+    if (program.ops[i].type == trace::OpType::Collective) reduce_indices.push_back(i);
+  }
+  CHECK(step.deps == reduce_indices);
+  config.optimizer = Optimizer::Adam;
+  CHECK(generate_data_parallel_trace(config).programs[0].ops.back().compute.bytes == 28.0 * 25557032);
+}
+
+TEST_CASE("the trace metadata describe the global batch and its model FLOPs") {
+  DataParallelConfig config;
+  config.model = "bert-large";
+  config.gpus = 4;
+  config.batch_per_gpu = 8;
+  config.grad_accum = 2;
+  config.precision = Precision::AMP_BF16;
+  config.optimizer = Optimizer::LAMB;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  const Model model = build_model("bert-large");
+  const trace::TraceMetadata& meta = t.metadata;
+  CHECK(meta.model == "bert-large");
+  CHECK(meta.generator == "simtrain workload ddp");
+  CHECK(meta.parallelism == "ddp");
+  CHECK(meta.samples_per_iteration == 64);
+  CHECK(meta.tokens_per_iteration == 64 * 128);
+  CHECK(meta.model_flops_per_iteration == doctest::Approx(3 * model.forward_flops_per_sample() * 64));
+  CHECK(meta.compute_dtype == DType::BF16);
+  CHECK(meta.peak_memory_bytes ==
+        doctest::Approx(estimate_data_parallel_memory(model, 8, Precision::AMP_BF16, 8, config.bucket_bytes)
+                            .total_bytes()));
+  config.model = "resnet50";
+  CHECK(generate_data_parallel_trace(config).metadata.tokens_per_iteration == 0);
+}
+
+TEST_CASE("CNNs default to SGD and transformers to Adam; optimizer names round-trip") {
+  CHECK(default_optimizer(build_model("resnet50")) == Optimizer::SGD);
+  CHECK(default_optimizer(build_model("lenet5")) == Optimizer::SGD);
+  CHECK(default_optimizer(build_model("vit-b16")) == Optimizer::Adam);
+  CHECK(default_optimizer(build_model("bert-large")) == Optimizer::Adam);
+  for (Optimizer o : {Optimizer::SGD, Optimizer::Adam, Optimizer::LAMB}) {
+    Optimizer parsed = Optimizer::SGD;
+    CHECK(parse_optimizer(to_string(o), parsed));
+    CHECK(parsed == o);
+  }
+  Optimizer unchanged = Optimizer::LAMB;
+  CHECK_FALSE(parse_optimizer("adagrad", unchanged));
+  CHECK(unchanged == Optimizer::LAMB);
+  CHECK(optimizer_state_bytes_per_parameter(Optimizer::SGD) == 4);
+  CHECK(optimizer_state_bytes_per_parameter(Optimizer::Adam) == 8);
+}
+
+TEST_CASE("impossible configurations are errors naming the option") {
+  DataParallelConfig config;
+  config.gpus = 0;
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be at least 1, got 0", Error);
+  config = {};
+  config.batch_per_gpu = 0;
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--batch-per-gpu: must be at least 1, got 0",
+                       Error);
+  config = {};
+  config.grad_accum = 0;
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--grad-accum: must be at least 1, got 0",
+                       Error);
+  config = {};
+  config.bucket_bytes = 0;
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--bucket-bytes: must be positive", Error);
+  config = {};
+  config.first_bucket_bytes = -1;
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--first-bucket-bytes: must be positive", Error);
+  config = {};
+  config.model = "alexnet";
+  CHECK_THROWS_AS(generate_data_parallel_trace(config), Error);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Simulation speed and memory at several scales: runs `simtrain run` once per scale (one process each, so
+peak RSS is the child's own) and prints GPUs, wall seconds, peak RSS, simulated iteration time and flows.
+
+usage: tools/benchmark.py [--simtrain build/simulator/cli/simtrain] [--model resnet50] [--gpus 8,64,...]
+"""
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_once(simtrain, model, gpus, platform, batch, precision):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [simtrain, "run", "--model", model, "--gpus", str(gpus), "--platform", platform,
+               "--batch-per-gpu", str(batch), "--precision", precision, "--json", out]
+        # Each run in a fresh child: wait4 gives that child's own peak RSS.
+        started = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - started
+        if status != 0:
+            sys.exit(f"benchmark: {' '.join(cmd)} failed: {proc.stderr.read().decode().strip()}")
+        with open(out) as f:
+            result = json.load(f)
+    return wall, usage.ru_maxrss * 1024, result
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
+    parser.add_argument("--model", default="resnet50")
+    parser.add_argument("--platform", default="dgx-a100")
+    parser.add_argument("--batch-per-gpu", type=int, default=256)
+    parser.add_argument("--precision", default="amp")
+    parser.add_argument("--gpus", default="8,64,256,1024,4096")
+    args = parser.parse_args()
+
+    print(f"{args.model} DDP on {args.platform}, batch {args.batch_per_gpu}/GPU, {args.precision}; one process per row")
+    print(f"{'GPUs':>6} {'wall s':>8} {'sim s (in result)':>18} {'peak RSS MiB':>13} {'iteration ms':>13} {'flows':>8}")
+    rows = []
+    for gpus in (int(g) for g in args.gpus.split(",")):
+        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, args.batch_per_gpu, args.precision)
+        rows.append((gpus, wall))
+        print(f"{gpus:>6} {wall:>8.2f} {r['sim_wall_s']:>18.3f} {rss / 2**20:>13.1f} "
+              f"{r['iteration_time_s'] * 1e3:>13.2f} {r['simulated_flows']:>8}", flush=True)
+    if len(rows) >= 2 and rows[0][1] > 0:
+        (g0, w0), (g1, w1) = rows[-2], rows[-1]
+        print(f"growth exponent of wall time between {g0} and {g1} GPUs: {math.log(w1 / w0) / math.log(g1 / g0):.2f}")
+
+
+if __name__ == "__main__":
+    main()
