@@ -18,23 +18,43 @@ struct CoalescedFlow {
 };
 
 struct RankCollectivePlan {
+  double intra_node_before_s = 0;       // analytic intra-node phase before the flows (e.g. reduce-scatter)
+  double intra_node_after_s = 0;        // analytic intra-node phase after them (e.g. all-gather)
   std::vector<CoalescedFlow> sends;     // flows this rank sends
   std::vector<CoalescedFlow> receives;  // flows this rank receives (peer = sender)
   int steps = 0;  // algorithm steps the flows stand for; the engine charges steps - 1 extra route latencies
   double software_latency_s = 0;  // NCCL's per-step overhead, all steps together
 };
 
+// How a communicator's ranks sit on nodes, worked out once per communicator (it is O(N log N)).
+struct CommunicatorPlacement {
+  int nodes = 0;     // nodes holding members
+  int per_node = 0;  // members on every node, or 0 when nodes hold different numbers of members
+  // For hierarchical rings: the member of equal local index on the next and previous node, by position.
+  std::vector<int> inter_node_next;
+  std::vector<int> inter_node_prev;
+};
+CommunicatorPlacement place_communicator(const std::vector<int>& members, int gpus_per_node);
+
 // Ranks and GPU placement a collective runs on.
 struct CollectiveLayout {
-  const std::vector<int>* members = nullptr;  // world ranks, in communicator order
-  int position = 0;                           // this rank's index in members
-  int gpus_per_node = 1;                      // world rank r lives on node r / gpus_per_node
+  const std::vector<int>* members = nullptr;         // world ranks, in communicator order
+  const CommunicatorPlacement* placement = nullptr;  // of members
+  int position = 0;                                  // this rank's index in members
+  int gpus_per_node = 1;                             // world rank r lives on node r / gpus_per_node
+  double intra_node_bandwidth_Bps = 0;               // per GPU, per direction
+  double intra_node_latency_s = 0;                   // GPU to GPU inside a node
 };
 
-// Ring all-reduce (2(N-1) steps, 2(N-1)/N of the buffer per rank), ring all-gather and reduce-scatter
-// ((N-1) steps, (N-1)/N of the buffer), pipelined ring broadcast and reduce (N-1 steps, the whole buffer),
-// and pairwise all-to-all (one flow to every peer, 1/N of the buffer each). Flows between GPUs of one node
-// are divided by the intra-node NCCL efficiency, flows between nodes by the inter-node one.
+// All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
+// the communicator's M*L ranks: an analytic intra-node ring phase over NVLink (reduce-scatter before,
+// all-gather after), and between them a ring across the M nodes among the ranks of equal local index, each
+// carrying 1/L of the buffer (so a node's NICs carry what a flat ring's would, in 2(M-1) instead of 2(ML-1)
+// steps). Inside one node (M = 1) the collective is analytic only: NVSwitch traffic does not meet the
+// fabric (DESIGN.md §5). Otherwise rings are flat: all-reduce 2(N-1) steps of 2(N-1)/N of the buffer per
+// rank, all-gather and reduce-scatter (N-1) steps of (N-1)/N; pipelined broadcast and reduce N-1 steps of the
+// whole buffer; all-to-all one flow to every peer of 1/N of the buffer. Flows between GPUs of one node are
+// divided by the intra-node NCCL efficiency, flows between nodes by the inter-node one.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);

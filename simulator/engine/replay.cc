@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include <simgrid/s4u.hpp>
@@ -64,26 +65,27 @@ struct ReplayState {
   std::vector<ProgramPlan> plans;
   std::vector<RankState> ranks;
   int timeline_ranks = 0;
-  std::map<const std::vector<int>*, double> ring_latency_s;
+  std::map<const std::vector<int>*, cost::CommunicatorPlacement> placements;
+  std::unordered_map<std::uint64_t, double> route_latency_s;
   std::uint64_t flows = 0;
   std::uint64_t compute_waits = 0;
 
-  // The largest route latency between ring neighbours of a communicator: a ring step lasts as long as its
-  // slowest hop, so each extra step a coalesced flow stands for costs this much.
-  double ring_latency(const std::vector<int>& members) {
-    auto it = ring_latency_s.find(&members);
-    if (it != ring_latency_s.end()) return it->second;
-    double worst = 0;
+  const cost::CommunicatorPlacement& placement(const std::vector<int>& members) {
+    auto it = placements.find(&members);
+    if (it == placements.end())
+      it = placements.emplace(&members, cost::place_communicator(members, platform.gpus_per_node)).first;
+    return it->second;
+  }
+
+  double route_latency(int from, int to) {
+    std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+    auto it = route_latency_s.find(key);
+    if (it != route_latency_s.end()) return it->second;
+    double latency = 0;
     std::vector<sg4::Link*> links;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      double latency = 0;
-      links.clear();
-      platform.gpu_hosts[members[i]]->route_to(platform.gpu_hosts[members[(i + 1) % members.size()]], links,
-                                               &latency);
-      worst = std::max(worst, latency);
-    }
-    ring_latency_s.emplace(&members, worst);
-    return worst;
+    platform.gpu_hosts[from]->route_to(platform.gpu_hosts[to], links, &latency);
+    route_latency_s.emplace(key, latency);
+    return latency;
   }
 };
 
@@ -166,11 +168,23 @@ class StreamActor {
 
   void run_collective(const trace::Op& op) {
     const auto& members = state_.communicators.communicator(op.collective.group, rank_);
-    cost::CollectiveLayout layout{&members, state_.communicators.position(op.collective.group, rank_),
-                                  state_.platform.gpus_per_node};
+    cost::CollectiveLayout layout{&members,
+                                  &state_.placement(members),
+                                  state_.communicators.position(op.collective.group, rank_),
+                                  state_.platform.gpus_per_node,
+                                  state_.platform.intra_node_bandwidth_Bps,
+                                  state_.platform.intra_node_latency_s};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
-    if (plan.steps == 0) return;
+    if (plan.intra_node_before_s > 0) sg4::this_actor::sleep_for(plan.intra_node_before_s);
+    if (plan.steps > 0) run_flows(op, plan);
+    if (plan.intra_node_after_s > 0) sg4::this_actor::sleep_for(plan.intra_node_after_s);
+  }
+
+  // The coalesced flows of a collective, then the latencies of the steps they stand for. A ring step lasts
+  // as long as its slowest hop; each rank charges the slowest of its own hops, which on a uniform fabric is
+  // every hop's latency.
+  void run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
     std::vector<sg4::CommPtr> comms;
     for (const auto& send : plan.sends)
       comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
@@ -181,7 +195,12 @@ class StreamActor {
           mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
-    double extra_s = (plan.steps - 1) * state_.ring_latency(members) + plan.software_latency_s;
+    double hop_latency_s = 0;
+    for (const auto& send : plan.sends)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
+    for (const auto& recv : plan.receives)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
+    double extra_s = (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
     if (extra_s > 0) sg4::this_actor::sleep_for(extra_s);
   }
 
@@ -219,10 +238,15 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
                     const calibration::Efficiencies& efficiencies, const PlatformSource& source,
                     const ReplayOptions& options) {
   // SimGrid's own logging would interleave with our output; errors reach the user as exceptions instead.
-  int argc = 3;
-  std::string arg0 = "simtrain", arg1 = "--log=root.thres:critical", arg2 = "--cfg=contexts/stack-size:256";
-  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-  sg4::Engine engine(&argc, argv);
+  // Stacks stay small and without guard pages: two actors per rank at 16k ranks would otherwise exceed
+  // Linux's default limit of 65,536 memory mappings per process.
+  std::vector<std::string> args = {"simtrain", "--log=root.thres:critical", "--cfg=contexts/stack-size:256",
+                                   "--cfg=contexts/guard-size:0"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  sg4::Engine engine(&argc, argv.data());
   platform::configure_exact_network(engine);
 
   ReplayState state(trace, costs, efficiencies, build(source, engine));
