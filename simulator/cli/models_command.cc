@@ -20,7 +20,7 @@ int models_command(const Arguments& args) {
                            "seq len", "description");
   for (const std::string& name : workload::model_names()) {
     workload::Model model = workload::build_model(name);
-    std::cout << fmt::format("{:<14} {:>14.0f} {:>18.2f} {:>9}  {}\n", name, model.parameters(),
+    std::cout << fmt::format("{:<14} {:>14.0f} {:>18.4g} {:>9}  {}\n", name, model.parameters(),
                              model.forward_flops_per_sample() / 1e9,
                              model.seq_len > 0 ? std::to_string(model.seq_len) : "-", model.description);
   }

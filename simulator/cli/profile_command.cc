@@ -37,10 +37,11 @@ int profile_command(const Arguments& args) {
                            d.nvlink_bandwidth_Bps / 1e9, d.pcie_bandwidth_Bps / 1e9);
   const auto& e = profile.efficiencies;
   std::cout << fmt::format(
-      "  efficiencies: gemm {:.2f}, conv {:.2f}, attention {:.2f}, memory-bound {:.2f}, launch {:.1f} us,\n"
+      "  efficiencies: GEMM {:.3f} (tensor cores) {:.3f} (tf32) {:.3f} (fp32), conv {:.3f} / {:.3f} / {:.3f},\n"
+      "                attention {:.3f}, memory-bound {:.3f}, kernel launch {:.1f} us,\n"
       "                NCCL intra-node {:.2f}, inter-node {:.2f}, step latency {:.1f} us\n",
-      e.gemm, e.conv, e.attention, e.memory_bound, e.kernel_launch_s * 1e6, e.nccl_intra_node,
-      e.nccl_inter_node, e.nccl_step_latency_s * 1e6);
+      e.gemm, e.gemm_tf32, e.gemm_fp32, e.conv, e.conv_tf32, e.conv_fp32, e.attention, e.memory_bound,
+      e.kernel_launch_s * 1e6, e.nccl_intra_node, e.nccl_inter_node, e.nccl_step_latency_s * 1e6);
   std::cout << fmt::format("  measured tables: {} GEMM, {} kernel, {} memory, {} collective entries\n",
                            profile.gemm.size(), profile.kernels.size(), profile.memory.size(),
                            profile.collectives.size());
