@@ -1,0 +1,215 @@
+// Specification of the compute cost model: the roofline max(flops / (peak * eff), bytes / (bw * mem_eff)) +
+// launch, which efficiency each kernel family and dtype gets, the tf32 and unsupported-dtype rules, and the
+// precedence trace duration > measured table > roofline.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "simulator/cost/compute_cost.h"
+
+namespace simtrain {
+namespace {
+
+// Round numbers so that every expectation can be worked out by hand. Relative 1e-12 covers only the
+// rounding of a handful of floating-point operations.
+constexpr double kRel = 1e-12;
+
+constexpr double kFp32Peak = 10e12;
+constexpr double kTf32Peak = 100e12;
+constexpr double kFp16Peak = 200e12;
+constexpr double kBandwidth = 1e12;
+constexpr double kLaunch = 1e-6;
+
+calibration::CalibrationProfile test_profile() {
+  calibration::CalibrationProfile p;
+  p.device.name = "TestGPU";
+  p.device.memory_bandwidth_Bps = kBandwidth;
+  p.device.peak_flops_per_s = {{DType::FP32, kFp32Peak}, {DType::TF32, kTf32Peak}, {DType::FP16, kFp16Peak}};
+  auto& e = p.efficiencies;
+  e.gemm = 0.5;
+  e.conv = 0.25;
+  e.gemm_tf32 = 0.4;
+  e.conv_tf32 = 0.2;
+  e.gemm_fp32 = 0.8;
+  e.conv_fp32 = 0.625;
+  e.attention = 0.1;
+  e.memory_bound = 0.5;
+  e.kernel_launch_s = kLaunch;
+  return p;
+}
+
+trace::ComputeSpec kernel(trace::ComputeKind kind, DType dtype, double flops, double bytes) {
+  trace::ComputeSpec k;
+  k.kind = kind;
+  k.dtype = dtype;
+  k.flops = flops;
+  k.bytes = bytes;
+  return k;
+}
+
+using trace::ComputeKind;
+
+}  // namespace
+
+TEST_CASE("a compute-bound kernel lasts flops / (peak * efficiency) plus the launch cost") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  // 1e12 FLOPs at 200 TFLOP/s * 0.5 = 10 ms; its 1 MB at 1 TB/s * 0.5 = 2 us is hidden under that.
+  const cost::ComputeCost c = model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 1e6));
+  CHECK(c.source == cost::CostSource::Roofline);
+  CHECK(c.duration_s == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("a memory-bound kernel lasts bytes / (bandwidth * memory efficiency) plus the launch cost") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  // 1 GB at 1 TB/s * 0.5 = 2 ms; its 1e6 FLOPs take 0.2 us.
+  const auto c = model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e6, 1e9));
+  CHECK(c.duration_s == doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  // An fp16 elementwise kernel of 1e10 FLOPs and no bytes: 1e10 / (10 TFLOP/s * 0.5) = 2 ms, not the
+  // 0.1 ms the fp16 tensor-core peak would give.
+  const auto c = model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e10, 0));
+  CHECK(c.duration_s == doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("GEMMs and convolutions pick the tensor-core, tf32 or fp32 efficiency by dtype") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  struct Case {
+    ComputeKind kind;
+    DType dtype;
+    double expected_s;  // 1e12 FLOPs / (peak * efficiency)
+  };
+  const Case cases[] = {
+      {ComputeKind::Gemm, DType::FP16, 1e12 / (kFp16Peak * 0.5)},   // gemm
+      {ComputeKind::Conv, DType::FP16, 1e12 / (kFp16Peak * 0.25)},  // conv
+      {ComputeKind::Gemm, DType::TF32, 1e12 / (kTf32Peak * 0.4)},   // gemm_tf32
+      {ComputeKind::Conv, DType::TF32, 1e12 / (kTf32Peak * 0.2)},   // conv_tf32
+      {ComputeKind::Gemm, DType::FP32, 1e12 / (kFp32Peak * 0.8)},   // gemm_fp32
+      {ComputeKind::Conv, DType::FP32, 1e12 / (kFp32Peak * 0.625)}, // conv_fp32
+      {ComputeKind::Attention, DType::FP16, 1e12 / (kFp16Peak * 0.1)},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(trace::to_string(c.kind));
+    CAPTURE(to_string(c.dtype));
+    CHECK(model.cost(kernel(c.kind, c.dtype, 1e12, 0)).duration_s ==
+          doctest::Approx(c.expected_s + kLaunch).epsilon(kRel));
+  }
+}
+
+TEST_CASE("tf32 on a GPU without TF32 units runs at the fp32 peak with the fp32 efficiencies") {
+  auto profile = test_profile();
+  profile.device.peak_flops_per_s.erase(DType::TF32);
+  const cost::ComputeCostModel model(profile);
+  CHECK(model.effective_peak_flops(DType::TF32) == kFp32Peak);
+  CHECK(model.cost(kernel(ComputeKind::Gemm, DType::TF32, 1e12, 0)).duration_s ==
+        doctest::Approx(1e12 / (kFp32Peak * 0.8) + kLaunch).epsilon(kRel));
+  CHECK(model.cost(kernel(ComputeKind::Conv, DType::TF32, 1e12, 0)).duration_s ==
+        doctest::Approx(1e12 / (kFp32Peak * 0.625) + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("the effective peak of a supported dtype is its own, of an unsupported one 0") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  CHECK(model.effective_peak_flops(DType::FP16) == kFp16Peak);
+  CHECK(model.effective_peak_flops(DType::TF32) == kTf32Peak);
+  CHECK(model.effective_peak_flops(DType::BF16) == 0);
+}
+
+TEST_CASE("a bf16 kernel on a GPU without bf16 support is an error naming the GPU") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  CHECK_THROWS_AS(model.cost(kernel(ComputeKind::Gemm, DType::BF16, 1e9, 1e6)), Error);
+  CHECK_THROWS_WITH(model.cost(kernel(ComputeKind::Gemm, DType::BF16, 1e9, 1e6)),
+                    doctest::Contains("TestGPU has no bf16 support"));
+}
+
+TEST_CASE("a duration measured in the trace wins over table and roofline, even when it is zero") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  auto k = kernel(ComputeKind::Gemm, DType::BF16, 1e12, 1e9);  // unsupported dtype: no roofline possible
+  k.duration_s = 0.125;
+  CHECK(model.cost(k).duration_s == 0.125);
+  CHECK(model.cost(k).source == cost::CostSource::Trace);
+  k.duration_s = 0;
+  CHECK(model.cost(k).duration_s == 0);
+  CHECK(model.cost(k).source == cost::CostSource::Trace);
+}
+
+TEST_CASE("a measured GEMM of the exact shape and dtype wins over the roofline") {
+  auto profile = test_profile();
+  profile.gemm.push_back({1024, 2048, 512, DType::FP16, false, false, 3e-5});
+  const cost::ComputeCostModel model(profile);
+  auto k = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 1024 * 2048 * 512, 1e7);
+  k.shape = {1024, 2048, 512};
+  CHECK(model.cost(k).duration_s == 3e-5);
+  CHECK(model.cost(k).source == cost::CostSource::Measured);
+
+  auto other_dtype = k;
+  other_dtype.dtype = DType::FP32;
+  CHECK(model.cost(other_dtype).source == cost::CostSource::Roofline);
+  auto other_shape = k;
+  other_shape.shape = {1024, 2048, 256};
+  CHECK(model.cost(other_shape).source == cost::CostSource::Roofline);
+}
+
+TEST_CASE("a measured kernel is looked up as <kind>_<pass>, e.g. conv_forward") {
+  auto profile = test_profile();
+  const std::vector<std::int64_t> shape = {32, 64, 56, 56, 64, 3, 3, 1, 1};
+  profile.kernels.push_back({"conv_forward", shape, DType::FP16, 2e-4});
+  const cost::ComputeCostModel model(profile);
+  auto forward = kernel(ComputeKind::Conv, DType::FP16, 1e11, 1e8);
+  forward.pass = trace::Pass::Forward;
+  forward.shape = shape;
+  CHECK(model.cost(forward).duration_s == 2e-4);
+  CHECK(model.cost(forward).source == cost::CostSource::Measured);
+
+  auto backward = forward;  // same shape, another pass: "conv_backward_data" is not in the table
+  backward.pass = trace::Pass::BackwardData;
+  CHECK(model.cost(backward).source == cost::CostSource::Roofline);
+}
+
+TEST_CASE("cost_programs gives every op its duration and counts ops by where the duration came from") {
+  auto profile = test_profile();
+  profile.gemm.push_back({8, 8, 8, DType::FP16, false, false, 7e-6});
+  const cost::ComputeCostModel model(profile);
+
+  trace::Op timed;
+  timed.compute = kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0);
+  timed.compute.duration_s = 0.5;
+  trace::Op measured;
+  measured.compute = kernel(ComputeKind::Gemm, DType::FP16, 1024, 0);
+  measured.compute.shape = {8, 8, 8};
+  trace::Op roofline;
+  roofline.compute = kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0);
+  trace::Op all_reduce;
+  all_reduce.type = trace::OpType::Collective;
+  all_reduce.collective.bytes = 1e9;
+
+  trace::Trace t;
+  t.programs.resize(2);
+  t.programs[0].ops = {timed, measured, all_reduce};
+  t.programs[1].ops = {roofline, measured};
+  const cost::ProgramCosts costs = cost::cost_programs(t, model);
+
+  REQUIRE(costs.duration_s.size() == 2);
+  CHECK(costs.duration_s[0] == std::vector<double>{0.5, 7e-6, 0.0});
+  REQUIRE(costs.duration_s[1].size() == 2);
+  CHECK(costs.duration_s[1][0] == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(costs.duration_s[1][1] == 7e-6);
+  CHECK(costs.trace_timed_ops == 1);
+  CHECK(costs.measured_ops == 2);  // once per program holding it
+  CHECK(costs.roofline_ops == 1);
+}
+
+TEST_CASE("cost sources have the names the Result reports") {
+  CHECK(cost::to_string(cost::CostSource::Trace) == "trace");
+  CHECK(cost::to_string(cost::CostSource::Measured) == "measured");
+  CHECK(cost::to_string(cost::CostSource::Roofline) == "roofline");
+}
+
+}  // namespace simtrain
