@@ -78,7 +78,8 @@ struct GemmMeasurement {
   bool operator==(const GemmMeasurement&) const = default;
 };
 
-// A cuDNN (or other library) kernel measured at one shape, e.g. op "conv_fwd" with the conv's shape.
+// A cuDNN (or other library) kernel measured at one shape. `op` is "<kind>_<pass>" in the trace's names
+// (e.g. "conv_forward", "conv_backward_data", "batch_norm_forward"); `shape` is the trace op's shape.
 struct KernelMeasurement {
   std::string op;
   std::vector<std::int64_t> shape;

@@ -8,14 +8,6 @@
 namespace simtrain::cost {
 namespace {
 
-std::string table_key(std::string_view op, DType dtype, const std::vector<std::int64_t>& shape) {
-  std::string key(op);
-  key += '|';
-  key += to_string(dtype);
-  for (std::int64_t dim : shape) key += "|" + std::to_string(dim);
-  return key;
-}
-
 // The measured-table name of a kernel: "gemm" for GEMMs, "<kind>_<pass>" otherwise ("conv_forward").
 std::string measured_op_name(const trace::ComputeSpec& kernel) {
   if (kernel.kind == trace::ComputeKind::Gemm) return "gemm";
@@ -24,10 +16,8 @@ std::string measured_op_name(const trace::ComputeSpec& kernel) {
 
 }  // namespace
 
-ComputeCostModel::ComputeCostModel(const calibration::CalibrationProfile& profile) : profile_(profile) {
-  for (const auto& g : profile.gemm) measured_s_[table_key("gemm", g.dtype, {g.m, g.n, g.k})] = g.time_s;
-  for (const auto& k : profile.kernels) measured_s_[table_key(k.op, k.dtype, k.shape)] = k.time_s;
-}
+ComputeCostModel::ComputeCostModel(const calibration::CalibrationProfile& profile)
+    : profile_(profile), measured_(profile) {}
 
 double ComputeCostModel::effective_peak_flops(DType dtype) const {
   double peak = profile_.peak_flops(dtype);
@@ -70,9 +60,11 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
 
 ComputeCost ComputeCostModel::cost(const trace::ComputeSpec& kernel) const {
   if (kernel.duration_s >= 0) return {kernel.duration_s, CostSource::Trace};
-  if (!measured_s_.empty()) {
-    auto it = measured_s_.find(table_key(measured_op_name(kernel), kernel.dtype, kernel.shape));
-    if (it != measured_s_.end()) return {it->second, CostSource::Measured};
+  if (!measured_.empty()) {
+    const std::string op = measured_op_name(kernel);
+    if (auto t = measured_.exact_s(op, kernel.dtype, kernel.shape)) return {*t, CostSource::Measured};
+    if (auto t = measured_.interpolated_s(op, kernel.dtype, kernel.shape))
+      return {*t, CostSource::Interpolated};
   }
   return {roofline_s(kernel), CostSource::Roofline};
 }
@@ -95,6 +87,9 @@ ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& mo
         case CostSource::Measured:
           ++costs.measured_ops;
           break;
+        case CostSource::Interpolated:
+          ++costs.interpolated_ops;
+          break;
         case CostSource::Roofline:
           ++costs.roofline_ops;
           break;
@@ -110,6 +105,8 @@ std::string_view to_string(CostSource source) {
       return "trace";
     case CostSource::Measured:
       return "measured";
+    case CostSource::Interpolated:
+      return "interpolated";
     case CostSource::Roofline:
       return "roofline";
   }

@@ -1,19 +1,20 @@
 // Durations of compute kernels on one GPU model, from a calibration profile: a measured table entry when the
-// profile has one for the kernel's exact shape, otherwise a roofline with the profile's efficiencies.
+// profile has the kernel's exact shape, else a time interpolated from the measured shapes of the same op and
+// dtype (measured_tables.h), else a roofline with the profile's efficiencies.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "calibration/calibration_profile.h"
+#include "simulator/cost/measured_tables.h"
 #include "simulator/trace/trace.h"
 
 namespace simtrain::cost {
 
 // Where a kernel's duration came from; the Result counts each.
-enum class CostSource : std::uint8_t { Trace, Measured, Roofline };
+enum class CostSource : std::uint8_t { Trace, Measured, Interpolated, Roofline };
 
 struct ComputeCost {
   double duration_s = 0;
@@ -35,7 +36,7 @@ class ComputeCostModel {
   double roofline_s(const trace::ComputeSpec& kernel) const;
 
   const calibration::CalibrationProfile& profile_;
-  std::unordered_map<std::string, double> measured_s_;  // key: op|dtype|shape
+  MeasuredTables measured_;
 };
 
 // Durations of every op of every program of a trace, computed once before replay so that a bad kernel is
@@ -43,6 +44,7 @@ class ComputeCostModel {
 struct ProgramCosts {
   std::vector<std::vector<double>> duration_s;  // [program][op]; 0 for non-compute ops
   std::uint64_t measured_ops = 0;               // counted over programs, not ranks
+  std::uint64_t interpolated_ops = 0;
   std::uint64_t roofline_ops = 0;
   std::uint64_t trace_timed_ops = 0;
 };

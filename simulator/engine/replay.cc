@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include <xbt/log.h>
 #include <simgrid/s4u.hpp>
 
 #include "common/error.h"
@@ -16,6 +17,8 @@
 #include "simulator/platform/simgrid_platform.h"
 
 namespace sg4 = simgrid::s4u;
+
+XBT_LOG_EXTERNAL_CATEGORY(ker_engine);  // SimGrid's engine log, which reports deadlocks
 
 namespace simtrain::engine {
 namespace {
@@ -271,6 +274,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
                          state.platform.gpu_hosts[rank], StreamActor(state, rank, stream));
     }
   }
+  // A deadlocked trace is reported below as an Error naming the stuck rank; SimGrid's own account of it
+  // (several lines naming its source files) would only confuse a user, so it is silenced here.
+  xbt_log_threshold_set(&_XBT_LOGV(ker_engine), xbt_log_priority_infinite);
   engine.run();
 
   ReplayResult result;

@@ -58,6 +58,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   if (r.steps) r.job_time_s = *r.steps * r.iteration_time_s;
 
   r.measured_ops = costs.measured_ops;
+  r.interpolated_ops = costs.interpolated_ops;
   r.roofline_ops = costs.roofline_ops;
   r.trace_timed_ops = costs.trace_timed_ops;
   r.simulated_flows = replay.flows;
@@ -91,13 +92,14 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   if (r.job_time_s) j["job_time_s"] = *r.job_time_s;
   j["profile"] = r.profile;
   j["profile_kind"] = r.profile_kind;
-  j["fidelity"] = {
-      {"compute", r.measured_ops > 0 ? "measured tables, roofline elsewhere" : "roofline from profile"},
-      {"network", "flow-level (SimGrid CM02, coalesced collectives)"},
-      {"replicas", "all ranks simulated"},
-      {"ops_measured", r.measured_ops},
-      {"ops_roofline", r.roofline_ops},
-      {"ops_timed_in_trace", r.trace_timed_ops}};
+  j["fidelity"] = {{"compute", r.measured_ops + r.interpolated_ops > 0 ? "measured tables, roofline elsewhere"
+                                                                       : "roofline from profile"},
+                   {"network", "flow-level (SimGrid CM02, coalesced collectives)"},
+                   {"replicas", "all ranks simulated"},
+                   {"ops_measured", r.measured_ops},
+                   {"ops_interpolated", r.interpolated_ops},
+                   {"ops_roofline", r.roofline_ops},
+                   {"ops_timed_in_trace", r.trace_timed_ops}};
   j["simulated_flows"] = r.simulated_flows;
   j["simulated_compute_intervals"] = r.simulated_compute_intervals;
   if (include_wall_time) j["sim_wall_s"] = r.sim_wall_s;

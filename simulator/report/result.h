@@ -50,7 +50,8 @@ struct Result {
   bool fits_in_memory = true;
   std::optional<double> steps;
   std::optional<double> job_time_s;
-  std::uint64_t measured_ops = 0;  // distinct program ops costed from measured tables
+  std::uint64_t measured_ops = 0;      // distinct program ops costed from measured tables (exact shape)
+  std::uint64_t interpolated_ops = 0;  // ... interpolated between measured shapes
   std::uint64_t roofline_ops = 0;
   std::uint64_t trace_timed_ops = 0;
   std::uint64_t simulated_flows = 0;

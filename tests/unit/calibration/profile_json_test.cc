@@ -66,7 +66,7 @@ CalibrationProfile sample_measured() {
   p.gemm = {{4096, 4096, 4096, DType::BF16, false, true, 1.0 / 7.0 * 1e-3},
             {1, 50257, 768, DType::FP16, true, false, 0.1e-5},
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
-  p.kernels = {{"conv_fwd", {32, 3, 224, 224, 64, 7, 7, 2, 3}, DType::FP16, 3.3e-4},
+  p.kernels = {{"conv_forward", {32, 3, 224, 224, 64, 7, 7, 2, 3}, DType::FP16, 3.3e-4},
                {"softmax", {}, DType::FP32, 1e-6}};
   p.memory = {{"device_copy", 1 << 30, 2.9e12}, {"h2d", 1e8, 5.1e10}};
   p.collectives = {{"all_reduce", 268435456, 8, 1, "ring", 1.1e-3, 4.27e11},

@@ -13,7 +13,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "common/error.h"
-#include "tests/unit/platform/child_process.h"
+#include "tests/support/child_process.h"
 
 using namespace simtrain::platform;
 using simtrain::testing::run_in_child;

@@ -1,0 +1,221 @@
+// Specification of how a rank takes part in a collective: flat rings and their volumes and steps, the
+// per-node hierarchy (analytic NVLink phases around a ring across nodes), the fall-backs, and placement.
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "simulator/cost/collective_algorithm.h"
+
+namespace simtrain {
+namespace {
+
+using trace::CollectiveKind;
+
+// Volumes are a few multiplications and divisions of round numbers; 1e-12 relative covers their rounding.
+constexpr double kRel = 1e-12;
+
+constexpr double kIntraEff = 0.8;
+constexpr double kInterEff = 0.5;
+constexpr double kStepLatency = 2e-6;
+constexpr double kNvlinkBandwidth = 100e9;
+constexpr double kNvlinkLatency = 1e-6;
+
+calibration::Efficiencies efficiencies() {
+  calibration::Efficiencies e;
+  e.nccl_intra_node = kIntraEff;
+  e.nccl_inter_node = kInterEff;
+  e.nccl_step_latency_s = kStepLatency;
+  return e;
+}
+
+std::vector<int> ranks(int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// One rank's plan in a communicator of `members` on nodes of `gpus_per_node` GPUs.
+struct Communicator {
+  std::vector<int> members;
+  int gpus_per_node;
+  cost::CommunicatorPlacement placement = cost::place_communicator(members, gpus_per_node);
+
+  cost::RankCollectivePlan plan(CollectiveKind kind, double bytes, int position) const {
+    cost::CollectiveLayout layout{&members,      &placement,       position,
+                                  gpus_per_node, kNvlinkBandwidth, kNvlinkLatency};
+    return cost::plan_collective(kind, bytes, layout, efficiencies());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("flat rings on one GPU per node: volume, steps and neighbours of each collective") {
+  const Communicator c{ranks(4), 1};
+  const double s = 1e6;
+  struct Case {
+    CollectiveKind kind;
+    double volume;  // bytes per rank before the inter-node efficiency
+    int steps;
+  };
+  const Case cases[] = {{CollectiveKind::AllReduce, 2.0 * 3 / 4 * s, 6},
+                        {CollectiveKind::AllGather, 3.0 / 4 * s, 3},
+                        {CollectiveKind::ReduceScatter, 3.0 / 4 * s, 3}};
+  for (const Case& k : cases) {
+    CAPTURE(trace::to_string(k.kind));
+    const auto plan = c.plan(k.kind, s, 0);
+    CHECK(plan.steps == k.steps);
+    CHECK(plan.software_latency_s == doctest::Approx(k.steps * kStepLatency).epsilon(kRel));
+    CHECK(plan.intra_node_before_s == 0);
+    CHECK(plan.intra_node_after_s == 0);
+    REQUIRE(plan.sends.size() == 1);
+    REQUIRE(plan.receives.size() == 1);
+    CHECK(plan.sends[0].peer == 1);
+    CHECK(plan.receives[0].peer == 3);
+    CHECK(plan.sends[0].bytes == doctest::Approx(k.volume / kInterEff).epsilon(kRel));
+    CHECK(plan.receives[0].bytes == doctest::Approx(k.volume / kInterEff).epsilon(kRel));
+  }
+}
+
+TEST_CASE("broadcast and reduce are a chain: the first rank only sends, the last only receives") {
+  const Communicator c{ranks(4), 1};
+  for (CollectiveKind kind : {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+    CAPTURE(trace::to_string(kind));
+    const auto first = c.plan(kind, 1e6, 0), middle = c.plan(kind, 1e6, 1), last = c.plan(kind, 1e6, 3);
+    CHECK(first.steps == 3);
+    CHECK(first.receives.empty());
+    REQUIRE(first.sends.size() == 1);
+    CHECK(first.sends[0].peer == 1);
+    CHECK(first.sends[0].bytes == doctest::Approx(1e6 / kInterEff).epsilon(kRel));  // the whole buffer
+    CHECK(middle.sends.size() == 1);
+    CHECK(middle.receives.size() == 1);
+    CHECK(last.sends.empty());
+    REQUIRE(last.receives.size() == 1);
+    CHECK(last.receives[0].peer == 2);
+  }
+}
+
+TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") {
+  const Communicator c{ranks(4), 1};
+  const auto plan = c.plan(CollectiveKind::AllToAll, 1e6, 1);
+  CHECK(plan.steps == 1);
+  CHECK(plan.software_latency_s == kStepLatency);
+  REQUIRE(plan.sends.size() == 3);
+  REQUIRE(plan.receives.size() == 3);
+  const int to[] = {2, 3, 0}, from[] = {0, 3, 2};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(plan.sends[i].peer == to[i]);
+    CHECK(plan.receives[i].peer == from[i]);
+    CHECK(plan.sends[i].bytes == doctest::Approx(1e6 / 4 / kInterEff).epsilon(kRel));
+  }
+}
+
+TEST_CASE("all-reduce on 4 nodes x 8 GPUs: NVLink phases around a ring of equal local index across nodes") {
+  const Communicator c{ranks(32), 8};
+  const double s = 64e6, l = 8, m = 4;
+  const double intra_s =
+      (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff) + (l - 1) * (kNvlinkLatency + kStepLatency);
+  const auto plan = c.plan(CollectiveKind::AllReduce, s, 10);  // rank 10: node 1, local index 2
+  CHECK(plan.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(plan.steps == 2 * (4 - 1));
+  CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
+  REQUIRE(plan.sends.size() == 1);
+  REQUIRE(plan.receives.size() == 1);
+  CHECK(plan.sends[0].peer == 18);
+  CHECK(plan.receives[0].peer == 2);
+  CHECK(plan.sends[0].bytes == doctest::Approx(2 * (m - 1) / m * s / l / kInterEff).epsilon(kRel));
+
+  const auto last_node = c.plan(CollectiveKind::AllReduce, s, 26);  // the ring wraps to node 0
+  CHECK(last_node.sends[0].peer == 2);
+  CHECK(last_node.receives[0].peer == 18);
+}
+
+TEST_CASE("hierarchical reduce-scatter has only the phase before the flows, all-gather only the one after") {
+  const Communicator c{ranks(32), 8};
+  const double s = 64e6, l = 8, m = 4;
+  const double intra_s =
+      (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff) + (l - 1) * (kNvlinkLatency + kStepLatency);
+  const auto rs = c.plan(CollectiveKind::ReduceScatter, s, 0);
+  CHECK(rs.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(rs.intra_node_after_s == 0);
+  CHECK(rs.steps == 3);
+  CHECK(rs.sends[0].bytes == doctest::Approx((m - 1) / m * s / l / kInterEff).epsilon(kRel));
+  const auto ag = c.plan(CollectiveKind::AllGather, s, 0);
+  CHECK(ag.intra_node_before_s == 0);
+  CHECK(ag.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(ag.steps == 3);
+}
+
+TEST_CASE("inside one node an all-reduce is analytic only: no flows reach the fabric") {
+  const Communicator c{ranks(8), 8};
+  const double s = 8e6;
+  const auto plan = c.plan(CollectiveKind::AllReduce, s, 3);
+  const double intra_s = 7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff) + 7 * (kNvlinkLatency + kStepLatency);
+  CHECK(plan.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(plan.sends.empty());
+  CHECK(plan.receives.empty());
+  CHECK(plan.steps == 0);
+  CHECK(plan.software_latency_s == 0);
+}
+
+TEST_CASE("a non-uniform placement falls back to a flat ring with per-hop efficiencies") {
+  // Ranks 0, 1, 2 on node 0 and rank 8 on node 1.
+  const Communicator c{{0, 1, 2, 8}, 8};
+  const double s = 1e6, volume = 2.0 * 3 / 4 * s;
+  const auto inside = c.plan(CollectiveKind::AllReduce, s, 0);  // 0 -> 1 on one node
+  CHECK(inside.intra_node_before_s == 0);
+  CHECK(inside.steps == 6);
+  CHECK(inside.sends[0].peer == 1);
+  CHECK(inside.sends[0].bytes == doctest::Approx(volume / kIntraEff).epsilon(kRel));
+  CHECK(inside.receives[0].peer == 8);
+  CHECK(inside.receives[0].bytes == doctest::Approx(volume / kInterEff).epsilon(kRel));
+  const auto across = c.plan(CollectiveKind::AllReduce, s, 2);  // 2 -> 8 crosses nodes
+  CHECK(across.sends[0].peer == 8);
+  CHECK(across.sends[0].bytes == doctest::Approx(volume / kInterEff).epsilon(kRel));
+}
+
+TEST_CASE("a communicator of one rank gives an empty plan") {
+  const Communicator c{{5}, 8};
+  const auto plan = c.plan(CollectiveKind::AllReduce, 1e6, 0);
+  CHECK(plan.sends.empty());
+  CHECK(plan.receives.empty());
+  CHECK(plan.steps == 0);
+  CHECK(plan.intra_node_before_s == 0);
+  CHECK(plan.intra_node_after_s == 0);
+  CHECK(plan.software_latency_s == 0);
+}
+
+TEST_CASE("bus bandwidth factors are those of nccl-tests") {
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::AllReduce, 8) == 1.75);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::AllGather, 8) == 0.875);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::ReduceScatter, 8) == 0.875);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::AllToAll, 8) == 0.875);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::Broadcast, 8) == 1);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::Reduce, 8) == 1);
+  CHECK(cost::bus_bandwidth_factor(CollectiveKind::AllReduce, 1) == 0);
+}
+
+TEST_CASE("placement counts nodes and pairs members of equal local index on neighbouring nodes") {
+  // Communicator order need not follow nodes: ranks 8, 9 live on node 4, ranks 0, 1 on node 0.
+  const auto p = cost::place_communicator({8, 0, 9, 1}, 2);
+  CHECK(p.nodes == 2);
+  CHECK(p.per_node == 2);
+  CHECK(p.inter_node_next == std::vector<int>{0, 8, 1, 9});
+  CHECK(p.inter_node_prev == std::vector<int>{0, 8, 1, 9});  // with two nodes, next is previous
+
+  const auto three = cost::place_communicator(ranks(6), 2);
+  CHECK(three.nodes == 3);
+  CHECK(three.inter_node_next == std::vector<int>{2, 3, 4, 5, 0, 1});
+  CHECK(three.inter_node_prev == std::vector<int>{4, 5, 0, 1, 2, 3});
+}
+
+TEST_CASE("placement reports per_node 0 and no pairs when nodes hold different numbers of members") {
+  const auto p = cost::place_communicator({0, 1, 2, 4, 5}, 2);  // 2, 1 and 2 members on nodes 0, 1, 2
+  CHECK(p.nodes == 3);
+  CHECK(p.per_node == 0);
+  CHECK(p.inter_node_next.empty());
+  CHECK(p.inter_node_prev.empty());
+}
+
+}  // namespace simtrain
