@@ -222,8 +222,9 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.attention = in.number("attention", Range::Fraction, eff.attention);
   eff.memory_bound = in.number("memory_bound", Range::Fraction, eff.memory_bound);
   eff.kernel_launch_s = in.number("kernel_launch_s", Range::NonNegative, eff.kernel_launch_s);
-  eff.nccl_intra_node = in.number("nccl_intra_node", Range::Fraction, eff.nccl_intra_node);
-  eff.nccl_inter_node = in.number("nccl_inter_node", Range::Fraction, eff.nccl_inter_node);
+  // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
+  eff.nccl_intra_node = in.number("nccl_intra_node", Range::Positive, eff.nccl_intra_node);
+  eff.nccl_inter_node = in.number("nccl_inter_node", Range::Positive, eff.nccl_inter_node);
   eff.nccl_step_latency_s = in.number("nccl_step_latency_s", Range::NonNegative, eff.nccl_step_latency_s);
   return eff;
 }

@@ -13,6 +13,7 @@ int run_command(const Arguments& args);
 int trace_command(const Arguments& args);
 int models_command(const Arguments& args);
 int profile_command(const Arguments& args);
+int profile_import_command(const Arguments& args);  // profile import nccl-tests ...
 int platforms_command(const Arguments& args);
 
 }  // namespace simtrain::cli

@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "  run        simulate a training run and report iteration time, throughput, MFU, breakdown\n"
     "  trace      write the trace of a generated workload to a file\n"
     "  models     list the model zoo with parameter counts and FLOPs per sample\n"
-    "  profile    show a calibration profile (profile show NAME|FILE, profile list)\n"
+    "  profile    calibration profiles: profile list | show NAME|FILE | import nccl-tests LOG...\n"
     "  platforms  list shipped cluster specs (platforms show NAME|FILE)\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";

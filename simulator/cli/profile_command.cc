@@ -11,7 +11,9 @@
 namespace simtrain::cli {
 
 int profile_command(const Arguments& args) {
-  const char* usage = "usage: simtrain profile list | simtrain profile show NAME|FILE [--json]";
+  const char* usage =
+      "usage: simtrain profile list | simtrain profile show NAME|FILE [--json] | "
+      "simtrain profile import nccl-tests LOG... --into PROFILE [--platform SPEC] [-o FILE]";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << usage << "\n";
     return args.empty() ? 2 : 0;
@@ -20,6 +22,7 @@ int profile_command(const Arguments& args) {
     for (const std::string& name : calibration::spec_profile_names()) std::cout << name << "\n";
     return 0;
   }
+  if (args[0] == "import") return profile_import_command(Arguments(args.begin() + 1, args.end()));
   if (args[0] != "show" || args.size() < 2) throw Error(std::string("profile: ") + usage);
   calibration::CalibrationProfile profile = calibration::load_profile(args[1]);
   if (args.size() > 2 && args[2] == "--json") {
@@ -37,7 +40,8 @@ int profile_command(const Arguments& args) {
                            d.nvlink_bandwidth_Bps / 1e9, d.pcie_bandwidth_Bps / 1e9);
   const auto& e = profile.efficiencies;
   std::cout << fmt::format(
-      "  efficiencies: GEMM {:.3f} (tensor cores) {:.3f} (tf32) {:.3f} (fp32), conv {:.3f} / {:.3f} / {:.3f},\n"
+      "  efficiencies: GEMM {:.3f} (tensor cores) {:.3f} (tf32) {:.3f} (fp32), conv {:.3f} / {:.3f} / "
+      "{:.3f},\n"
       "                attention {:.3f}, memory-bound {:.3f}, kernel launch {:.1f} us,\n"
       "                NCCL intra-node {:.2f}, inter-node {:.2f}, step latency {:.1f} us\n",
       e.gemm, e.gemm_tf32, e.gemm_fp32, e.conv, e.conv_tf32, e.conv_fp32, e.attention, e.memory_bound,

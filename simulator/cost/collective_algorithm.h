@@ -18,8 +18,11 @@ struct CoalescedFlow {
 };
 
 struct RankCollectivePlan {
-  double intra_node_before_s = 0;       // analytic intra-node phase before the flows (e.g. reduce-scatter)
-  double intra_node_after_s = 0;        // analytic intra-node phase after them (e.g. all-gather)
+  // Analytic intra-node phases (reduce-scatter before the inter-node ring, all-gather after it). NCCL
+  // pipelines them with the ring, chunk by chunk, so the engine runs them alongside the flows: the slower of
+  // the two sets the pace.
+  double intra_node_before_s = 0;
+  double intra_node_after_s = 0;
   std::vector<CoalescedFlow> sends;     // flows this rank sends
   std::vector<CoalescedFlow> receives;  // flows this rank receives (peer = sender)
   int steps = 0;  // algorithm steps the flows stand for; the engine charges steps - 1 extra route latencies

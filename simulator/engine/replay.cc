@@ -179,15 +179,19 @@ class StreamActor {
                                   state_.platform.intra_node_latency_s};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
-    if (plan.intra_node_before_s > 0) sg4::this_actor::sleep_for(plan.intra_node_before_s);
-    if (plan.steps > 0) run_flows(op, plan);
-    if (plan.intra_node_after_s > 0) sg4::this_actor::sleep_for(plan.intra_node_after_s);
+    // The intra-node phases pipeline with the inter-node flows: the collective lasts as long as the slower.
+    const double started = sg4::Engine::get_clock();
+    double extra_latency_s = 0;
+    if (plan.steps > 0) extra_latency_s = run_flows(op, plan);
+    const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
+    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s;
+    if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
   }
 
-  // The coalesced flows of a collective, then the latencies of the steps they stand for. A ring step lasts
-  // as long as its slowest hop; each rank charges the slowest of its own hops, which on a uniform fabric is
-  // every hop's latency.
-  void run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
+  // Runs the coalesced flows of a collective and returns the latency of the steps they stand for, beyond the
+  // one SimGrid charged. A ring step lasts as long as its slowest hop; each rank charges the slowest of its
+  // own hops, which on a uniform fabric is every hop's latency.
+  double run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
     std::vector<sg4::CommPtr> comms;
     for (const auto& send : plan.sends)
       comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
@@ -203,8 +207,7 @@ class StreamActor {
       hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
     for (const auto& recv : plan.receives)
       hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
-    double extra_s = (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
-    if (extra_s > 0) sg4::this_actor::sleep_for(extra_s);
+    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
   }
 
   void run_point_to_point(const trace::Op& op) {

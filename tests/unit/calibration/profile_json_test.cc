@@ -190,7 +190,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
       {"environment.gpus", "unknown key", [](json& d) { d["environment"]["gpus"] = 8; }},
       {"efficiencies.gemm", "(0, 1], got 1.5", [](json& d) { d["efficiencies"]["gemm"] = 1.5; }},
       {"efficiencies.conv", "(0, 1], got 0", [](json& d) { d["efficiencies"]["conv"] = 0; }},
-      {"efficiencies.nccl_inter_node", "(0, 1]",
+      // NCCL efficiencies may exceed 1 (imported trees beat the ring model) but must stay positive.
+      {"efficiencies.nccl_inter_node", "> 0, got -0.5",
        [](json& d) { d["efficiencies"]["nccl_inter_node"] = -0.5; }},
       {"efficiencies.kernel_launch_s", ">= 0", [](json& d) { d["efficiencies"]["kernel_launch_s"] = -1e-6; }},
       {"efficiencies.nccl_step_latency_s", ">= 0",
