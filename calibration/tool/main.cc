@@ -1,0 +1,135 @@
+// simtrain-calibrate: measures this machine's GPUs and writes a calibration profile. Parsing, shapes, timing
+// statistics and the profile writer live in the tool's library; this file only sequences them.
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibration/tool/benches.h"
+#include "calibration/tool/efficiency_fit.h"
+#include "calibration/tool/gpu_status.h"
+#include "calibration/tool/model_shapes.h"
+#include "calibration/tool/profile_writer.h"
+#include "calibration/tool/shape_grid.h"
+#include "calibration/tool/shapes_file.h"
+#include "calibration/tool/tool_options.h"
+
+namespace simtrain::calibration::tool {
+namespace {
+
+// --model and --shapes give exactly those shapes; without them, the GEMM grid plus every built-in model at
+// its default batch.
+ShapeSet shapes_to_measure(const ToolOptions& options) {
+  ShapeSet shapes;
+  if (!options.model.empty())
+    shapes.append(
+        model_shapes(options.model, options.batch > 0 ? options.batch : default_batch(options.model)));
+  if (!options.shapes_file.empty()) shapes.append(read_shapes_file(options.shapes_file));
+  if (options.model.empty() && options.shapes_file.empty()) {
+    shapes.gemms = default_gemm_grid(options.quick);
+    for (const std::string& model : builtin_model_names())
+      shapes.append(model_shapes(model, default_batch(model)));
+  }
+  shapes.deduplicate();
+  return shapes;
+}
+
+// Peak rates from the architecture table when it knows the GPU; otherwise the fastest GEMM measured per
+// dtype.
+std::string set_peaks(CalibrationProfile& profile, const DeviceInfo& device) {
+  profile.device.peak_flops_per_s = peak_flops_per_s(device.capability, device.sm_count, device.clock_mhz);
+  if (!profile.device.peak_flops_per_s.empty())
+    return "peak_flops_per_s = SM count x max clock x per-SM rate of " + device.capability.text() +
+           " (calibration/tool/gpu_architecture.cc)";
+  for (const GemmMeasurement& g : profile.gemm) {
+    double& peak = profile.device.peak_flops_per_s[g.dtype];
+    peak = std::max(peak, 2.0 * g.m * g.n * g.k / g.time_s);
+  }
+  if (!profile.device.peak_flops_per_s.empty())
+    return "peak_flops_per_s = fastest measured GEMM per dtype (" + device.capability.text() +
+           " not in the table)";
+  // The CUDA cores' fp32 rate of every generation since Volta is at least 128 FLOPs per clock per SM.
+  profile.device.peak_flops_per_s[DType::FP32] = device.sm_count * device.clock_mhz * 1e6 * 128;
+  return "peak_flops_per_s = fp32 lower bound SM count x clock x 128 (no GEMM measured, " +
+         device.capability.text() + " not in the table)";
+}
+
+int run(const std::vector<std::string>& args) {
+  const ToolOptions options = parse_tool_options(args);
+  if (options.help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  Progress progress = Progress::for_stderr();
+  const DeviceInfo device = open_device(options.device);
+  const std::string output = options.output.empty() ? default_output_path(device.name) : options.output;
+  check_output_writable(output);
+  std::vector<std::string> warnings;
+  const std::vector<DType> dtypes =
+      dtypes_to_measure(device.capability, device.name, options.dtypes, warnings);
+  for (const std::string& warning : warnings) progress.warn(warning);
+  const ShapeSet shapes = shapes_to_measure(options);
+  progress.note("calibrating " + device.name + " (" + device.capability.text() + ", " +
+                std::to_string(device.sm_count) + " SMs, device " + std::to_string(device.index) + ") into " +
+                output);
+
+  CalibrationProfile profile;
+  profile.kind = ProfileKind::Measured;
+  profile.device.name = device.name;
+  profile.device.sm_count = device.sm_count;
+  profile.device.clock_mhz = device.clock_mhz;
+  profile.device.memory_bytes = device.memory_bytes;
+  profile.device.memory_bandwidth_Bps = device.memory_bandwidth_Bps;
+
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  RandomSource random;
+  const BenchContext ctx{device,
+                         stream,
+                         options.quick ? TimingPlan::quick() : TimingPlan::standard(),
+                         progress,
+                         random,
+                         dtypes,
+                         measurement_budget_bytes(),
+                         options.quick};
+  // NCCL first: an init failure then ends the run before the long measurements.
+  if (options.nccl) measure_nccl(ctx, profile);
+  if (options.gemm && !shapes.gemms.empty()) measure_gemm(ctx, shapes.gemms, profile);
+  if (options.conv && !shapes.convs.empty()) measure_conv(ctx, shapes.convs, profile);
+  if (options.conv) measure_cudnn_ops(ctx, shapes, profile);
+  if (options.attention && !shapes.attentions.empty()) measure_attention(ctx, shapes.attentions, profile);
+  if (options.memory) measure_memory(ctx, profile);
+
+  std::string source = "simtrain-calibrate on " + device.name + "; " + set_peaks(profile, device);
+  if (profile.device.memory_bandwidth_Bps <= 0) {
+    // No memory clock from the driver: the measured copy rate stands in for the datasheet figure.
+    profile.device.memory_bandwidth_Bps = measure_copy_bandwidth(ctx);
+    source += "; memory_bandwidth_Bps = measured device copy (driver reports no memory clock)";
+  } else {
+    source += "; memory_bandwidth_Bps = 2 x memory clock x bus width";
+  }
+  source += "; nvlink_bandwidth_Bps not measured (0)";
+  for (const std::string& line : fit_efficiencies(profile)) progress.note(line);
+  profile.environment = measurement_environment(options.command_line);
+  profile.environment.source = source;
+  cudaStreamDestroy(stream);
+
+  write_file_atomically(profile_json_text(profile), output);
+  progress.note("wrote " + output + ": " + std::to_string(profile.gemm.size()) + " GEMM, " +
+                std::to_string(profile.kernels.size()) + " kernel, " + std::to_string(profile.memory.size()) +
+                " memory and " + std::to_string(profile.collectives.size()) + " collective rows");
+  return 0;
+}
+
+}  // namespace
+}  // namespace simtrain::calibration::tool
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
+  try {
+    return simtrain::calibration::tool::run(args);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "simtrain-calibrate: %s\n", error.what());
+    return 1;
+  }
+}
