@@ -3,6 +3,9 @@
 peak RSS is the child's own) and prints GPUs, wall seconds, peak RSS, simulated iteration time and flows.
 
 usage: tools/benchmark.py [--simtrain build/simulator/cli/simtrain] [--model resnet50] [--gpus 8,64,...]
+                          [--args "--batch-per-gpu 256 --precision amp"]
+e.g.   tools/benchmark.py --model gpt3-175b --gpus 64,1024,10752 \
+           --args "--tp 8 --pp 8 --micro-batch 1 --global-batch 1536 --recompute full --allow-oom"
 """
 import argparse
 import json
@@ -15,11 +18,11 @@ import tempfile
 import time
 
 
-def run_once(simtrain, model, gpus, platform, batch, precision):
+def run_once(simtrain, model, gpus, platform, extra):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [simtrain, "run", "--model", model, "--gpus", str(gpus), "--platform", platform,
-               "--batch-per-gpu", str(batch), "--precision", precision, "--json", out]
+        cmd = [simtrain, "run", "--model", model, "--gpus", str(gpus), "--platform", platform, *extra,
+               "--json", out]
         # Each run in a fresh child: wait4 gives that child's own peak RSS.
         started = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -38,16 +41,16 @@ def main():
     parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--model", default="resnet50")
     parser.add_argument("--platform", default="dgx-a100")
-    parser.add_argument("--batch-per-gpu", type=int, default=256)
-    parser.add_argument("--precision", default="amp")
+    parser.add_argument("--args", default="--batch-per-gpu 256 --precision amp",
+                        help="further `simtrain run` options, as one string")
     parser.add_argument("--gpus", default="8,64,256,1024,4096")
     args = parser.parse_args()
 
-    print(f"{args.model} DDP on {args.platform}, batch {args.batch_per_gpu}/GPU, {args.precision}; one process per row")
+    print(f"{args.model} on {args.platform} with {args.args}; one process per row")
     print(f"{'GPUs':>6} {'wall s':>8} {'sim s (in result)':>18} {'peak RSS MiB':>13} {'iteration ms':>13} {'flows':>8}")
     rows = []
     for gpus in (int(g) for g in args.gpus.split(",")):
-        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, args.batch_per_gpu, args.precision)
+        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, args.args.split())
         rows.append((gpus, wall))
         print(f"{gpus:>6} {wall:>8.2f} {r['sim_wall_s']:>18.3f} {rss / 2**20:>13.1f} "
               f"{r['iteration_time_s'] * 1e3:>13.2f} {r['simulated_flows']:>8}", flush=True)

@@ -16,6 +16,7 @@ int run_command(const Arguments& args) {
   po::options_description options("simtrain run options");
   options.add_options()("help,h", "show this help");
   add_workload_options(options);
+  add_parallel_options(options);
   options.add_options()("trace", po::value<std::string>(),
                         "replay this trace file instead of generating a workload")(
       "platform", po::value<std::string>()->default_value("dgx-a100"),
@@ -42,8 +43,11 @@ int run_command(const Arguments& args) {
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_path = vm["trace"].as<std::string>();
-  } else
+  } else if (wants_model_parallelism(vm)) {
+    request.parallel = parallel_from_options(vm);
+  } else {
     request.workload = workload_from_options(vm);
+  }
   request.platform = vm["platform"].as<std::string>();
   if (vm.count("nodes")) request.nodes = vm["nodes"].as<int>();
   request.xml_gpus_per_node = vm["gpus-per-node"].as<int>();

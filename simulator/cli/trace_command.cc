@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/workload_options.h"
+#include "simulator/run/simulation.h"
 #include "simulator/trace/trace_file.h"
 
 namespace po = boost::program_options;
@@ -16,9 +17,11 @@ int trace_command(const Arguments& args) {
       "output,o", po::value<std::string>()->required(),
       "trace file to write (gzip-compressed if it ends in .gz)");
   add_workload_options(options);
+  add_parallel_options(options);
   po::variables_map vm;
   if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]")) return 0;
-  trace::Trace trace = workload::generate_data_parallel_trace(workload_from_options(vm));
+  trace::Trace trace = wants_model_parallelism(vm) ? run::generate_parallel_trace(parallel_from_options(vm))
+                                                   : workload::generate_data_parallel_trace(workload_from_options(vm));
   trace::write_trace_file(trace, vm["output"].as<std::string>());
   std::size_t ops = 0;
   for (const auto& program : trace.programs) ops += program.ops.size();

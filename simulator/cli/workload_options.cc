@@ -14,10 +14,93 @@ void add_workload_options(po::options_description& options) {
                                                                 "data-parallel GPUs")(
       "batch-per-gpu", po::value<int>()->default_value(256), "micro-batch per GPU, in samples")(
       "grad-accum", po::value<int>()->default_value(1), "micro-batches accumulated per optimizer step")(
-      "precision", po::value<std::string>()->default_value("amp"), "fp32 | tf32 | amp (fp16) | amp-bf16")(
+      "precision", po::value<std::string>()->default_value("amp"), "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8")(
       "seq-len", po::value<int>()->default_value(0), "tokens per sequence (0 = the model's default)")(
       "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
       "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)");
+}
+
+namespace {
+
+constexpr const char* kParallelOptions[] = {"tp",         "sp",           "pp",       "vpp",       "cp",
+                                            "ep",         "dp",           "zero",     "fsdp",      "distributed-optimizer",
+                                            "micro-batch", "global-batch", "recompute", "schedule"};
+
+}  // namespace
+
+void add_parallel_options(po::options_description& options) {
+  options.add_options()
+      ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
+      ("sp", "sequence parallelism (with --tp)")
+      ("pp", po::value<int>()->default_value(1), "pipeline stages")
+      ("vpp", po::value<int>()->default_value(1), "virtual stages per pipeline rank (interleaved 1F1B)")
+      ("cp", po::value<int>()->default_value(1), "context-parallel size")
+      ("ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")
+      ("dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")
+      ("zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")
+      ("fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid")
+      ("distributed-optimizer", "Megatron's distributed optimizer")
+      ("micro-batch", po::value<int>()->default_value(1), "sequences per micro-batch")
+      ("global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")
+      ("recompute", po::value<std::string>()->default_value("none"), "activation recomputation: none | selective | full")
+      ("schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe");
+}
+
+bool wants_model_parallelism(const po::variables_map& vm) {
+  for (const char* name : kParallelOptions)
+    if (vm.count(name) && !vm[name].defaulted()) return true;
+  return vm.count("precision") && vm["precision"].as<std::string>() == "fp8";
+}
+
+workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
+  workload::ParallelConfig c;
+  c.model = vm["model"].as<std::string>();
+  c.gpus = vm["gpus"].as<int>();
+  c.seq_len = vm["seq-len"].as<int>();
+  const std::string precision = vm["precision"].as<std::string>();
+  if (precision == "fp8") {
+    c.fp8 = true;
+    c.precision = workload::Precision::AMP_BF16;
+  } else if (auto p = workload::parse_precision(precision)) {
+    c.precision = *p;
+  } else {
+    throw Error("--precision: unknown precision '" + precision + "' (fp32, tf32, amp, amp-bf16, fp8)");
+  }
+  c.tp = vm["tp"].as<int>();
+  c.sp = vm.count("sp") > 0;
+  c.pp = vm["pp"].as<int>();
+  c.vpp = vm["vpp"].as<int>();
+  c.cp = vm["cp"].as<int>();
+  c.ep = vm["ep"].as<int>();
+  c.dp = vm["dp"].as<int>();
+  c.zero = vm["zero"].as<int>();
+  if (vm.count("fsdp")) {
+    const std::string mode = vm["fsdp"].as<std::string>();
+    if (mode == "full")
+      c.fsdp = workload::FsdpMode::FullShard;
+    else if (mode == "hybrid")
+      c.fsdp = workload::FsdpMode::HybridShard;
+    else
+      throw Error("--fsdp: unknown mode '" + mode + "' (full, hybrid)");
+  }
+  c.distributed_optimizer = vm.count("distributed-optimizer") > 0;
+  c.micro_batch = vm["micro-batch"].as<int>();
+  c.global_batch = vm["global-batch"].as<int>();
+  if (!workload::parse_recompute(vm["recompute"].as<std::string>(), c.recompute))
+    throw Error("--recompute: unknown policy '" + vm["recompute"].as<std::string>() + "' (none, selective, full)");
+  const std::string schedule = vm["schedule"].as<std::string>();
+  if (schedule == "gpipe")
+    c.schedule = workload::PipelineSchedule::GPipe;
+  else if (schedule == "1f1b")
+    c.schedule = c.vpp > 1 ? workload::PipelineSchedule::Interleaved : workload::PipelineSchedule::OneFOneB;
+  else
+    throw Error("--schedule: unknown schedule '" + schedule + "' (1f1b, gpipe)");
+  for (const auto& [name, value] : {std::pair{"--tp", c.tp}, {"--pp", c.pp}, {"--vpp", c.vpp}, {"--cp", c.cp},
+                                    {"--ep", c.ep}, {"--micro-batch", c.micro_batch}})
+    if (value < 1) throw Error(std::string(name) + ": must be at least 1, got " + std::to_string(value));
+  if (c.dp < 0) throw Error("--dp: must not be negative");
+  if (c.global_batch < 0) throw Error("--global-batch: must not be negative");
+  return c;
 }
 
 workload::DataParallelConfig workload_from_options(const po::variables_map& vm) {

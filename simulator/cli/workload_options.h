@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 
 #include "simulator/workload/data_parallel.h"
+#include "simulator/workload/parallel_config.h"
 
 namespace simtrain::cli {
 
@@ -11,6 +12,15 @@ namespace simtrain::cli {
 void add_workload_options(boost::program_options::options_description& options);
 // Builds the config from parsed options; throws Error naming the option on bad values.
 workload::DataParallelConfig workload_from_options(const boost::program_options::variables_map& vm);
+
+// Declares the model-parallel options of large-model training: --tp --sp --pp --vpp --cp --ep --dp --zero
+// --fsdp --distributed-optimizer --micro-batch --global-batch --recompute --schedule.
+void add_parallel_options(boost::program_options::options_description& options);
+// True when any model-parallel option was given: the run is then generated as Megatron-LM/DeepSpeed run it.
+bool wants_model_parallelism(const boost::program_options::variables_map& vm);
+// The large-model configuration from the parsed options (model, gpus, seq len and precision included;
+// --precision fp8 means FP8 GEMMs with bf16 elsewhere, as Transformer Engine runs them).
+workload::ParallelConfig parallel_from_options(const boost::program_options::variables_map& vm);
 
 // Parses `args` against `options`; prints help and returns false when --help was given.
 bool parse_or_help(const std::vector<std::string>& args,

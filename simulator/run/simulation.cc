@@ -9,6 +9,7 @@
 #include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/trace/trace_file.h"
+#include "simulator/workload/megatron_trace.h"
 
 namespace simtrain::run {
 namespace {
@@ -55,14 +56,27 @@ std::optional<double> default_dataset_size(const std::string& model) {
   return std::nullopt;
 }
 
+trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
+  workload::ModelOptions options;
+  options.seq_len = config.seq_len;
+  workload::Model model = workload::build_model(config.model, options);
+  if (!model.transformer)
+    throw Error("--model " + config.model + ": model-parallel options need a transformer model");
+  workload::ParallelConfig resolved = config;
+  if (resolved.seq_len == 0) resolved.seq_len = model.seq_len;
+  return workload::generate_megatron_trace(*model.transformer, model.name, resolved);
+}
+
 RunOutput simulate(const RunRequest& request) {
-  if (request.workload.has_value() == !request.trace_path.empty())
-    throw Error("give either a model to generate a workload for or --trace FILE, not both");
+  const int sources = request.workload.has_value() + request.parallel.has_value() + !request.trace_path.empty();
+  if (sources != 1) throw Error("give either a model to generate a workload for or --trace FILE, not both");
 
   auto started = std::chrono::steady_clock::now();
   RunOutput out;
   if (request.workload)
     out.trace = workload::generate_data_parallel_trace(*request.workload);
+  else if (request.parallel)
+    out.trace = generate_parallel_trace(*request.parallel);
   else
     out.trace = trace::read_trace_file(request.trace_path);
 

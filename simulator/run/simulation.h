@@ -11,12 +11,15 @@
 #include "simulator/report/result.h"
 #include "simulator/trace/trace.h"
 #include "simulator/workload/data_parallel.h"
+#include "simulator/workload/parallel_config.h"
 
 namespace simtrain::run {
 
 struct RunRequest {
-  // Exactly one of: a workload to generate, or a trace file to replay.
+  // Exactly one of: a data-parallel workload or a large-model (model-parallel) one to generate, or a trace
+  // file to replay.
   std::optional<workload::DataParallelConfig> workload;
+  std::optional<workload::ParallelConfig> parallel;
   std::string trace_path;
 
   std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)
@@ -37,6 +40,10 @@ struct RunOutput {
 
 // Throws Error on bad input or an impossible configuration, before any simulation starts where possible.
 RunOutput simulate(const RunRequest& request);
+
+// The trace of a large-model configuration, as Megatron-LM (and DeepSpeed ZeRO / FSDP) run it. Throws Error
+// when the model is not a transformer or the configuration is impossible.
+trace::Trace generate_parallel_trace(const workload::ParallelConfig& config);
 
 // The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k
 // for the ImageNet models, MNIST for LeNet-5), or nullopt when there is no single customary dataset.

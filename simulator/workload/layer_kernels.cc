@@ -226,18 +226,22 @@ LayerKernels rope(const Context& c) {
 }
 
 // One fused flash-attention kernel per pass: scores never reach HBM, so traffic is Q, K, V, O forward and
-// Q, K, V, O, dO, dQ, dK, dV backward. Backward recomputes the scores: 2.5x the forward FLOPs. A causal mask
-// would let kernels skip half the tiles; like Megatron-LM's MFU we count the full square.
+// Q, K, V, O, dO, dQ, dK, dV backward (K, V and their gradients with kv_heads heads under grouped-query
+// attention). Backward recomputes the scores: 2.5x the forward FLOPs. A causal mask would let kernels skip
+// half the tiles; like Megatron-LM's MFU we count the full square.
 LayerKernels attention(const Context& c) {
   const double seq = dim(c, 0), heads = dim(c, 1), head_dim = dim(c, 2);
+  const double kv_heads = c.layer.dims.size() > 4 ? dim(c, 4) : heads;
   const double tensor = c.n * seq * heads * head_dim;
+  const double kv_tensor = c.n * seq * kv_heads * head_dim;
   const double flops = 4 * c.n * heads * seq * seq * head_dim;
   const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
                                            c.layer.dims.at(0), c.layer.dims.at(2)};
   LayerKernels k;
-  k.forward.push_back(spec(ComputeKind::Attention, Pass::Forward, c.matmul, flops, 4 * tensor * c.e, shape));
-  k.backward.push_back(
-      spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops, 8 * tensor * c.e, shape));
+  k.forward.push_back(spec(ComputeKind::Attention, Pass::Forward, c.matmul, flops,
+                           (2 * tensor + 2 * kv_tensor) * c.e, shape));
+  k.backward.push_back(spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops,
+                            (4 * tensor + 4 * kv_tensor) * c.e, shape));
   return k;
 }
 

@@ -106,10 +106,12 @@ Layer rope(const std::string& name, std::int64_t tokens, std::int64_t elements_p
 }
 
 Layer attention(const std::string& name, std::int64_t seq, std::int64_t heads, std::int64_t head_dim,
-                bool causal) {
-  // Flash-style attention saves Q, K, V, O and one softmax statistic (log-sum-exp) per row.
-  const double saved = 4 * d(seq) * d(heads) * d(head_dim) + d(seq) * d(heads);
-  return make(name, "attention", 0, {seq, heads, head_dim, causal ? 1 : 0}, saved);
+                bool causal, std::int64_t kv_heads) {
+  if (kv_heads == 0) kv_heads = heads;
+  // Flash-style attention saves Q, K, V, O and one softmax statistic (log-sum-exp) per row; under
+  // grouped-query attention K and V have kv_heads heads.
+  const double saved = (2 * d(heads) + 2 * d(kv_heads)) * d(seq) * d(head_dim) + d(seq) * d(heads);
+  return make(name, "attention", 0, {seq, heads, head_dim, causal ? 1 : 0, kv_heads}, saved);
 }
 
 Layer cross_entropy(const std::string& name, std::int64_t tokens, std::int64_t classes) {

@@ -3,32 +3,63 @@
 #include <set>
 
 #include "common/error.h"
+#include "simulator/workload/model_toml.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
 namespace {
 
-struct ZooEntry {
-  const char* name;
-  int default_seq_len;  // 0 for image models
-  int max_seq_len;      // learned position tables bound it; 0 = no bound
-};
+using zoo::ZooEntry;
 
-// Llama 2 was trained at 4,096 tokens but rotary positions do not bound the shape.
-constexpr ZooEntry kZoo[] = {
-    {"lenet5", 0, 0},         {"resnet50", 0, 0},      {"densenet121", 0, 0},  {"vit-b16", 0, 0},
-    {"bert-large", 128, 512}, {"gpt2-xl", 1024, 1024}, {"llama2-7b", 4096, 0},
-};
+// The catalogue in listing order: the image and early transformer models, then the large language models.
+// Built once; the entries are immutable.
+const std::vector<ZooEntry>& catalogue() {
+  static const std::vector<ZooEntry> entries = [] {
+    // Llama 2 was trained at 4,096 tokens but rotary positions do not bound the shape.
+    std::vector<ZooEntry> all = {
+        {"lenet5", 0, 0, false, [](int) { return zoo::lenet5(); }},
+        {"resnet50", 0, 0, false, [](int) { return zoo::resnet50(); }},
+        {"densenet121", 0, 0, false, [](int) { return zoo::densenet121(); }},
+        {"vit-b16", 0, 0, false, [](int) { return zoo::vit_b16(); }},
+        {"bert-large", 128, 512, true, zoo::bert_large},
+        {"gpt2-xl", 1024, 1024, true, zoo::gpt2_xl},
+        {"llama2-7b", 4096, 0, false, zoo::llama2_7b},
+    };
+    for (std::vector<ZooEntry> family : {zoo::gpt_entries(), zoo::llm_entries()}) {
+      for (ZooEntry& entry : family) all.push_back(std::move(entry));
+    }
+    return all;
+  }();
+  return entries;
+}
 
-Model build_by_name(const std::string& name, int seq_len) {
-  if (name == "lenet5") return zoo::lenet5();
-  if (name == "resnet50") return zoo::resnet50();
-  if (name == "densenet121") return zoo::densenet121();
-  if (name == "vit-b16") return zoo::vit_b16();
-  if (name == "bert-large") return zoo::bert_large(seq_len);
-  if (name == "gpt2-xl") return zoo::gpt2_xl(seq_len);
-  return zoo::llama2_7b(seq_len);
+bool is_toml_path(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0;
+}
+
+Model build_from_catalogue(const std::string& name, const ModelOptions& options) {
+  const ZooEntry* entry = nullptr;
+  for (const ZooEntry& candidate : catalogue()) {
+    if (name == candidate.name) entry = &candidate;
+  }
+  if (entry == nullptr) {
+    std::string known;
+    for (const ZooEntry& candidate : catalogue()) {
+      known += (known.empty() ? "" : ", ") + candidate.name;
+    }
+    throw Error("unknown model '" + name + "' (known: " + known + "; or a path to a .toml model file)");
+  }
+  if (options.seq_len > 0 && entry->default_seq_len == 0) {
+    throw Error("--seq-len: " + name + " takes images, not sequences");
+  }
+  if (entry->max_seq_len > 0 && options.seq_len > entry->max_seq_len) {
+    throw Error("--seq-len: " + name +
+                (entry->learned_positions ? " has learned positions for at most "
+                                          : " has a context window of at most ") +
+                std::to_string(entry->max_seq_len) + " tokens, got " + std::to_string(options.seq_len));
+  }
+  return entry->build(options.seq_len > 0 ? options.seq_len : entry->default_seq_len);
 }
 
 }  // namespace
@@ -37,6 +68,18 @@ double Model::parameters() const {
   double total = 0;
   for (const Layer& layer : layers) total += layer.parameters;
   return total;
+}
+
+double Model::active_parameters() const {
+  if (!transformer || transformer->experts == 0) return parameters();
+  // Every MoE layer holds experts - experts_per_token routed experts a token does not use, each two (or,
+  // gated, three) matrices hidden x moe_ffn_hidden plus their biases.
+  const TransformerConfig& t = *transformer;
+  const double h = t.hidden, ffn = t.moe_ffn_hidden;
+  const double matrices = t.gated_mlp ? 3 : 2;
+  const double biases = t.bias ? (t.gated_mlp ? 2 : 1) * ffn + h : 0;
+  const double idle_experts = t.experts - t.experts_per_token;
+  return parameters() - (t.layers - t.first_moe_layer) * idle_experts * (matrices * h * ffn + biases);
 }
 
 double Model::forward_flops_per_sample() const {
@@ -54,29 +97,14 @@ double Model::forward_flops_per_sample() const {
 
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
-  for (const ZooEntry& entry : kZoo) names.emplace_back(entry.name);
+  for (const ZooEntry& entry : catalogue()) names.push_back(entry.name);
   return names;
 }
 
-Model build_model(const std::string& name, const ModelOptions& options) {
-  const ZooEntry* entry = nullptr;
-  for (const ZooEntry& candidate : kZoo) {
-    if (name == candidate.name) entry = &candidate;
-  }
-  if (entry == nullptr) {
-    std::string known;
-    for (const ZooEntry& candidate : kZoo) known += std::string(known.empty() ? "" : ", ") + candidate.name;
-    throw Error("unknown model '" + name + "' (known: " + known + ")");
-  }
+Model build_model(const std::string& name_or_path, const ModelOptions& options) {
+  const std::string& name = name_or_path;
   if (options.seq_len < 0) throw Error("--seq-len: must not be negative");
-  if (options.seq_len > 0 && entry->default_seq_len == 0) {
-    throw Error("--seq-len: " + name + " takes images, not sequences");
-  }
-  if (entry->max_seq_len > 0 && options.seq_len > entry->max_seq_len) {
-    throw Error("--seq-len: " + name + " has learned positions for at most " +
-                std::to_string(entry->max_seq_len) + " tokens, got " + std::to_string(options.seq_len));
-  }
-  Model model = build_by_name(name, options.seq_len > 0 ? options.seq_len : entry->default_seq_len);
+  Model model = is_toml_path(name) ? read_model_toml(name, options) : build_from_catalogue(name, options);
   // Nothing upstream of the first layer needs a gradient.
   model.layers.front().input_needs_grad = false;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,44 @@ struct Layer {
   bool input_needs_grad = true;
 };
 
+// The hyper-parameters of a transformer, from which tensor-, sequence-, context-, expert- and
+// pipeline-parallel kernels are built (model parallelism shards these dimensions, not a layer list).
+struct TransformerConfig {
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;    // grouped-query attention; == heads for multi-head attention
+  int ffn_hidden = 0;  // dense MLP width (per expert width is moe_ffn_hidden)
+  int vocab = 0;
+  bool gated_mlp = false;  // SwiGLU-style MLP with three matrices (Llama, Mixtral)
+  bool causal = true;      // decoder (GPT, Llama) vs encoder (BERT, ViT)
+  bool tied_embeddings = false;
+  bool rms_norm = false;  // RMSNorm (Llama) instead of LayerNorm
+  bool bias = true;       // biases in linear layers (GPT-2, BERT) or none (Llama)
+  // Mixture of experts: 0 experts = dense. Every layer from `first_moe_layer` on is MoE.
+  int experts = 0;
+  int experts_per_token = 0;  // top-k routing
+  int moe_ffn_hidden = 0;
+  int shared_experts = 0;  // always-active experts (DeepSeek-style)
+  int first_moe_layer = 0;
+
+  bool operator==(const TransformerConfig&) const = default;
+};
+
 struct Model {
   std::string name;           // zoo key, e.g. "resnet50"
   std::string description;    // e.g. "ResNet-50 v1.5, ImageNet 224x224"
   std::string sample_unit;    // "image" or "sequence"
   int seq_len = 0;            // tokens per sample for sequence models, 0 otherwise
   std::vector<Layer> layers;  // in forward order
+  // Set for transformer models (BERT, GPT, Llama, ViT, MoE): the parallel plans of large-model training
+  // build their kernels from it.
+  std::optional<TransformerConfig> transformer;
 
   double parameters() const;
+  // Parameters a token passes through: all of them for a dense model; for a mixture of experts only the
+  // top-k routed and the shared experts of each MoE layer (Mixtral-8x7B: 12.9 B of 46.7 B).
+  double active_parameters() const;
   // Forward FLOPs for one sample (multiply-add = 2 FLOPs). Counts convolutions and GEMMs (including an LM
   // head tied to the embedding) and, for transformers, the attention score and context matmuls
   // (4 * seq^2 * head_dim per head, not halved under a causal mask, as Megatron-LM's MFU convention does).
@@ -44,11 +75,16 @@ struct ModelOptions {
   int seq_len = 0;  // 0 = the model's default
 };
 
-// lenet5, resnet50, densenet121, vit-b16, bert-large (default seq 128), gpt2-xl (1024), llama2-7b (4096).
+// The zoo's keys in listing order: lenet5, resnet50, densenet121, vit-b16, bert-large (default seq 128),
+// gpt2-xl (1024), llama2-7b (4096); gpt3-175b and the Megatron GPT family (megatron-gpt-1.7b ...
+// megatron-gpt-1t, megatron-22b, mt-nlg-530b, megatron-1t; seq 2048); llama2-13b/70b (4096),
+// llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096).
 std::vector<std::string> model_names();
-// Throws Error("unknown model ...") listing the known names, and Error("--seq-len: ...") when seq_len is
-// given for an image model or exceeds a learned position table (BERT 512, GPT-2 1024).
-Model build_model(const std::string& name, const ModelOptions& options = {});
+// A zoo key, or a path ending in .toml to a model file (models/README.md; errors name file, line and
+// "section.key"). Throws Error("unknown model ...") listing the known names, and Error("--seq-len: ...") when
+// seq_len is given for an image model or exceeds a learned position table (BERT 512, GPT-2 1024, GPT-3 and
+// Megatron GPT 2048) or a trained context window (Llama 3.1: 131,072).
+Model build_model(const std::string& name_or_path, const ModelOptions& options = {});
 
 // The kernels of one layer for a micro-batch of `batch` samples. GEMMs, convolutions and attention run in
 // matmul_dtype(precision), memory-bound kernels in activation_dtype(precision). Bytes are the HBM traffic of

@@ -14,6 +14,14 @@ Model vit_b16() {
   model.name = "vit-b16";
   model.description = "ViT-B/16, ImageNet 224x224, 1000 classes";
   model.sample_unit = "image";
+  // No token vocabulary: the patch projection and the 1,000-class head take its place.
+  model.transformer = TransformerConfig{.layers = kLayers,
+                                        .hidden = kHidden,
+                                        .heads = kHeads,
+                                        .kv_heads = kHeads,
+                                        .ffn_hidden = kMlp,
+                                        .vocab = 0,
+                                        .causal = false};
   auto& layers = model.layers;
   layers.push_back(conv("conv_proj", 3, 224, 224, kHidden, 16, 16, 16, 0, true));
   layers.push_back(class_token("class_token", kPatches, kHidden));
@@ -50,6 +58,14 @@ Model bert_large(int seq_len) {
   model.description = "BERT-Large pre-training (MLM + NSP), seq " + std::to_string(seq_len);
   model.sample_unit = "sequence";
   model.seq_len = seq_len;
+  model.transformer = TransformerConfig{.layers = kLayers,
+                                        .hidden = kHidden,
+                                        .heads = kHeads,
+                                        .kv_heads = kHeads,
+                                        .ffn_hidden = kFfn,
+                                        .vocab = kVocab,
+                                        .causal = false,
+                                        .tied_embeddings = true};
   auto& layers = model.layers;
   layers.push_back(embedding("embeddings.word_embeddings", s, kVocab, kHidden));
   layers.push_back(embedding("embeddings.position_embeddings", s, 512, kHidden));
@@ -97,6 +113,13 @@ Model gpt2_xl(int seq_len) {
   model.description = "GPT-2 XL (1.5B), seq " + std::to_string(seq_len);
   model.sample_unit = "sequence";
   model.seq_len = seq_len;
+  model.transformer = TransformerConfig{.layers = kLayers,
+                                        .hidden = kHidden,
+                                        .heads = kHeads,
+                                        .kv_heads = kHeads,
+                                        .ffn_hidden = 4 * kHidden,
+                                        .vocab = kVocab,
+                                        .tied_embeddings = true};
   auto& layers = model.layers;
   layers.push_back(embedding("transformer.wte", s, kVocab, kHidden));
   layers.push_back(embedding("transformer.wpe", s, 1024, kHidden));
@@ -132,6 +155,15 @@ Model llama2_7b(int seq_len) {
   model.description = "Llama-2-7B, seq " + std::to_string(seq_len);
   model.sample_unit = "sequence";
   model.seq_len = seq_len;
+  model.transformer = TransformerConfig{.layers = kLayers,
+                                        .hidden = kHidden,
+                                        .heads = kHeads,
+                                        .kv_heads = kHeads,
+                                        .ffn_hidden = kFfn,
+                                        .vocab = kVocab,
+                                        .gated_mlp = true,
+                                        .rms_norm = true,
+                                        .bias = false};
   auto& layers = model.layers;
   layers.push_back(embedding("model.embed_tokens", s, kVocab, kHidden));
   for (int i = 0; i < kLayers; ++i) {

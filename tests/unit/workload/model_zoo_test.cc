@@ -20,10 +20,39 @@ double macs(const Model& model) { return model.forward_flops_per_sample() / 2; }
 
 }  // namespace
 
-TEST_CASE("the zoo lists its seven models and builds each with unique layer names") {
+TEST_CASE("the zoo lists its models and builds each with unique layer names") {
   const std::vector<std::string> names = model_names();
-  CHECK(names == std::vector<std::string>{"lenet5", "resnet50", "densenet121", "vit-b16", "bert-large",
-                                          "gpt2-xl", "llama2-7b"});
+  CHECK(names == std::vector<std::string>{"lenet5",
+                                          "resnet50",
+                                          "densenet121",
+                                          "vit-b16",
+                                          "bert-large",
+                                          "gpt2-xl",
+                                          "llama2-7b",
+                                          "gpt3-175b",
+                                          "megatron-gpt-1.7b",
+                                          "megatron-gpt-3.6b",
+                                          "megatron-gpt-7.5b",
+                                          "megatron-gpt-18b",
+                                          "megatron-gpt-39b",
+                                          "megatron-gpt-76b",
+                                          "megatron-gpt-145b",
+                                          "megatron-gpt-310b",
+                                          "megatron-gpt-530b",
+                                          "megatron-gpt-1t",
+                                          "megatron-22b",
+                                          "mt-nlg-530b",
+                                          "megatron-1t",
+                                          "llama2-13b",
+                                          "llama2-70b",
+                                          "llama3-8b",
+                                          "llama3-70b",
+                                          "llama3-405b",
+                                          "llama3.1-8b",
+                                          "llama3.1-70b",
+                                          "llama3.1-405b",
+                                          "mixtral-8x7b",
+                                          "deepseek-moe-16b"});
   for (const std::string& name : names) {
     const Model model = build_model(name);
     CHECK(model.name == name);
@@ -111,7 +140,45 @@ TEST_CASE("sequence models honour seq_len; image models refuse it") {
 
 TEST_CASE("an unknown model name is an error listing the known ones") {
   CHECK_THROWS_WITH_AS(build_model("resnet18"),
-                       "unknown model 'resnet18' (known: lenet5, resnet50, densenet121, vit-b16, bert-large, "
-                       "gpt2-xl, llama2-7b)",
+                       doctest::Contains("unknown model 'resnet18' (known: lenet5, resnet50, densenet121, "
+                                         "vit-b16, bert-large, gpt2-xl, llama2-7b, gpt3-175b,"),
                        Error);
+  CHECK_THROWS_WITH_AS(build_model("resnet18"),
+                       doctest::Contains("mixtral-8x7b, deepseek-moe-16b; or a path to a .toml model file)"),
+                       Error);
+}
+
+TEST_CASE("the transformers carry their hyper-parameters; the CNNs carry none") {
+  for (const char* name : {"lenet5", "resnet50", "densenet121"}) CHECK_FALSE(build_model(name).transformer);
+  CHECK(build_model("vit-b16").transformer == TransformerConfig{.layers = 12,
+                                                                .hidden = 768,
+                                                                .heads = 12,
+                                                                .kv_heads = 12,
+                                                                .ffn_hidden = 3072,
+                                                                .vocab = 0,
+                                                                .causal = false});
+  CHECK(build_model("bert-large").transformer == TransformerConfig{.layers = 24,
+                                                                   .hidden = 1024,
+                                                                   .heads = 16,
+                                                                   .kv_heads = 16,
+                                                                   .ffn_hidden = 4096,
+                                                                   .vocab = 30522,
+                                                                   .causal = false,
+                                                                   .tied_embeddings = true});
+  CHECK(build_model("gpt2-xl").transformer == TransformerConfig{.layers = 48,
+                                                                .hidden = 1600,
+                                                                .heads = 25,
+                                                                .kv_heads = 25,
+                                                                .ffn_hidden = 6400,
+                                                                .vocab = 50257,
+                                                                .tied_embeddings = true});
+  CHECK(build_model("llama2-7b").transformer == TransformerConfig{.layers = 32,
+                                                                  .hidden = 4096,
+                                                                  .heads = 32,
+                                                                  .kv_heads = 32,
+                                                                  .ffn_hidden = 11008,
+                                                                  .vocab = 32000,
+                                                                  .gated_mlp = true,
+                                                                  .rms_norm = true,
+                                                                  .bias = false});
 }

@@ -1,0 +1,331 @@
+// The program of one pipeline stage of a Megatron-LM trace: the stage's schedule turned into kernels,
+// tensor/expert-parallel collectives, ring-attention exchanges, pipeline sends and receives, and the
+// data-parallel gradient reduction, parameter gathers and optimizer step.
+#include "simulator/workload/megatron_stage.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace simtrain::workload::megatron {
+namespace {
+
+enum Stream : std::uint8_t {
+  kCompute,
+  kTp,
+  kEp,
+  kDp,
+  kRecvPrev,
+  kSendNext,
+  kRecvNext,
+  kSendPrev,
+  kCpSend,
+  kCpRecv
+};
+
+// What ZeRO-3 gathers and a gradient bucket collects: the embedding, one layer, or the LM head.
+struct Unit {
+  const LayerSteps* steps = nullptr;
+  PartParameters params;
+  std::string name;
+  bool layer = false;
+};
+
+class StageBuilder {
+ public:
+  StageBuilder(const StagePlan& plan, int stage) : plan_(plan), g_(plan.groups), stage_(stage) {
+    program_.name = "stage" + std::to_string(stage);
+    program_.streams.assign(std::begin(kStreamNames), std::end(kStreamNames));
+    for (const PipelineStep& s : plan.order[static_cast<std::size_t>(stage)])
+      if (!s.forward) last_backward_[static_cast<std::size_t>(s.chunk)] = s.micro_batch;
+  }
+
+  trace::Program build() {
+    for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)])
+      s.forward ? forward(s) : backward(s);
+    finish();
+    return std::move(program_);
+  }
+
+ private:
+  int virtual_stages() const { return plan_.pp * plan_.vpp; }
+  // Tags are unique per (direction, micro-batch, sending virtual stage).
+  int tag(bool forward, int micro_batch, int sender) const {
+    return (micro_batch * virtual_stages() + sender) * 2 + (forward ? 0 : 1);
+  }
+
+  std::vector<Unit> units(int chunk) const {
+    std::vector<Unit> list;
+    const int first_layer = (chunk * plan_.pp + stage_) * plan_.layers_per_chunk;
+    if (first_layer == 0) list.push_back({&plan_.embedding, plan_.embedding_params, "embedding", false});
+    for (int i = first_layer; i < first_layer + plan_.layers_per_chunk; ++i) {
+      const bool moe = is_moe_layer(*plan_.model, i);
+      list.push_back({moe ? &plan_.moe_layer : &plan_.dense_layer,
+                      moe ? plan_.moe_params : plan_.dense_params, "layer" + std::to_string(i), true});
+    }
+    if (first_layer + plan_.layers_per_chunk == plan_.model->layers)
+      list.push_back({&plan_.lm_head, plan_.lm_head_params, "lm_head", false});
+    return list;
+  }
+
+  std::uint32_t append(trace::Op op) {
+    program_.ops.push_back(std::move(op));
+    return static_cast<std::uint32_t>(program_.ops.size() - 1);
+  }
+
+  std::vector<std::uint32_t> after_last_kernel() const {
+    return last_kernel_ ? std::vector<std::uint32_t>{*last_kernel_} : std::vector<std::uint32_t>{};
+  }
+
+  std::uint32_t kernel(std::string name, const trace::ComputeSpec& spec) {
+    trace::Op op;
+    op.name = std::move(name);
+    op.stream = kCompute;
+    op.deps = std::move(pending_);
+    op.compute = spec;
+    last_kernel_ = append(std::move(op));
+    pending_ = std::move(deferred_);
+    deferred_.clear();
+    return *last_kernel_;
+  }
+
+  std::uint32_t collective(std::string name, trace::CollectiveKind kind, double bytes, int group,
+                           Stream stream, std::vector<std::uint32_t> deps) {
+    trace::Op op;
+    op.name = std::move(name);
+    op.type = trace::OpType::Collective;
+    op.stream = stream;
+    op.deps = std::move(deps);
+    op.collective = {kind, plan_.shard.activation, bytes, static_cast<std::uint16_t>(group)};
+    return append(std::move(op));
+  }
+
+  std::uint32_t p2p(std::string name, trace::OpType type, Stream stream, int group, int offset, int tag,
+                    double bytes, std::vector<std::uint32_t> deps) {
+    trace::Op op;
+    op.name = std::move(name);
+    op.type = type;
+    op.stream = stream;
+    op.deps = std::move(deps);
+    op.p2p = {static_cast<std::uint16_t>(group), offset, bytes, tag};
+    return append(std::move(op));
+  }
+
+  void run(const std::vector<LayerStep>& steps, const std::string& prefix, bool attention_core_only) {
+    for (const LayerStep& step : steps) {
+      if (attention_core_only && !step.attention_core) continue;
+      if (step.type == LayerStep::Type::Kernel) {
+        kernel(prefix + step.name, step.kernel);
+      } else if (step.type == LayerStep::Type::Collective) {
+        const bool tp = step.group == LayerGroup::TensorParallel;
+        const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes,
+                                            tp ? g_.tp : g_.ep, tp ? kTp : kEp, after_last_kernel());
+        (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
+      } else {
+        ring_attention(step, prefix);
+      }
+    }
+  }
+
+  // cp rounds over the context-parallel ring: round r computes on the K/V chunk received in round r - 1
+  // while the chunk moves on to the next rank.
+  void ring_attention(const LayerStep& step, const std::string& prefix) {
+    const int cp = plan_.config->cp;
+    std::optional<std::uint32_t> received;
+    for (int round = 0; round < cp; ++round) {
+      std::optional<std::uint32_t> next;
+      if (round + 1 < cp) {
+        const std::string name = prefix + step.name + ".ring" + std::to_string(round);
+        p2p(name + ".send", trace::OpType::Send, kCpSend, g_.cp, 1, 0, step.bytes,
+            received ? std::vector<std::uint32_t>{*received} : after_last_kernel());
+        next = p2p(name + ".recv", trace::OpType::Recv, kCpRecv, g_.cp, -1, 0, step.bytes, {});
+      }
+      if (received) pending_.push_back(*received);
+      kernel(prefix + step.name + ".round" + std::to_string(round), step.kernel);
+      received = next;
+    }
+  }
+
+  // ZeRO-3 / FSDP: the 16-bit parameters of a unit, gathered over the shard group (experts over edp).
+  std::uint32_t gather(const Unit& unit, const std::string& prefix, std::vector<std::uint32_t> deps) {
+    const double dense = unit.params.per_gpu - unit.params.expert_per_gpu;
+    std::uint32_t op = collective(prefix + unit.name + ".param_all_gather", trace::CollectiveKind::AllGather,
+                                  dense * plan_.param_bytes, g_.shard, kDp, deps);
+    if (unit.params.expert_per_gpu > 0)
+      op = collective(prefix + unit.name + ".expert_param_all_gather", trace::CollectiveKind::AllGather,
+                      unit.params.expert_per_gpu * plan_.param_bytes, g_.edp, kDp, deps);
+    return op;
+  }
+
+  // Runs the units of a pass, gathering each one's parameters one unit ahead under ZeRO-3.
+  template <typename Body>
+  void for_units(const std::vector<Unit>& list, const std::string& prefix, Body body) {
+    std::optional<std::uint32_t> gathered;
+    if (plan_.shard_parameters && !list.empty()) gathered = gather(list[0], prefix, {});
+    for (std::size_t u = 0; u < list.size(); ++u) {
+      if (gathered) pending_.push_back(*gathered);
+      const std::size_t first_op = program_.ops.size();
+      body(list[u]);
+      if (plan_.shard_parameters && u + 1 < list.size()) {
+        std::uint32_t first = static_cast<std::uint32_t>(first_op);
+        while (program_.ops[first].stream != kCompute) ++first;
+        gathered = gather(list[u + 1], prefix, {first});
+      }
+    }
+  }
+
+  void forward(const PipelineStep& s) {
+    const int vs = s.chunk * plan_.pp + stage_;
+    const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
+    if (vs > 0)
+      pending_.push_back(p2p(prefix + "recv_activation", trace::OpType::Recv, kRecvPrev, g_.pp, -1,
+                             tag(true, s.micro_batch, vs - 1), plan_.p2p_bytes, {}));
+    for_units(units(s.chunk), prefix,
+              [&](const Unit& unit) { run(unit.steps->forward, prefix + unit.name + ".", false); });
+    if (vs + 1 < virtual_stages())
+      pending_.push_back(p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
+                             tag(true, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel()));
+  }
+
+  void backward(const PipelineStep& s) {
+    const int vs = s.chunk * plan_.pp + stage_;
+    const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
+    const bool last_micro_batch = last_backward_[static_cast<std::size_t>(s.chunk)] == s.micro_batch;
+    last_micro_batch_ = last_micro_batch;
+    const bool reduce =
+        !plan_.shard_parameters && (last_micro_batch || plan_.shard_gradients_each_micro_batch);
+    if (vs + 1 < virtual_stages())
+      pending_.push_back(p2p(prefix + "recv_grad", trace::OpType::Recv, kRecvNext, g_.pp, 1,
+                             tag(false, s.micro_batch, vs + 1), plan_.p2p_bytes, {}));
+    std::vector<Unit> list = units(s.chunk);
+    std::reverse(list.begin(), list.end());
+    for_units(list, prefix, [&](const Unit& unit) {
+      const std::string name = prefix + unit.name + ".";
+      const Recompute recompute = plan_.config->recompute;
+      if (unit.layer && recompute != Recompute::None)
+        run(unit.steps->forward, name + "recompute.", recompute == Recompute::Selective);
+      run(unit.steps->backward, name, false);
+      const std::uint32_t done = *last_kernel_;
+      if (last_micro_batch && !unit.layer && g_.embd >= 0) tied_grad_ready_ = done;
+      if (plan_.shard_parameters) {
+        reduce_scatter_unit(unit, name, done, last_micro_batch);
+      } else if (reduce) {
+        add_to_bucket(dense_, unit.params.per_gpu - unit.params.expert_per_gpu, done, g_.dp, prefix);
+        add_to_bucket(expert_, unit.params.expert_per_gpu, done, g_.edp, prefix);
+      }
+    });
+    flush(dense_, g_.dp, prefix);
+    flush(expert_, g_.edp, prefix);
+    if (vs > 0)
+      pending_.push_back(p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
+                             tag(false, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel()));
+  }
+
+  // Gradient buckets: parameters accumulate in backward order until a bucket is full.
+  struct Bucket {
+    double parameters = 0;
+    std::uint32_t ready = 0;
+  };
+
+  void add_to_bucket(Bucket& bucket, double parameters, std::uint32_t ready, int group,
+                     const std::string& name) {
+    if (parameters <= 0) return;
+    bucket.parameters += parameters;
+    bucket.ready = ready;
+    if (bucket.parameters >= plan_.bucket_parameters) flush(bucket, group, name);
+  }
+
+  void flush(Bucket& bucket, int group, const std::string& prefix) {
+    if (bucket.parameters <= 0) return;
+    const int ranks = group == g_.dp ? plan_.data_shards : plan_.expert_shards;
+    if (ranks == 1) {  // nothing to reduce with
+      bucket = {};
+      return;
+    }
+    const std::string name = prefix + "bucket" + std::to_string(buckets_++) + ".";
+    const auto kind =
+        plan_.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
+    reductions_.push_back(
+        collective(name + (plan_.shard_optimizer ? "grad_reduce_scatter" : "grad_all_reduce"), kind,
+                   bucket.parameters * plan_.grad_bytes, group, kDp, {bucket.ready}));
+    // The updated parameters are gathered once per step, bucket by bucket (ZeRO 2 reduces every micro-batch).
+    if (plan_.shard_optimizer && last_micro_batch_) gathers_.push_back({bucket.parameters, group});
+    bucket = {};
+  }
+
+  void reduce_scatter_unit(const Unit& unit, const std::string& name, std::uint32_t done,
+                           bool last_micro_batch) {
+    const double dense = unit.params.per_gpu - unit.params.expert_per_gpu;
+    reductions_.push_back(collective(name + "grad_reduce_scatter", trace::CollectiveKind::ReduceScatter,
+                                     dense * plan_.grad_bytes, g_.shard, kDp, {done}));
+    if (unit.params.expert_per_gpu > 0)
+      reductions_.push_back(collective(name + "expert_grad_reduce_scatter",
+                                       trace::CollectiveKind::ReduceScatter,
+                                       unit.params.expert_per_gpu * plan_.grad_bytes, g_.edp, kDp, {done}));
+    // Hybrid shard: the reduced shard is then all-reduced across the replicas, once per step.
+    if (g_.replicate >= 0 && last_micro_batch)
+      reductions_.push_back(collective(name + "grad_replica_all_reduce", trace::CollectiveKind::AllReduce,
+                                       dense * plan_.grad_bytes / plan_.data_shards, g_.replicate, kDp,
+                                       {reductions_.back()}));
+  }
+
+  void finish() {
+    // The tied word-embedding and LM-head copies sum their gradients once both stages are done.
+    if (g_.embd >= 0 && tied_grad_ready_) {
+      const double parameters = plan_.embedding_params.per_gpu;
+      reductions_.push_back(collective("tied_embedding_grad_all_reduce", trace::CollectiveKind::AllReduce,
+                                       parameters * plan_.grad_bytes, g_.embd, kDp, {*tied_grad_ready_}));
+    }
+    double dense = 0, expert = 0;
+    const auto count = [&](const PipelineStep& s) {
+      if (!s.forward || s.micro_batch != 0) return;
+      for (const Unit& unit : units(s.chunk)) {
+        dense += unit.params.per_gpu - unit.params.expert_per_gpu;
+        expert += unit.params.expert_per_gpu;
+      }
+    };
+    for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)]) count(s);
+    const double local =
+        plan_.shard_optimizer ? dense / plan_.data_shards + expert / plan_.expert_shards : dense + expert;
+    // Adam over fp32 master weights: reads p, g, m, v, writes p, m, v (28 B) and the 16-bit copy.
+    trace::ComputeSpec step;
+    step.kind = trace::ComputeKind::Optimizer;
+    step.pass = trace::Pass::Update;
+    step.dtype = DType::FP32;
+    step.flops = 12 * local;
+    step.bytes = (28 + (plan_.param_bytes < 4 ? plan_.param_bytes : 0)) * local;
+    step.shape = {static_cast<std::int64_t>(local)};
+    pending_.insert(pending_.end(), reductions_.begin(), reductions_.end());
+    const std::uint32_t optimizer = kernel("optimizer.step", step);
+    for (std::size_t b = 0; b < gathers_.size(); ++b)
+      collective("bucket" + std::to_string(b) + ".param_all_gather", trace::CollectiveKind::AllGather,
+                 gathers_[b].parameters * plan_.param_bytes, gathers_[b].group, kDp, {optimizer});
+  }
+
+  struct Gather {
+    double parameters;
+    int group;
+  };
+
+  const StagePlan& plan_;
+  const GroupIds& g_;
+  int stage_;
+  trace::Program program_;
+  std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
+  std::vector<std::uint32_t> pending_;   // ops the next kernel waits for
+  std::vector<std::uint32_t> deferred_;  // ops the kernel after next waits for
+  std::optional<std::uint32_t> last_kernel_;
+  std::optional<std::uint32_t> tied_grad_ready_;
+  Bucket dense_, expert_;
+  int buckets_ = 0;
+  bool last_micro_batch_ = false;  // of the backward being built
+  std::vector<std::uint32_t> reductions_;
+  std::vector<Gather> gathers_;
+};
+
+}  // namespace
+
+trace::Program build_stage_program(const StagePlan& plan, int stage) {
+  return StageBuilder(plan, stage).build();
+}
+
+}  // namespace simtrain::workload::megatron

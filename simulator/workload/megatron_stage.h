@@ -1,0 +1,47 @@
+// Internal to the Megatron trace generator: everything one pipeline stage's program is built from, worked
+// out once per trace, and the builder of that program (megatron_stage.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "simulator/trace/trace.h"
+#include "simulator/workload/parallel_config.h"
+#include "simulator/workload/pipeline_schedule.h"
+#include "simulator/workload/transformer_kernels.h"
+
+namespace simtrain::workload::megatron {
+
+// Indices into Trace::groups (see megatron_trace.h for their members); -1 when the trace has no such group.
+struct GroupIds {
+  int tp = -1, cp = -1, dp = -1, pp = -1, ep = -1, edp = -1, embd = -1;
+  int shard = -1;      // ZeRO-3 / FSDP parameter sharding: "dp", or "fsdp_shard" under hybrid shard
+  int replicate = -1;  // "fsdp_replicate" under hybrid shard
+};
+
+struct StagePlan {
+  const TransformerConfig* model = nullptr;
+  const ParallelConfig* config = nullptr;
+  int pp = 1, vpp = 1, micro_batches = 1, layers_per_chunk = 1;
+  int data_shards = 1;    // ranks a dense gradient is reduced (and sharded) over: dp x cp
+  int expert_shards = 1;  // dp x cp / ep
+  PipelineOrder order;
+  LayerSharding shard;
+  LayerSteps dense_layer, moe_layer, embedding, lm_head;
+  PartParameters dense_params, moe_params, embedding_params, lm_head_params;
+  GroupIds groups;
+  double p2p_bytes = 0;            // activation (or its gradient) one rank sends between stages
+  double grad_bytes = 4;           // per parameter as gradients are reduced
+  double param_bytes = 2;          // per parameter as parameters are gathered
+  double bucket_parameters = 4e7;  // gradient bucket size
+  bool shard_optimizer = false;    // distributed optimizer, ZeRO >= 1 or FSDP
+  bool shard_gradients_each_micro_batch = false;  // ZeRO 2
+  bool shard_parameters = false;                  // ZeRO 3 or FSDP
+};
+
+inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "ep",           "dp",
+                                               "pp_recv_prev", "pp_send_next", "pp_recv_next", "pp_send_prev",
+                                               "cp_send",      "cp_recv"};
+
+trace::Program build_stage_program(const StagePlan& plan, int stage);
+
+}  // namespace simtrain::workload::megatron

@@ -1,0 +1,175 @@
+// The Megatron-LM trace generator: resolves the plan (sizes, dtypes, schedule, layer kernels), lays ranks
+// out in Megatron's order, builds the communicator groups and one program per pipeline stage, and fills in
+// the metadata (model FLOPs, peak memory).
+#include "simulator/workload/megatron_trace.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/error.h"
+#include "simulator/workload/megatron_stage.h"
+#include "simulator/workload/parallel_memory.h"
+
+namespace simtrain::workload {
+namespace {
+
+using megatron::GroupIds;
+using megatron::StagePlan;
+
+// Adds a group and returns its index.
+int add_group(trace::Trace& trace, std::string name, std::vector<std::vector<int>> communicators) {
+  trace.groups.push_back({std::move(name), std::move(communicators)});
+  return static_cast<int>(trace.groups.size() - 1);
+}
+
+// Communicators over one coordinate of the layout, one per combination of the others.
+template <typename Rank>
+std::vector<std::vector<int>> communicators(int outer, int size, Rank rank) {
+  std::vector<std::vector<int>> list(static_cast<std::size_t>(outer));
+  for (int o = 0; o < outer; ++o)
+    for (int i = 0; i < size; ++i) list[static_cast<std::size_t>(o)].push_back(rank(o, i));
+  return list;
+}
+
+GroupIds build_groups(trace::Trace& trace, const MegatronLayout& l, const ParallelConfig& c, bool experts,
+                      bool tied_across_stages, int shard_size) {
+  GroupIds g;
+  const int tp = l.tp, cp = l.cp, dp = l.dp, pp = l.pp, dcp = dp * cp;
+  g.tp = add_group(trace, "tp", communicators(pp * dp * cp, tp, [&](int o, int i) { return o * tp + i; }));
+  g.cp = add_group(trace, "cp", communicators(pp * dp * tp, cp, [&](int o, int i) {
+                     return l.rank(o % tp, i, (o / tp) % dp, o / (tp * dp));
+                   }));
+  // The data-parallel ranks of a stage with equal tp rank, index j = dp_rank * cp + cp_rank.
+  const auto dp_rank = [&](int o, int j) { return l.rank(o % tp, j % cp, j / cp, o / tp); };
+  g.dp = add_group(trace, "dp", communicators(pp * tp, dcp, dp_rank));
+  g.pp = add_group(trace, "pp",
+                   communicators(dp * cp * tp, pp, [&](int o, int i) { return o + i * tp * cp * dp; }));
+  if (experts) {
+    const int ep = c.ep, edp = dcp / ep;
+    g.ep = add_group(trace, "ep", communicators(pp * tp * edp, ep, [&](int o, int i) {
+                       return dp_rank(o / edp, (o % edp) * ep + i);
+                     }));
+    g.edp = add_group(trace, "edp", communicators(pp * tp * ep, edp, [&](int o, int i) {
+                        return dp_rank(o / ep, i * ep + o % ep);
+                      }));
+  }
+  if (tied_across_stages)
+    g.embd = add_group(trace, "embd", communicators(dp * cp * tp, 2, [&](int o, int i) {
+                         return o + i * (pp - 1) * tp * cp * dp;
+                       }));
+  g.shard = g.dp;
+  if (c.fsdp == FsdpMode::HybridShard && shard_size < dcp) {
+    const int replicas = dcp / shard_size;
+    g.shard = add_group(trace, "fsdp_shard", communicators(pp * tp * replicas, shard_size, [&](int o, int i) {
+                          return dp_rank(o / replicas, (o % replicas) * shard_size + i);
+                        }));
+    g.replicate =
+        add_group(trace, "fsdp_replicate", communicators(pp * tp * shard_size, replicas, [&](int o, int i) {
+                    return dp_rank(o / shard_size, i * shard_size + o % shard_size);
+                  }));
+  }
+  return g;
+}
+
+}  // namespace
+
+double megatron_model_flops(const TransformerConfig& model, int seq_len, double global_batch) {
+  return 3 * forward_flops_per_token(model, seq_len) * global_batch * seq_len;
+}
+
+std::string megatron_parallelism(const ParallelConfig& c, int dp) {
+  std::string text = "tp" + std::to_string(c.tp) + (c.sp ? " sp" : "") + " pp" + std::to_string(c.pp) +
+                     " vpp" + std::to_string(c.vpp);
+  if (c.cp > 1) text += " cp" + std::to_string(c.cp);
+  if (c.ep > 1) text += " ep" + std::to_string(c.ep);
+  text += " dp" + std::to_string(dp);
+  if (c.distributed_optimizer) text += " dist-opt";
+  if (c.zero > 0) text += " zero" + std::to_string(c.zero);
+  if (c.fsdp != FsdpMode::None) text += c.fsdp == FsdpMode::FullShard ? " fsdp" : " hsdp";
+  if (c.schedule == PipelineSchedule::GPipe && c.pp > 1) text += " gpipe";
+  if (c.recompute != Recompute::None) text += " recompute-" + std::string(to_string(c.recompute));
+  if (c.fp8) text += " fp8";
+  return text;
+}
+
+trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::string& model_name,
+                                     const ParallelConfig& config) {
+  if (config.seq_len < 1) throw Error("--seq-len: the Megatron generator needs the sequence length resolved");
+  validate(config, model, config.gpus);
+  MegatronLayout layout{config.tp, config.cp, 0, config.pp};
+  layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const int dp = layout.dp;
+  const int global_batch = config.global_batch > 0 ? config.global_batch : config.micro_batch * dp;
+  const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
+
+  StagePlan plan;
+  plan.model = &model;
+  plan.config = &config;
+  plan.pp = config.pp;
+  plan.vpp = config.vpp;
+  plan.micro_batches = global_batch / (config.micro_batch * dp);
+  plan.layers_per_chunk = model.layers / (config.pp * config.vpp);
+  plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
+  LayerSharding& shard = plan.shard;
+  shard.micro_batch = config.micro_batch;
+  shard.seq_len = config.seq_len;
+  shard.tp = config.tp;
+  shard.sp = config.sp;
+  shard.cp = config.cp;
+  shard.ep = config.ep;
+  shard.capacity_factor = config.capacity_factor;
+  shard.activation = activation_dtype(config.precision);
+  shard.gemm = config.fp8 ? DType::FP8 : matmul_dtype(config.precision);
+  plan.dense_layer = transformer_layer_steps(model, shard, false);
+  plan.dense_params = transformer_layer_parameters(model, shard, false);
+  if (model.experts > 0) {
+    plan.moe_layer = transformer_layer_steps(model, shard, true);
+    plan.moe_params = transformer_layer_parameters(model, shard, true);
+  }
+  plan.embedding = embedding_steps(model, shard);
+  plan.lm_head = lm_head_steps(model, shard);
+  plan.embedding_params = embedding_parameters(model, shard);
+  const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
+  plan.lm_head_params = lm_head_parameters(model, shard, tied_across_stages);
+
+  const int dcp = dp * config.cp;
+  // FSDP hybrid shard shards within a node's worth (8 GPUs) of data-parallel ranks.
+  const int shard_size =
+      config.fsdp == FsdpMode::HybridShard ? std::gcd(dcp, std::max(1, 8 / (config.tp * config.cp))) : dcp;
+  plan.data_shards = shard_size;
+  plan.expert_shards = std::max(1, dcp / config.ep);
+  plan.p2p_bytes = static_cast<double>(config.micro_batch) * config.seq_len / config.cp * model.hidden *
+                   bytes_per_element(shard.activation) / config.tp;
+  const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
+  // Megatron reduces bf16 training's gradients in fp32 main_grad buffers; DeepSpeed and FSDP in 16 bits.
+  plan.grad_bytes =
+      !sixteen_bit ? 4 : (framework_sharding || config.precision == Precision::AMP_FP16 ? 2 : 4);
+  plan.param_bytes = sixteen_bit ? 2 : 4;
+  plan.bucket_parameters = std::max(4e7, 1e6 * dcp);
+  plan.shard_optimizer = config.distributed_optimizer || framework_sharding;
+  plan.shard_gradients_each_micro_batch = config.zero == 2;
+  plan.shard_parameters = config.zero == 3 || config.fsdp != FsdpMode::None;
+
+  trace::Trace trace;
+  trace.world_size = layout.world();
+  plan.groups = build_groups(trace, layout, config, model.experts > 0, tied_across_stages, shard_size);
+  for (int stage = 0; stage < config.pp; ++stage)
+    trace.programs.push_back(megatron::build_stage_program(plan, stage));
+  trace.rank_program.resize(static_cast<std::size_t>(trace.world_size));
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    trace.rank_program[static_cast<std::size_t>(rank)] = static_cast<std::uint32_t>(layout.stage_of(rank));
+
+  trace::TraceMetadata& meta = trace.metadata;
+  meta.model = model_name;
+  meta.generator = "simtrain workload megatron";
+  meta.parallelism = megatron_parallelism(config, dp);
+  meta.samples_per_iteration = global_batch;
+  meta.tokens_per_iteration = static_cast<double>(global_batch) * config.seq_len;
+  meta.model_flops_per_iteration = megatron_model_flops(model, config.seq_len, global_batch);
+  meta.peak_memory_bytes = estimate_parallel_memory(model, config, config.seq_len, dp).total_bytes();
+  // MFU is quoted against the 16-bit peak even for FP8 training, as Megatron-LM and NVIDIA report it.
+  meta.compute_dtype = matmul_dtype(config.precision);
+  return trace;
+}
+
+}  // namespace simtrain::workload

@@ -1,0 +1,199 @@
+// Reads model files (TOML) strictly into the zoo's generic decoder: every mistake becomes an Error naming
+// the file, line and "section.key".
+#include "simulator/workload/model_toml.h"
+
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <string_view>
+
+#include "common/error.h"
+#include "simulator/workload/zoo_builders.h"
+
+namespace simtrain::workload {
+namespace {
+
+int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+
+// Bounds that keep a typo from building a model too large to lay out (or overflowing a size).
+constexpr std::int64_t kMaxLayers = 10'000;
+constexpr std::int64_t kMaxSize = 100'000'000;
+
+// One table of the file, with what errors need to say where they are.
+class Section {
+ public:
+  Section(const toml::table& table, std::string file, std::string name)
+      : table_(table), file_(std::move(file)), name_(std::move(name)) {}
+
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
+    const toml::node* node = table_.get(key);
+    throw Error(file_, node ? line_of(*node) : line_of(table_), name_ + "." + std::string(key), message);
+  }
+
+  bool has(std::string_view key) const { return table_.contains(key); }
+
+  // A misspelt key must not be silently ignored.
+  void only_keys(std::initializer_list<std::string_view> allowed) const {
+    for (auto&& [key, node] : table_) {
+      bool known = false;
+      for (std::string_view name : allowed) known = known || key.str() == name;
+      if (!known) {
+        std::string list;
+        for (std::string_view name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+        throw Error(file_, static_cast<int>(key.source().begin.line), name_ + "." + std::string(key.str()),
+                    "unknown key (expected one of: " + list + ")");
+      }
+    }
+  }
+
+  const toml::node& require(std::string_view key) const {
+    const toml::node* node = table_.get(key);
+    if (node == nullptr)
+      throw Error(file_, line_of(table_), name_ + "." + std::string(key), "missing required key");
+    return *node;
+  }
+
+  std::string string(std::string_view key) const {
+    const toml::node& node = require(key);
+    if (!node.is_string()) fail(key, "expected a string");
+    return node.as_string()->get();
+  }
+
+  // An integer from `minimum` (1 or 0) to `maximum`.
+  int integer(std::string_view key, std::int64_t minimum = 1, std::int64_t maximum = kMaxSize) const {
+    const toml::node& node = require(key);
+    if (!node.is_integer()) fail(key, "expected an integer");
+    const std::int64_t value = node.as_integer()->get();
+    if (value < minimum) {
+      fail(key, std::string(minimum == 1 ? "must be positive" : "must not be negative") + ", got " +
+                    std::to_string(value));
+    }
+    if (value > maximum)
+      fail(key, "too large: " + std::to_string(value) + " (at most " + std::to_string(maximum) + ")");
+    return static_cast<int>(value);
+  }
+
+  int integer_or(std::string_view key, int fallback, std::int64_t minimum = 1) const {
+    return has(key) ? integer(key, minimum) : fallback;
+  }
+
+  bool boolean_or(std::string_view key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const toml::node& node = require(key);
+    if (!node.is_boolean()) fail(key, "expected true or false");
+    return node.as_boolean()->get();
+  }
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string name_;
+};
+
+// [moe]: every layer from first_moe_layer on routes each token to experts_per_token of `experts`.
+void read_moe(const Section& moe, TransformerConfig& t) {
+  moe.only_keys({"experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "first_moe_layer"});
+  t.experts = moe.integer("experts");
+  t.experts_per_token = moe.integer("experts_per_token");
+  if (t.experts_per_token > t.experts) {
+    moe.fail("experts_per_token", "must not exceed experts = " + std::to_string(t.experts) + ", got " +
+                                      std::to_string(t.experts_per_token));
+  }
+  t.moe_ffn_hidden = moe.integer("moe_ffn_hidden");
+  t.shared_experts = moe.integer_or("shared_experts", 0, 0);
+  t.first_moe_layer = moe.integer_or("first_moe_layer", 0, 0);
+  if (t.first_moe_layer >= t.layers) {
+    moe.fail("first_moe_layer", "must be less than layers = " + std::to_string(t.layers) + ", got " +
+                                    std::to_string(t.first_moe_layer));
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, 0, "", "cannot open the model file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+Model parse_model_toml(const std::string& toml_text, const std::string& origin, const ModelOptions& options) {
+  toml::table document;
+  try {
+    document = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& error) {
+    throw Error(origin, static_cast<int>(error.source().begin.line), "",
+                "TOML syntax: " + std::string(error.description()));
+  }
+  for (auto&& [key, node] : document) {
+    if (key.str() != "model" && key.str() != "moe") {
+      throw Error(origin, static_cast<int>(key.source().begin.line), std::string(key.str()),
+                  "unknown key (expected the tables [model] and, for a mixture of experts, [moe])");
+    }
+    if (!node.is_table()) {
+      throw Error(origin, line_of(node), std::string(key.str()),
+                  "expected a table [" + std::string(key.str()) + "]");
+    }
+  }
+  if (!document.contains("model")) throw Error(origin, 0, "model", "missing the [model] table");
+
+  const Section model(*document["model"].as_table(), origin, "model");
+  model.only_keys({"name", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
+                   "seq_len", "gated_mlp", "causal", "tied_embeddings", "rms_norm", "bias", "positions",
+                   "dropout"});
+  zoo::DecoderSpec spec;
+  spec.name = model.string("name");
+  if (spec.name.empty()) model.fail("name", "must not be empty");
+  TransformerConfig& t = spec.config;
+  t.layers = model.integer("layers", 1, kMaxLayers);
+  t.hidden = model.integer("hidden");
+  t.heads = model.integer("heads");
+  if (t.hidden % t.heads != 0) {
+    model.fail("heads",
+               "must divide hidden = " + std::to_string(t.hidden) + ", got " + std::to_string(t.heads));
+  }
+  t.kv_heads = model.integer_or("kv_heads", t.heads);
+  if (t.heads % t.kv_heads != 0) {
+    model.fail("kv_heads",
+               "must divide heads = " + std::to_string(t.heads) + ", got " + std::to_string(t.kv_heads));
+  }
+  t.vocab = model.integer("vocab");
+  const int file_seq_len = model.integer("seq_len");
+  t.gated_mlp = model.boolean_or("gated_mlp", t.gated_mlp);
+  t.causal = model.boolean_or("causal", t.causal);
+  t.tied_embeddings = model.boolean_or("tied_embeddings", t.tied_embeddings);
+  t.rms_norm = model.boolean_or("rms_norm", t.rms_norm);
+  t.bias = model.boolean_or("bias", t.bias);
+  spec.dropout = model.boolean_or("dropout", false);
+  const std::string positions = model.has("positions") ? model.string("positions") : "rope";
+  if (positions != "rope" && positions != "learned") {
+    model.fail("positions", "unknown value \"" + positions + "\" (expected rope | learned)");
+  }
+  if (document.contains("moe")) read_moe(Section(*document["moe"].as_table(), origin, "moe"), t);
+  // A model whose every layer is MoE needs no dense width: it defaults to the experts' width.
+  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0;
+  t.ffn_hidden = has_dense_layer || model.has("ffn_hidden") ? model.integer("ffn_hidden") : t.moe_ffn_hidden;
+
+  spec.seq_len = options.seq_len > 0 ? options.seq_len : file_seq_len;
+  if (positions == "learned") {
+    // The file's seq_len sizes the position table.
+    spec.learned_positions = file_seq_len;
+    if (spec.seq_len > file_seq_len) {
+      throw Error("--seq-len: " + spec.name + " has learned positions for at most " +
+                  std::to_string(file_seq_len) + " tokens, got " + std::to_string(spec.seq_len));
+    }
+  }
+  spec.description =
+      (model.has("description") ? model.string("description") : spec.name + " (" + origin + ")") + ", seq " +
+      std::to_string(spec.seq_len);
+  return zoo::decoder(spec);
+}
+
+Model read_model_toml(const std::string& path, const ModelOptions& options) {
+  return parse_model_toml(read_text(path), path, options);
+}
+
+}  // namespace simtrain::workload

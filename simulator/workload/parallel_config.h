@@ -1,0 +1,51 @@
+// A large-model training configuration as Megatron-LM, DeepSpeed and PyTorch FSDP name it: how the model is
+// split (tensor, sequence, pipeline, context, expert parallelism), how data parallelism shards training
+// state (ZeRO, FSDP, distributed optimizer), and the batch, sequence, recomputation and precision settings.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "simulator/workload/precision.h"
+
+namespace simtrain::workload {
+
+enum class Recompute { None, Selective, Full };
+enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };  // Interleaved when vpp > 1
+enum class FsdpMode { None, FullShard, HybridShard };
+
+struct ParallelConfig {
+  std::string model = "gpt3-175b";
+  int gpus = 8;
+  int tp = 1;       // tensor parallel size (Megatron column/row-parallel linears)
+  bool sp = false;  // sequence parallelism: reduce-scatter/all-gather instead of all-reduce in TP
+  int pp = 1;       // pipeline stages
+  int vpp = 1;      // virtual stages (model chunks) per pipeline rank; > 1 = interleaved 1F1B
+  int cp = 1;       // context parallel size (ring attention)
+  int ep = 1;       // expert parallel size (MoE layers)
+  int dp = 0;       // data parallel size; 0 = gpus / (tp * pp * cp)
+  int zero = 0;     // DeepSpeed ZeRO stage 0-3
+  FsdpMode fsdp = FsdpMode::None;
+  bool distributed_optimizer = false;  // Megatron's: optimizer states sharded over DP (like ZeRO-1)
+  int micro_batch = 1;                 // sequences per micro-batch
+  int global_batch = 0;                // sequences per optimizer step; 0 = micro_batch * dp
+  int seq_len = 0;                     // 0 = the model's default
+  Recompute recompute = Recompute::None;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  Precision precision = Precision::AMP_BF16;
+  bool fp8 = false;              // Transformer Engine FP8 GEMMs (Hopper and later)
+  double capacity_factor = 1.0;  // MoE token capacity per expert, relative to an even split
+};
+
+std::string_view to_string(Recompute recompute);
+bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
+
+struct TransformerConfig;
+// Checks that `config` can run `model` on `world` GPUs as Megatron-LM and DeepSpeed would accept it (sizes
+// that divide, heads and KV heads divisible by TP, layers by PP x VPP, batches by micro-batch x DP, ...).
+// Throws Error with one line naming the options and the constraint that failed, e.g.
+// "--tp 3: 32 attention heads are not divisible by 3". The sequence-length checks apply only when
+// config.seq_len is set (resolve the model's default first); whether the GPU supports FP8 is the caller's.
+void validate(const ParallelConfig& config, const TransformerConfig& model, int world);
+
+}  // namespace simtrain::workload

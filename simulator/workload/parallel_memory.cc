@@ -1,0 +1,218 @@
+// Per-GPU memory of large-model training, stage by stage, so that a plan that cannot fit is caught and the
+// report can say which term is to blame.
+#include "simulator/workload/parallel_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/error.h"
+
+namespace simtrain::workload {
+namespace {
+
+// The CUDA context, cuBLAS/cuDNN/Transformer Engine workspaces and allocator slack: the same 1 GiB
+// allowance as the data-parallel estimate (memory_estimate.cc). NCCL's own per-communicator buffers
+// (a few MiB per channel and peer) are small beside the staging buffers counted below.
+constexpr double kWorkspaceBytes = 1024.0 * 1024 * 1024;
+// DeepSpeed ZeRO-1/2 stage gradients for the reduce(-scatter) and parameters for the all-gather in buckets
+// of reduce_bucket_size and allgather_bucket_size elements, both 5e8 by default.
+constexpr double kZeroBucketElements = 5e8;
+
+bool mixed_precision(Precision precision) {
+  return precision == Precision::AMP_BF16 || precision == Precision::AMP_FP16;
+}
+
+// Parameters one GPU holds, split by how data parallelism groups them: dense ones over dp * cp ranks,
+// routed experts over the expert-data-parallel ranks.
+struct StageParameters {
+  double dense = 0;
+  double expert = 0;
+  double largest_layer = 0;  // dense + expert of one layer: what ZeRO-3/FSDP gathers at a time
+  int layers = 0;
+  bool has_moe = false;
+};
+
+// One MLP (or expert) sharded Megatron's way: the first matrix (two for gated MLPs) column-parallel with its
+// bias, the last row-parallel with its bias replicated (it is added after the all-reduce).
+double mlp_parameters(const TransformerConfig& m, double ffn, int tp) {
+  const double matrices = m.gated_mlp ? 3 : 2;
+  double params = matrices * m.hidden * ffn / tp;
+  if (m.bias) params += (m.gated_mlp ? 2 : 1) * ffn / tp + m.hidden;
+  return params;
+}
+
+double norm_parameters(const TransformerConfig& m) { return m.rms_norm ? m.hidden : 2.0 * m.hidden; }
+
+// Attention with grouped-query K/V: QKV column-parallel, output projection row-parallel.
+double attention_parameters(const TransformerConfig& m, int tp) {
+  const int kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  const double head_dim = static_cast<double>(m.hidden) / m.heads;
+  const double qkv = m.hidden + 2.0 * kv_heads * head_dim;
+  double params = (m.hidden * qkv + 1.0 * m.hidden * m.hidden) / tp;
+  if (m.bias) params += qkv / tp + m.hidden;
+  return params;
+}
+
+StageParameters stage_parameters(const TransformerConfig& m, const ParallelConfig& c, int stage) {
+  const int chunks = c.pp * c.vpp;
+  const int chunk_layers = (m.layers + chunks - 1) / chunks;
+  const double moe_ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
+  StageParameters p;
+  for (int i = 0; i < m.layers; ++i) {
+    if ((i / chunk_layers) % c.pp != stage) continue;  // chunk k of the model runs on rank k mod pp
+    const bool moe = m.experts > 0 && i >= m.first_moe_layer;
+    double dense = attention_parameters(m, c.tp) + 2 * norm_parameters(m);
+    double expert = 0;
+    if (moe) {
+      dense += 1.0 * m.hidden * m.experts + m.shared_experts * mlp_parameters(m, moe_ffn, c.tp);  // router
+      expert = static_cast<double>(m.experts) / c.ep * mlp_parameters(m, moe_ffn, c.tp);
+    } else {
+      dense += mlp_parameters(m, m.ffn_hidden, c.tp);
+    }
+    p.dense += dense;
+    p.expert += expert;
+    p.largest_layer = std::max(p.largest_layer, dense + expert);
+    p.has_moe = p.has_moe || moe;
+    ++p.layers;
+  }
+  const double vocab_parallel = 1.0 * m.vocab * m.hidden / c.tp;
+  if (stage == 0) p.dense += vocab_parallel;
+  if (stage == c.pp - 1) {
+    p.dense += norm_parameters(m);
+    // A tied LM head shares the embedding on one stage; across stages Megatron keeps a second copy on the
+    // last stage and all-reduces the two gradients.
+    if (!m.tied_embeddings || c.pp > 1) p.dense += vocab_parallel;
+  }
+  return p;
+}
+
+// Staging buffers of the collectives and point-to-point transfers that live beside the model states:
+// ZeRO-1/2 buckets, the layers ZeRO-3/FSDP gather ahead (current and prefetched) plus one layer's full
+// gradients before their reduce-scatter, the sequence-parallel all-gather output, pipeline send/receive
+// tensors, MoE dispatch/combine buffers and ring-attention K/V in flight. Megatron's plain DDP and its
+// distributed optimizer reduce and gather in place in their contiguous buffers: nothing extra.
+double communication_buffer_bytes(const TransformerConfig& m, const ParallelConfig& c,
+                                  const StageParameters& p, double local_seq, double state_bytes_per_element,
+                                  double activation_bytes_per_element) {
+  double bytes = 0;
+  if (c.fsdp != FsdpMode::None || c.zero == 3) {
+    bytes += 3 * p.largest_layer * state_bytes_per_element;
+  } else if (c.zero >= 1) {
+    bytes += 2 * std::min(kZeroBucketElements, p.dense + p.expert) * state_bytes_per_element;
+  }
+  const double tokens = local_seq * c.micro_batch;
+  if (c.sp && c.tp > 1) bytes += tokens * m.hidden * activation_bytes_per_element;
+  if (c.pp > 1) bytes += 2 * tokens * m.hidden / (c.sp ? c.tp : 1) * activation_bytes_per_element;
+  if (p.has_moe) {
+    bytes += 2 * tokens * m.experts_per_token * c.capacity_factor * m.hidden * activation_bytes_per_element;
+  }
+  if (c.cp > 1) {
+    const int kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+    const double kv_width = static_cast<double>(kv_heads) * m.hidden / m.heads / c.tp;
+    bytes += 2 * 2 * tokens * kv_width * activation_bytes_per_element;  // K and V, sending and receiving
+  }
+  return bytes;
+}
+
+}  // namespace
+
+double ParallelMemoryEstimate::total_bytes() const {
+  return weights_bytes + gradients_bytes + optimizer_states_bytes + activations_bytes +
+         communication_buffers_bytes + workspace_bytes;
+}
+
+ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& config, int shard_ranks,
+                                  const ParallelMemoryOptions& options) {
+  if (shard_ranks < 1)
+    throw Error("data-parallel shard size must be at least 1, got " + std::to_string(shard_ranks));
+  const bool mixed = mixed_precision(config.precision);
+  const double weight_bytes = mixed ? 2 : 4;
+  const double gradient_bytes = mixed && !options.fp32_gradient_accumulation ? 2 : 4;
+  // Adam: fp32 momentum and variance, plus an fp32 master copy when the weights themselves are 16-bit.
+  const double optimizer_bytes = mixed ? 12 : 8;
+  const bool fsdp = config.fsdp != FsdpMode::None;
+  const double os_shard = config.zero >= 1 || config.distributed_optimizer || fsdp ? shard_ranks : 1;
+  const double grad_shard = config.zero >= 2 || fsdp ? shard_ranks : 1;
+  const double weight_shard = config.zero >= 3 || fsdp ? shard_ranks : 1;
+  return {parameters * weight_bytes / weight_shard, parameters * gradient_bytes / grad_shard,
+          parameters * optimizer_bytes / os_shard};
+}
+
+double activation_bytes_per_layer(double seq, int micro_batch, int hidden, int heads, int tp, bool sp,
+                                  Recompute recompute) {
+  const double sbh = seq * micro_batch * hidden;
+  const double t = tp;
+  const bool sequence_parallel = sp && tp > 1;
+  if (recompute == Recompute::Full) return sequence_parallel ? 2 * sbh / t : 2 * sbh;
+  // Selective recomputation recomputes the attention scores, softmax and its dropout: the 5as/h term.
+  const double scores = recompute == Recompute::Selective ? 0 : 5.0 * heads * seq / hidden;
+  if (sequence_parallel) return sbh / t * (34 + scores);
+  return sbh * (10 + 24 / t + scores / t);
+}
+
+double in_flight_micro_batches(const ParallelConfig& config, int stage, int micro_batches) {
+  const int m = std::max(1, micro_batches);
+  if (config.schedule == PipelineSchedule::GPipe) return m;  // all forwards before any backward
+  const int pp = std::max(1, config.pp);
+  if (config.vpp > 1 && pp > 1) {
+    // Megatron's interleaved schedule runs (pp - rank - 1) * 2 + (vpp - 1) * pp warm-up forwards of model
+    // chunks before its first backward, so one more chunk is in flight at the peak.
+    const int chunks = m * config.vpp;
+    const int warmup = (pp - stage - 1) * 2 + (config.vpp - 1) * pp;
+    return static_cast<double>(std::min(chunks, warmup + 1)) / config.vpp;
+  }
+  return std::min(pp - stage, m);
+}
+
+ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, const ParallelConfig& config,
+                                                int seq_len, int dp, const ParallelMemoryOptions& options) {
+  if (seq_len < 1) throw Error("--seq-len: must be at least 1, got " + std::to_string(seq_len));
+  if (dp < 1) throw Error("--dp: must be at least 1, got " + std::to_string(dp));
+  if (config.tp < 1 || config.pp < 1 || config.vpp < 1 || config.cp < 1 || config.ep < 1 ||
+      config.micro_batch < 1) {
+    throw Error("--tp, --pp, --vpp, --cp, --ep and --micro-batch must be at least 1");
+  }
+  const bool mixed = mixed_precision(config.precision);
+  const double state_bytes = mixed ? 2 : 4;
+  const double activation_bytes = mixed ? 2 : 4;
+  const int micro_batches =
+      config.global_batch > 0 ? std::max(1, config.global_batch / (config.micro_batch * dp)) : 1;
+  const double local_seq = static_cast<double>(seq_len) / config.cp;
+  // Korthikanti's coefficients count 16-bit tensors (and 1-byte dropout masks); fp32 doubles them.
+  const double per_layer = activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden,
+                                                      model.heads, config.tp, config.sp, config.recompute) *
+                           (activation_bytes / 2);
+
+  // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
+  // expert-data-parallel ranks left once ep of them hold different experts.
+  int dense_ranks = dp * config.cp;
+  int expert_ranks = std::max(1, dense_ranks / config.ep);
+  if (config.fsdp == FsdpMode::HybridShard) {
+    const int group = std::max(1, options.shard_group);
+    dense_ranks = std::min(dense_ranks, group);
+    expert_ranks = std::min(expert_ranks, group);
+  }
+
+  ParallelMemoryEstimate best;
+  for (int stage = 0; stage < config.pp; ++stage) {
+    const StageParameters p = stage_parameters(model, config, stage);
+    const ModelStateBytes dense = model_state_bytes(p.dense, config, dense_ranks, options);
+    const ModelStateBytes expert = model_state_bytes(p.expert, config, expert_ranks, options);
+    ParallelMemoryEstimate e;
+    e.pipeline_stage = stage;
+    e.parameters = p.dense + p.expert;
+    e.weights_bytes = dense.weights + expert.weights;
+    e.gradients_bytes = dense.gradients + expert.gradients;
+    e.optimizer_states_bytes = dense.optimizer_states + expert.optimizer_states;
+    e.in_flight_micro_batches = in_flight_micro_batches(config, stage, micro_batches);
+    e.activations_bytes = p.layers * per_layer * e.in_flight_micro_batches;
+    e.communication_buffers_bytes =
+        communication_buffer_bytes(model, config, p, local_seq, state_bytes, activation_bytes);
+    e.workspace_bytes = kWorkspaceBytes;
+    if (stage == 0 || e.total_bytes() > best.total_bytes()) best = e;
+  }
+  return best;
+}
+
+}  // namespace simtrain::workload

@@ -1,0 +1,378 @@
+// Kernels of one transformer layer on one GPU under tensor, sequence, context and expert parallelism, after
+// Megatron-LM's ColumnParallelLinear / RowParallelLinear, vocabulary-parallel embedding and cross-entropy,
+// Transformer Engine's ring attention and the all-to-all MoE token dispatcher.
+#include "simulator/workload/transformer_kernels.h"
+
+#include "common/error.h"
+
+namespace simtrain::workload {
+namespace {
+
+using trace::CollectiveKind;
+using trace::ComputeKind;
+using trace::ComputeSpec;
+using trace::Pass;
+
+constexpr double kGradBytes = 4;  // Megatron accumulates weight gradients in fp32 main_grad buffers
+
+// The dimensions every builder needs, per GPU.
+struct Dims {
+  Dims(const TransformerConfig& m, const LayerSharding& s)
+      : shard(s),
+        tokens(static_cast<double>(s.micro_batch) * s.seq_len / s.cp),
+        norm_tokens(s.sp ? tokens / s.tp : tokens),
+        hidden(m.hidden),
+        head_dim(static_cast<double>(m.hidden) / m.heads),
+        heads(static_cast<double>(m.heads) / s.tp),
+        kv_heads(static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) / s.tp),
+        e(bytes_per_element(s.activation)),
+        ge(bytes_per_element(s.gemm)) {
+    if (s.micro_batch < 1 || s.seq_len < 1 || s.tp < 1 || s.cp < 1 || s.ep < 1)
+      throw Error("transformer kernels: micro-batch, sequence length and parallel sizes must be positive");
+    if (m.hidden < 1 || m.heads < 1 || m.layers < 1)
+      throw Error("transformer kernels: the model needs layers, hidden size and heads");
+  }
+  const LayerSharding& shard;
+  double tokens, norm_tokens, hidden, head_dim, heads, kv_heads, e, ge;
+  double activation_bytes() const { return tokens * hidden * e; }  // what a TP collective moves
+};
+
+std::int64_t whole(double value) { return static_cast<std::int64_t>(value); }
+
+LayerStep kernel_step(std::string name, ComputeKind kind, Pass pass, DType dtype, double flops, double bytes,
+                      std::vector<std::int64_t> shape) {
+  LayerStep step;
+  step.name = std::move(name);
+  step.kernel.kind = kind;
+  step.kernel.pass = pass;
+  step.kernel.dtype = dtype;
+  step.kernel.flops = flops;
+  step.kernel.bytes = bytes;
+  step.kernel.shape = std::move(shape);
+  return step;
+}
+
+LayerStep collective_step(std::string name, CollectiveKind kind, LayerGroup group, double bytes,
+                          bool overlaps_next_kernel = false) {
+  LayerStep step;
+  step.type = LayerStep::Type::Collective;
+  step.name = std::move(name);
+  step.collective = kind;
+  step.group = group;
+  step.bytes = bytes;
+  step.overlaps_next_kernel = overlaps_next_kernel;
+  return step;
+}
+
+// A memory-bound kernel over `elements` elements reading `reads` and writing `writes` such tensors.
+LayerStep elementwise(std::string name, ComputeKind kind, Pass pass, const Dims& d, double elements,
+                      double reads, double writes, double flops_per_element) {
+  return kernel_step(std::move(name), kind, pass, d.shard.activation, flops_per_element * elements,
+                     (reads + writes) * elements * d.e, {whole(elements)});
+}
+
+// Transformer Engine casts a GEMM's activation operand to FP8 (computing its amax on the way).
+void fp8_cast(std::vector<LayerStep>& steps, const std::string& name, Pass pass, const Dims& d,
+              double elements) {
+  if (d.shard.gemm != DType::FP8) return;
+  steps.push_back(kernel_step(name + ".fp8_cast", ComputeKind::Elementwise, pass, d.shard.activation,
+                              elements, elements * (d.e + 1), {whole(elements)}));
+}
+
+// Y[m x n] = X[m x k] W[k x n] forward and its two backward GEMMs (shapes as the zoo's: forward {m, n, k},
+// data gradient {m, k, n}, weight gradient {n, k, m}); `weights` = the weight matrices of a grouped GEMM
+// (local experts). Each builder takes the dtype, as some GEMMs stay in 16 bits under FP8 training.
+struct Gemm {
+  std::string name;
+  double m, n, k;
+  double weights = 1;
+};
+
+void gemm_forward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
+  if (dtype == DType::FP8) fp8_cast(steps, g.name, Pass::Forward, d, g.m * g.k);
+  const double ge = bytes_per_element(dtype);
+  steps.push_back(kernel_step(g.name + ".fwd", ComputeKind::Gemm, Pass::Forward, dtype, 2 * g.m * g.n * g.k,
+                              g.m * g.k * ge + g.weights * g.k * g.n * ge + g.m * g.n * d.e,
+                              {whole(g.m), whole(g.n), whole(g.k)}));
+}
+
+LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
+  const double ge = bytes_per_element(dtype);
+  return kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
+                     g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e,
+                     {whole(g.m), whole(g.k), whole(g.n)});
+}
+
+LayerStep gemm_weight_grad(const Gemm& g, DType dtype) {
+  const double ge = bytes_per_element(dtype);
+  return kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
+                     2 * g.m * g.n * g.k, (g.m * g.n + g.m * g.k) * ge + g.weights * g.k * g.n * kGradBytes,
+                     {whole(g.n), whole(g.k), whole(g.m)});
+}
+
+// Backward of a row-parallel linear (its input is local): data then weight gradient.
+void row_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
+  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  steps.push_back(gemm_data_grad(g, d, dtype));
+  steps.push_back(gemm_weight_grad(g, dtype));
+}
+
+// Backward of a column-parallel linear: the input gradient is summed over TP ranks while the weight gradient
+// runs. With sequence parallelism the saved input shard is first all-gathered (during the data gradient)
+// and the input gradient is reduce-scattered back to sequence shards.
+void column_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype,
+                              bool sp) {
+  const int tp = d.shard.tp;
+  if (tp > 1 && sp)
+    steps.push_back(collective_step(g.name + ".sp_all_gather_input", CollectiveKind::AllGather,
+                                    LayerGroup::TensorParallel, g.m * g.k * d.e, true));
+  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  steps.push_back(gemm_data_grad(g, d, dtype));
+  if (tp > 1)
+    steps.push_back(collective_step(g.name + (sp ? ".sp_reduce_scatter_grad" : ".tp_all_reduce_grad"),
+                                    sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                                    LayerGroup::TensorParallel, g.m * g.k * d.e, true));
+  steps.push_back(gemm_weight_grad(g, dtype));
+}
+
+// Entering a tensor-parallel region: an all-gather of the sequence shards with SP (its backward: a
+// reduce-scatter, issued by column_parallel_backward); nothing forward without SP.
+void enter_tp_region(std::vector<LayerStep>& steps, const std::string& name, const Dims& d) {
+  if (d.shard.tp > 1 && d.shard.sp)
+    steps.push_back(collective_step(name + ".sp_all_gather", CollectiveKind::AllGather,
+                                    LayerGroup::TensorParallel, d.activation_bytes()));
+}
+
+// Leaving it after a row-parallel linear: all-reduce, or reduce-scatter with SP.
+void leave_tp_region(std::vector<LayerStep>& forward, const std::string& name, const Dims& d) {
+  if (d.shard.tp == 1) return;
+  forward.push_back(collective_step(name + (d.shard.sp ? ".sp_reduce_scatter" : ".tp_all_reduce"),
+                                    d.shard.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                                    LayerGroup::TensorParallel, d.activation_bytes()));
+}
+// Its backward: the gradient arriving in the sequence-sharded region is all-gathered with SP.
+void leave_tp_region_backward(std::vector<LayerStep>& backward, const std::string& name, const Dims& d) {
+  if (d.shard.tp > 1 && d.shard.sp)
+    backward.push_back(collective_step(name + ".sp_all_gather_grad", CollectiveKind::AllGather,
+                                       LayerGroup::TensorParallel, d.activation_bytes()));
+}
+
+using Steps = std::vector<LayerStep>;
+
+void norm_forward(Steps& steps, const std::string& name, const Dims& d) {
+  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d,
+                              d.norm_tokens * d.hidden, 1, 1, 5));
+}
+
+void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters) {
+  const double elements = d.norm_tokens * d.hidden;
+  steps.push_back(
+      elementwise(name + ".bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d, elements, 2, 1, 8));
+  LayerStep weight =
+      elementwise(name + ".bwd_weight", ComputeKind::LayerNorm, Pass::BackwardWeight, d, elements, 2, 0, 4);
+  weight.kernel.bytes += parameters * kGradBytes;
+  steps.push_back(weight);
+}
+
+// Megatron's fused bias-dropout-add on the residual stream (one-byte mask).
+void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forward) {
+  const double elements = d.norm_tokens * d.hidden;
+  LayerStep step =
+      forward ? elementwise(name + ".fwd", ComputeKind::Elementwise, Pass::Forward, d, elements, 2, 1, 3)
+              : elementwise(name + ".bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, elements, 1,
+                            1, 2);
+  step.kernel.bytes += elements;
+  steps.push_back(step);
+}
+
+double norm_parameters(const TransformerConfig& m) { return (m.rms_norm ? 1.0 : 2.0) * m.hidden; }
+double gated(const TransformerConfig& m) { return m.gated_mlp ? 2.0 : 1.0; }
+
+// Fused flash attention over the local heads: the whole square (not halved when causal, as Megatron's MFU
+// counts it); backward recomputes the scores (2.5x the forward FLOPs). With context parallelism each rank
+// runs cp rounds of its queries against the K/V chunk passed round the ring; `kernel` is one round.
+void attention(Steps& forward, Steps& backward, const Dims& d) {
+  const double keys = d.tokens / d.shard.micro_batch;  // keys of one round: the local sequence
+  const double q = d.tokens * d.heads * d.head_dim, kv = d.tokens * d.kv_heads * d.head_dim;
+  const double flops = 4 * d.tokens * keys * d.heads * d.head_dim;
+  const std::vector<std::int64_t> shape = {d.shard.micro_batch, whole(d.heads), whole(keys),
+                                           whole(d.head_dim)};
+  LayerStep f = kernel_step("attention.fwd", ComputeKind::Attention, Pass::Forward, d.shard.activation, flops,
+                            (2 * q + 2 * kv) * d.e, shape);
+  LayerStep b = kernel_step("attention.bwd_data", ComputeKind::Attention, Pass::BackwardData,
+                            d.shard.activation, 2.5 * flops, (4 * q + 4 * kv) * d.e, shape);
+  f.attention_core = true;
+  if (d.shard.cp > 1) {
+    f.type = b.type = LayerStep::Type::RingAttention;
+    f.group = b.group = LayerGroup::ContextParallel;
+    f.bytes = 2 * kv * d.e;  // K and V
+    b.bytes = 4 * kv * d.e;  // K, V and their gradients
+  }
+  forward.push_back(f);
+  backward.push_back(b);
+}
+
+// Column-parallel fc1 (gate and up when gated), activation, row-parallel fc2, with the TP region's
+// collectives around them.
+void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d, double ffn,
+               const std::string& name, bool collectives) {
+  const int tp = d.shard.tp;
+  const Gemm fc1{name + ".fc1", d.tokens, ffn / tp * gated(m), d.hidden};
+  const Gemm fc2{name + ".fc2", d.tokens, d.hidden, ffn / tp};
+  const double elements = d.tokens * ffn / tp;
+  if (collectives) enter_tp_region(forward, name, d);
+  gemm_forward(forward, fc1, d, d.shard.gemm);
+  forward.push_back(elementwise(name + ".act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
+                                m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+  gemm_forward(forward, fc2, d, d.shard.gemm);
+  if (collectives) {
+    leave_tp_region(forward, name + ".fc2", d);
+    leave_tp_region_backward(backward, name + ".fc2", d);
+  }
+  row_parallel_backward(backward, fc2, d, d.shard.gemm);
+  backward.push_back(elementwise(name + ".act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
+                                 elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+  if (collectives) {
+    column_parallel_backward(backward, fc1, d, d.shard.gemm, d.shard.sp);
+  } else {
+    backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
+    backward.push_back(gemm_weight_grad(fc1, d.shard.gemm));
+  }
+}
+
+// Router, all-to-all dispatch over the EP group, all-gather over TP (experts are TP-sharded), the local
+// experts as grouped GEMMs, and the mirror back. Megatron needs sequence parallelism for MoE with TP: each
+// TP rank routes tokens / tp tokens. Shared experts see every token, TP-sharded like a dense MLP (their
+// collectives are taken to ride on the routed experts').
+void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
+  const int tp = d.shard.tp, ep = d.shard.ep;
+  const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
+  const double arriving = dispatched * tp;  // token slots this rank's experts process (after the TP gather)
+  const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
+  const double local_experts = static_cast<double>(m.experts) / ep;
+  const Gemm router{"moe.router", d.tokens / tp, static_cast<double>(m.experts), d.hidden};
+  const Gemm fc1{"moe.experts.fc1", arriving, ffn / tp * gated(m), d.hidden, local_experts};
+  const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / tp, local_experts};
+  const double slots = dispatched * d.hidden, elements = arriving * ffn / tp;
+  const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
+    const bool all_to_all = kind == CollectiveKind::AllToAll;
+    if ((all_to_all ? ep : tp) == 1) return;
+    steps.push_back(collective_step(name, kind,
+                                    all_to_all ? LayerGroup::ExpertParallel : LayerGroup::TensorParallel,
+                                    slots * d.e * (all_to_all ? 1 : tp)));
+  };
+  gemm_forward(forward, router, d, d.shard.activation);
+  comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
+  comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
+  gemm_forward(forward, fc1, d, d.shard.gemm);
+  forward.push_back(elementwise("moe.experts.act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
+                                m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+  gemm_forward(forward, fc2, d, d.shard.gemm);
+  comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
+  comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
+  forward.push_back(
+      elementwise("moe.unpermute.fwd", ComputeKind::Elementwise, Pass::Forward, d, slots, 1, 1, 1));
+
+  backward.push_back(
+      elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, slots, 1, 1, 1));
+  comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
+  comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
+  row_parallel_backward(backward, fc2, d, d.shard.gemm);
+  backward.push_back(elementwise("moe.experts.act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
+                                 elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+  backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
+  backward.push_back(gemm_weight_grad(fc1, d.shard.gemm));
+  comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
+  comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
+  backward.push_back(gemm_data_grad(router, d, d.shard.activation));
+  backward.push_back(gemm_weight_grad(router, d.shard.activation));
+  if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
+}
+
+}  // namespace
+
+LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerSharding& shard, bool moe) {
+  const Dims d(m, shard);
+  const Gemm qkv{"qkv", d.tokens, (d.heads + 2 * d.kv_heads) * d.head_dim, d.hidden};
+  const Gemm proj{"out_proj", d.tokens, d.hidden, d.heads * d.head_dim};
+  const double rope = d.tokens * (d.heads + d.kv_heads) * d.head_dim;
+  LayerSteps s;
+  Steps mlp_backward;  // the MLP block's backward in execution order
+  Steps& f = s.forward;
+
+  norm_forward(f, "input_norm", d);
+  enter_tp_region(f, "qkv", d);
+  gemm_forward(f, qkv, d, shard.gemm);
+  // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings).
+  if (m.rms_norm)
+    f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
+  Steps core_backward;
+  attention(f, core_backward, d);
+  gemm_forward(f, proj, d, shard.gemm);
+  leave_tp_region(f, "out_proj", d);
+  dropout_add(f, "attention.dropout_add", d, true);
+  norm_forward(f, "mlp_norm", d);
+  if (moe)
+    moe_mlp(f, mlp_backward, m, d);
+  else
+    dense_mlp(f, mlp_backward, m, d, m.ffn_hidden, "mlp", true);
+  dropout_add(f, "mlp.dropout_add", d, true);
+
+  Steps& b = s.backward;
+  dropout_add(b, "mlp.dropout_add", d, false);
+  b.insert(b.end(), mlp_backward.begin(), mlp_backward.end());
+  norm_backward(b, "mlp_norm", d, norm_parameters(m));
+  dropout_add(b, "attention.dropout_add", d, false);
+  leave_tp_region_backward(b, "out_proj", d);
+  row_parallel_backward(b, proj, d, shard.gemm);
+  b.insert(b.end(), core_backward.begin(), core_backward.end());
+  if (m.rms_norm)
+    b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
+  column_parallel_backward(b, qkv, d, shard.gemm, shard.sp);
+  norm_backward(b, "input_norm", d, norm_parameters(m));
+  return s;
+}
+
+LayerSteps embedding_steps(const TransformerConfig& m, const LayerSharding& shard) {
+  const Dims d(m, shard);
+  const double rows = static_cast<double>(m.vocab) / shard.tp, elements = d.tokens * d.hidden;
+  const std::vector<std::int64_t> shape = {whole(d.tokens), whole(rows), m.hidden};
+  LayerSteps s;
+  s.forward.push_back(kernel_step("embedding.fwd", ComputeKind::Embedding, Pass::Forward, shard.activation, 0,
+                                  d.tokens * 8 + 2 * elements * d.e, shape));
+  leave_tp_region(s.forward, "embedding", d);
+  dropout_add(s.forward, "embedding.dropout", d, true);
+  dropout_add(s.backward, "embedding.dropout", d, false);
+  leave_tp_region_backward(s.backward, "embedding", d);
+  // Zero the fp32 gradient table's shard, then scatter-add the token gradients into it.
+  s.backward.push_back(kernel_step(
+      "embedding.bwd_weight", ComputeKind::Embedding, Pass::BackwardWeight, shard.activation, elements,
+      rows * m.hidden * kGradBytes + d.tokens * 8 + elements * (d.e + 2 * kGradBytes), shape));
+  return s;
+}
+
+LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard) {
+  const Dims d(m, shard);
+  const double rows = static_cast<double>(m.vocab) / shard.tp, logits = d.tokens * rows;
+  // Transformer Engine keeps the output layer in 16 bits under FP8 training.
+  const Gemm head{"lm_head", d.tokens, rows, d.hidden};
+  const std::vector<std::int64_t> shape = {whole(d.tokens), whole(rows)};
+  LayerSteps s;
+  norm_forward(s.forward, "final_norm", d);
+  enter_tp_region(s.forward, "lm_head", d);
+  gemm_forward(s.forward, head, d, shard.activation);
+  s.forward.push_back(kernel_step("cross_entropy.fwd", ComputeKind::Softmax, Pass::Forward, shard.activation,
+                                  5 * logits, logits * (d.e + 4), shape));
+  if (shard.tp > 1)
+    for (const char* what : {"max", "target", "sum_exp"})
+      s.forward.push_back(collective_step(std::string("cross_entropy.tp_all_reduce_") + what,
+                                          CollectiveKind::AllReduce, LayerGroup::TensorParallel,
+                                          d.tokens * 4));
+  s.backward.push_back(kernel_step("cross_entropy.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
+                                   shard.activation, 2 * logits, logits * (4 + d.e), shape));
+  column_parallel_backward(s.backward, head, d, shard.activation, shard.sp);
+  norm_backward(s.backward, "final_norm", d, norm_parameters(m));
+  return s;
+}
+
+}  // namespace simtrain::workload

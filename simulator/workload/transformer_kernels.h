@@ -1,0 +1,96 @@
+// The kernels and model-parallel communication of one transformer layer on one GPU, as Megatron-LM runs it
+// under tensor (column/row-parallel linears), sequence, context (ring attention) and expert parallelism,
+// built from the TransformerConfig's dimensions rather than from the zoo's single-GPU layer list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/trace/trace.h"
+#include "simulator/workload/model_zoo.h"
+
+namespace simtrain::workload {
+
+// How one GPU's share of a layer is cut, and the dtypes its kernels run in.
+struct LayerSharding {
+  int micro_batch = 1;
+  int seq_len = 0;  // the whole sequence; each context-parallel rank holds seq_len / cp tokens
+  int tp = 1;
+  bool sp = false;  // sequence parallelism: norms and dropout on seq / (cp * tp) tokens
+  int cp = 1;
+  int ep = 1;
+  double capacity_factor = 1;
+  DType gemm = DType::BF16;        // FP8 under Transformer Engine's FP8 training
+  DType activation = DType::BF16;  // attention, memory-bound kernels, communicated activations
+};
+
+// The communicator a communication step uses.
+enum class LayerGroup { TensorParallel, ContextParallel, ExpertParallel };
+
+// One step of a layer's forward or backward pass on one GPU.
+struct LayerStep {
+  enum class Type {
+    Kernel,         // `kernel`
+    Collective,     // `collective` of `bytes` over `group`
+    RingAttention,  // cp rounds of `kernel` (one K/V chunk each), passing `bytes` of K/V to the next rank
+  };
+  Type type = Type::Kernel;
+  std::string name;  // e.g. "qkv.fwd", "mlp.tp_all_reduce"
+  trace::ComputeSpec kernel;
+  trace::CollectiveKind collective = trace::CollectiveKind::AllReduce;
+  LayerGroup group = LayerGroup::TensorParallel;
+  double bytes = 0;
+  // A collective the next kernel does not need (Megatron overlaps the input-gradient all-reduce of a
+  // column-parallel linear with its weight-gradient GEMM): the kernel after next waits for it instead.
+  bool overlaps_next_kernel = false;
+  bool attention_core = false;  // what selective recomputation reruns
+
+  friend bool operator==(const LayerStep&, const LayerStep&) = default;
+};
+
+// The steps of one pass through a part of the model, forward and backward, for one micro-batch.
+struct LayerSteps {
+  std::vector<LayerStep> forward;
+  std::vector<LayerStep> backward;  // in execution order
+};
+
+// Parameters of a part of the model: the whole model's count and what one GPU holds after tensor and
+// expert parallelism (weights split over TP ranks; experts over EP x TP ranks; norms and routers replicated).
+struct PartParameters {
+  double total = 0;
+  double per_gpu = 0;
+  double expert_per_gpu = 0;  // the part of per_gpu that belongs to routed experts (reduced over dp / ep)
+};
+
+// One decoder/encoder layer (pre-norm, as GPT and Llama): norm, QKV, attention core, output projection,
+// residual, norm, MLP (or router, expert dispatch, experts and combine when `moe`), residual. Every TP
+// collective moves the micro-batch's activation (tokens x hidden in the activation dtype): an all-reduce
+// after each row-parallel linear forward and after each column-parallel linear's data-gradient backward, or
+// with sequence parallelism an all-gather before and a reduce-scatter after each linear pair (backward: the
+// mirror, plus the all-gather of the saved sharded input that the weight gradient needs).
+LayerSteps transformer_layer_steps(const TransformerConfig& model, const LayerSharding& shard, bool moe);
+PartParameters transformer_layer_parameters(const TransformerConfig& model, const LayerSharding& shard,
+                                            bool moe);
+
+// Vocabulary-parallel word embedding (vocab / tp rows per GPU) with its TP all-reduce (reduce-scatter with
+// sequence parallelism); on the first pipeline stage.
+LayerSteps embedding_steps(const TransformerConfig& model, const LayerSharding& shard);
+// Final norm, vocabulary-parallel LM head GEMM and cross-entropy (its three small TP all-reduces of the
+// logits' max, sum of exponentials and target logit); on the last pipeline stage.
+LayerSteps lm_head_steps(const TransformerConfig& model, const LayerSharding& shard);
+// Parameters of the embedding and of the LM head with the final norm (a tied head holds its own copy when
+// it lives on another stage than the embedding; `separate_copy` says so).
+PartParameters embedding_parameters(const TransformerConfig& model, const LayerSharding& shard);
+PartParameters lm_head_parameters(const TransformerConfig& model, const LayerSharding& shard,
+                                  bool separate_copy);
+
+// Whether layer `index` (0-based) is a mixture-of-experts layer.
+bool is_moe_layer(const TransformerConfig& model, int index);
+
+// Forward FLOPs per token of the whole model's GEMMs and attention at `seq_len` (multiply-add = 2; the
+// attention square not halved under a causal mask; routed experts counted k times per token, capacity
+// padding not counted). Three times this per token is Megatron-LM's model FLOPs without recomputation:
+// for GPT, 72 B s l h^2 (1 + s / 6h + V / 12lh) per iteration.
+double forward_flops_per_token(const TransformerConfig& model, int seq_len);
+
+}  // namespace simtrain::workload

@@ -1,0 +1,254 @@
+// Specification of the Megatron trace generator's structure: rank layout and groups, one program per stage,
+// ops per micro-batch, matching pipeline sends and receives, gradient buckets, recomputation, ZeRO-3
+// gathers, and metadata. End-to-end replays are in tests/unit/run/megatron_replay_test.cc.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <tuple>
+
+#include "common/error.h"
+#include "simulator/workload/megatron_trace.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+namespace {
+
+// A small GPT: 8 layers, hidden 256, 8 heads, untied 1024-token vocabulary.
+TransformerConfig small_gpt(int layers = 8) {
+  TransformerConfig m;
+  m.layers = layers;
+  m.hidden = 256;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.ffn_hidden = 1024;
+  m.vocab = 1024;
+  return m;
+}
+
+ParallelConfig plan(int tp, int pp, int dp, int micro_batches) {
+  ParallelConfig c;
+  c.gpus = tp * pp * dp;
+  c.tp = tp;
+  c.pp = pp;
+  c.micro_batch = 1;
+  c.global_batch = micro_batches * dp;
+  c.seq_len = 128;
+  return c;
+}
+
+int group(const trace::Trace& t, const std::string& name) {
+  for (std::size_t g = 0; g < t.groups.size(); ++g)
+    if (t.groups[g].name == name) return static_cast<int>(g);
+  return -1;
+}
+
+int count(const trace::Program& p, const std::string& prefix, trace::OpType type) {
+  int n = 0;
+  for (const trace::Op& op : p.ops) n += op.type == type && op.name.rfind(prefix, 0) == 0;
+  return n;
+}
+
+double collective_bytes(const trace::Program& p, const std::string& substring, trace::CollectiveKind kind) {
+  double bytes = 0;
+  for (const trace::Op& op : p.ops)
+    if (op.type == trace::OpType::Collective && op.collective.kind == kind &&
+        op.name.find(substring) != std::string::npos)
+      bytes += op.collective.bytes;
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("ranks are laid out tp fastest, then dp, then pp, with one group family per dimension") {
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", plan(2, 2, 2, 4));
+  trace::validate(t, "megatron");
+  CHECK(t.world_size == 8);
+  using C = std::vector<std::vector<int>>;
+  CHECK(t.groups[group(t, "tp")].communicators == C{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  CHECK(t.groups[group(t, "dp")].communicators == C{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
+  CHECK(t.groups[group(t, "pp")].communicators == C{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  CHECK(t.groups[group(t, "cp")].communicators.size() == 8);
+  CHECK(group(t, "ep") == -1);
+  CHECK(group(t, "embd") == -1);  // untied embeddings
+  REQUIRE(t.programs.size() == 2);
+  CHECK(t.rank_program == std::vector<std::uint32_t>{0, 0, 0, 0, 1, 1, 1, 1});
+}
+
+TEST_CASE("context parallelism sits between tp and dp, and gradients are reduced over dp x cp") {
+  ParallelConfig c = plan(2, 1, 2, 2);
+  c.cp = 2;
+  c.gpus = 8;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  trace::validate(t, "megatron");
+  using C = std::vector<std::vector<int>>;
+  CHECK(t.groups[group(t, "cp")].communicators == C{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
+  CHECK(t.groups[group(t, "dp")].communicators == C{{0, 2, 4, 6}, {1, 3, 5, 7}});
+  CHECK(count(t.programs[0], "mb0.c0.layer0.attention.fwd.ring0.send", trace::OpType::Send) == 1);
+}
+
+TEST_CASE("each micro-batch runs every layer of the stage forward and backward, with its TP collectives") {
+  const TransformerConfig m = small_gpt();
+  const trace::Trace t = generate_megatron_trace(m, "gpt-small", plan(2, 2, 2, 4));
+  for (int stage = 0; stage < 2; ++stage) {
+    const trace::Program& p = t.programs[stage];
+    for (int mb = 0; mb < 4; ++mb) {
+      const std::string prefix = "mb" + std::to_string(mb) + ".c0.layer" + std::to_string(stage * 4);
+      // Per layer: 2 all-reduces forward and 2 backward (no sequence parallelism).
+      CHECK(count(p, prefix + ".", trace::OpType::Collective) == 4);
+      CHECK(collective_bytes(p, prefix + ".", trace::CollectiveKind::AllReduce) == 4 * 128.0 * 256 * 2);
+    }
+    CHECK(count(p, "mb3.c0.embedding.", trace::OpType::Compute) == (stage == 0 ? 4 : 0));
+    CHECK(count(p, "mb3.c0.lm_head.", trace::OpType::Compute) == (stage == 1 ? 8 : 0));
+  }
+}
+
+TEST_CASE("every pipeline send has a receive with the same tag and bytes on the peer stage") {
+  for (const auto& [pp, vpp, schedule] :
+       {std::tuple{2, 1, PipelineSchedule::OneFOneB}, std::tuple{4, 2, PipelineSchedule::OneFOneB},
+        std::tuple{4, 1, PipelineSchedule::GPipe}}) {
+    ParallelConfig c = plan(1, pp, 1, 8);
+    c.vpp = vpp;
+    c.schedule = schedule;
+    const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+    trace::validate(t, "megatron");
+    const int ppg = group(t, "pp");
+    // (sender stage, receiver stage, tag) -> bytes, for sends and receives separately.
+    std::map<std::tuple<int, int, int>, double> sends, receives;
+    int p2p = 0;
+    for (int stage = 0; stage < pp; ++stage) {
+      for (const trace::Op& op : t.programs[stage].ops) {
+        if (op.type != trace::OpType::Send && op.type != trace::OpType::Recv) continue;
+        CHECK(op.p2p.group == ppg);
+        const int peer = ((stage + op.p2p.peer_offset) % pp + pp) % pp;
+        if (op.type == trace::OpType::Send) {
+          CHECK(sends.emplace(std::tuple{stage, peer, op.p2p.tag}, op.p2p.bytes).second);
+        } else {
+          CHECK(receives.emplace(std::tuple{peer, stage, op.p2p.tag}, op.p2p.bytes).second);
+        }
+        ++p2p;
+      }
+    }
+    CHECK(sends == receives);
+    // Each of the 8 micro-batches crosses pp * vpp - 1 boundaries forward and backward.
+    CHECK(p2p == 2 * 2 * 8 * (pp * vpp - 1));
+  }
+}
+
+TEST_CASE("gradient buckets carry the stage's parameters once, reduced after the last micro-batch") {
+  const TransformerConfig m = small_gpt();
+  ParallelConfig c = plan(2, 2, 2, 4);
+  const trace::Trace t = generate_megatron_trace(m, "gpt-small", c);
+  const double h = 256, layer = 12 * h * h / 2 + 7 * h / 2 + 6 * h;  // per GPU under TP 2
+  const double stage0 = 4 * layer + 1024 * h / 2, stage1 = 4 * layer + 2 * h + 1024 * h / 2;
+  // bf16 training reduces fp32 gradients: 4 bytes per parameter; all buckets in the last micro-batch.
+  CHECK(collective_bytes(t.programs[0], "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
+        doctest::Approx(4 * stage0));
+  CHECK(collective_bytes(t.programs[1], "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
+        doctest::Approx(4 * stage1));
+  CHECK(collective_bytes(t.programs[0], "mb3.", trace::CollectiveKind::AllReduce) >= 4 * stage0);
+
+  c.distributed_optimizer = true;
+  const trace::Trace d = generate_megatron_trace(m, "gpt-small", c);
+  CHECK(collective_bytes(d.programs[0], "grad_reduce_scatter", trace::CollectiveKind::ReduceScatter) ==
+        doctest::Approx(4 * stage0));
+  CHECK(collective_bytes(d.programs[0], "param_all_gather", trace::CollectiveKind::AllGather) ==
+        doctest::Approx(2 * stage0));
+  CHECK(d.metadata.parallelism == "tp2 pp2 vpp1 dp2 dist-opt");
+}
+
+TEST_CASE("full recomputation reruns each layer's forward before its backward; selective only attention") {
+  ParallelConfig c = plan(2, 1, 1, 1);
+  const auto recomputed = [&](Recompute r) {
+    c.recompute = r;
+    const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+    return std::pair{count(t.programs[0], "mb0.c0.layer3.recompute.", trace::OpType::Compute),
+                     count(t.programs[0], "mb0.c0.layer3.recompute.", trace::OpType::Collective)};
+  };
+  const int forward_kernels = count(generate_megatron_trace(small_gpt(), "g", c).programs[0],
+                                    "mb0.c0.layer3.", trace::OpType::Compute);
+  CHECK(recomputed(Recompute::None) == std::pair{0, 0});
+  CHECK(recomputed(Recompute::Selective) == std::pair{1, 0});
+  const auto full = recomputed(Recompute::Full);
+  CHECK(full.second == 2);  // the forward's two TP all-reduces run again
+  CHECK(full.first > 5);
+  CHECK(full.first < forward_kernels);
+}
+
+TEST_CASE("ZeRO-3 gathers every layer's parameters for each forward and backward and reduce-scatters") {
+  ParallelConfig c = plan(1, 1, 4, 2);
+  c.zero = 3;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  trace::validate(t, "megatron");
+  const trace::Program& p = t.programs[0];
+  // 8 layers + embedding + LM head, 2 micro-batches, forward and backward.
+  CHECK(count(p, "mb", trace::OpType::Collective) == 10 * 2 * 3);
+  CHECK(count(p, "bucket", trace::OpType::Collective) == 0);
+  CHECK(t.metadata.parallelism == "tp1 pp1 vpp1 dp4 zero3");
+}
+
+TEST_CASE("ZeRO-2 reduce-scatters gradients after every micro-batch and gathers parameters once") {
+  ParallelConfig c = plan(1, 1, 4, 3);
+  c.zero = 2;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  const trace::Program& p = t.programs[0];
+  // The small model fits one bucket: one reduce-scatter per micro-batch, one all-gather after the step.
+  for (const char* mb : {"mb0.", "mb1.", "mb2."})
+    CHECK(count(p, std::string(mb) + "c0.bucket", trace::OpType::Collective) == 1);
+  CHECK(count(p, "bucket0.param_all_gather", trace::OpType::Collective) == 1);
+  CHECK(collective_bytes(p, "param_all_gather", trace::CollectiveKind::AllGather) > 0);
+  // DeepSpeed reduces 16-bit gradients: 2 bytes per parameter.
+  const double h = 256, parameters = 8 * (12 * h * h + 13 * h) + 2 * 1024 * h + 2 * h;
+  CHECK(collective_bytes(p, "mb2.", trace::CollectiveKind::ReduceScatter) == doctest::Approx(2 * parameters));
+}
+
+TEST_CASE("FP8 training runs the layers' GEMMs in FP8 and says so in the parallelism string") {
+  ParallelConfig c = plan(2, 1, 1, 1);
+  c.fp8 = true;
+  c.sp = true;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  int fp8 = 0;
+  for (const trace::Op& op : t.programs[0].ops)
+    fp8 += op.type == trace::OpType::Compute && op.compute.dtype == DType::FP8;
+  CHECK(fp8 == 8 * 3 * 4);  // 8 layers x (forward, data and weight gradient) x 4 GEMMs
+  CHECK(t.metadata.parallelism == "tp2 sp pp1 vpp1 dp1 fp8");
+  CHECK(t.metadata.compute_dtype == DType::BF16);
+}
+
+TEST_CASE("tied embeddings across stages add an all-reduce group of the first and last stage") {
+  TransformerConfig m = small_gpt();
+  m.tied_embeddings = true;
+  const trace::Trace t = generate_megatron_trace(m, "gpt-small", plan(2, 4, 1, 4));
+  const int embd = group(t, "embd");
+  REQUIRE(embd >= 0);
+  CHECK(t.groups[embd].communicators == std::vector<std::vector<int>>{{0, 6}, {1, 7}});
+  CHECK(count(t.programs[0], "tied_embedding", trace::OpType::Collective) == 1);
+  CHECK(count(t.programs[3], "tied_embedding", trace::OpType::Collective) == 1);
+  CHECK(count(t.programs[1], "tied_embedding", trace::OpType::Collective) == 0);
+}
+
+TEST_CASE("metadata: samples, tokens, model FLOPs and the parallelism string") {
+  ParallelConfig c = plan(2, 2, 2, 4);
+  c.sp = true;
+  c.recompute = Recompute::Selective;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  CHECK(t.metadata.generator == "simtrain workload megatron");
+  CHECK(t.metadata.parallelism == "tp2 sp pp2 vpp1 dp2 recompute-selective");
+  CHECK(t.metadata.samples_per_iteration == 8);
+  CHECK(t.metadata.tokens_per_iteration == 8 * 128);
+  const double h = 256, l = 8, s = 128, v = 1024;
+  CHECK(t.metadata.model_flops_per_iteration ==
+        doctest::Approx(72 * 8 * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))));
+  CHECK(t.metadata.peak_memory_bytes > 0);
+}
+
+TEST_CASE("invalid plans end with an Error naming the constraint") {
+  ParallelConfig c = plan(3, 1, 1, 1);  // 8 heads over 3 TP ranks
+  CHECK_THROWS_AS(generate_megatron_trace(small_gpt(), "gpt-small", c), Error);
+  c = plan(2, 2, 1, 3);
+  c.vpp = 2;  // interleaving needs micro-batches in multiples of pp
+  CHECK_THROWS_AS(generate_megatron_trace(small_gpt(), "gpt-small", c), Error);
+  c = plan(2, 1, 1, 1);
+  c.seq_len = 0;
+  CHECK_THROWS_AS(generate_megatron_trace(small_gpt(), "gpt-small", c), Error);
+}

@@ -1,0 +1,268 @@
+// Specification of the per-GPU memory estimate of large-model training: the ZeRO paper's worked example,
+// Korthikanti et al.'s activation formulas, and how each kind of parallelism divides the model.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "simulator/workload/parallel_memory.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+namespace {
+
+constexpr double kGB = 1e9;  // the ZeRO paper's GB
+
+// GPT-3 175B (Brown et al. 2020; Korthikanti et al. Table 3): tied embeddings, learned positions (not
+// counted here), LayerNorm and biases.
+TransformerConfig gpt3_175b() {
+  TransformerConfig m;
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.ffn_hidden = 4 * 12288;
+  m.vocab = 50257;
+  m.tied_embeddings = true;
+  return m;
+}
+
+// Llama-2 70B: GQA with 8 KV heads, SwiGLU, RMSNorm, no biases, untied LM head.
+TransformerConfig llama2_70b() {
+  TransformerConfig m;
+  m.layers = 80;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.ffn_hidden = 28672;
+  m.vocab = 32000;
+  m.gated_mlp = true;
+  m.rms_norm = true;
+  m.bias = false;
+  return m;
+}
+
+// Mixtral 8x7B: every layer routes each token to 2 of 8 SwiGLU experts.
+TransformerConfig mixtral_8x7b() {
+  TransformerConfig m = llama2_70b();
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.ffn_hidden = 14336;
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.moe_ffn_hidden = 14336;
+  return m;
+}
+
+ParallelConfig plan(int tp, int pp) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO paper, Fig. 1: 7.5B parameters on 64 data-parallel GPUs with mixed-precision Adam") {
+  const double psi = 7.5e9;
+  const int nd = 64;
+  ParallelConfig c;
+  // Baseline: (2 + 2 + K) * Psi with K = 12.
+  CHECK(model_state_bytes(psi, c, nd).total() == 120 * kGB);
+  // P_os: 2 Psi + 2 Psi + K Psi / Nd = 31.4 GB.
+  c.zero = 1;
+  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(31.40625 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(31.4).epsilon(0.05 / 31.4));
+  // P_os+g: 2 Psi + (2 + K) Psi / Nd = 16.6 GB.
+  c.zero = 2;
+  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(16.640625 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(16.6).epsilon(0.05 / 16.6));
+  // P_os+g+p: (2 + 2 + K) Psi / Nd = 1.9 GB.
+  c.zero = 3;
+  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(1.875 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(1.9).epsilon(0.05 / 1.9));
+}
+
+TEST_CASE("the distributed optimizer shards like ZeRO-1, FSDP full shard like ZeRO-3") {
+  const double psi = 7.5e9;
+  ParallelConfig zero1;
+  zero1.zero = 1;
+  ParallelConfig distributed;
+  distributed.distributed_optimizer = true;
+  CHECK(model_state_bytes(psi, distributed, 64).total() == model_state_bytes(psi, zero1, 64).total());
+  ParallelConfig zero3;
+  zero3.zero = 3;
+  ParallelConfig fsdp;
+  fsdp.fsdp = FsdpMode::FullShard;
+  CHECK(model_state_bytes(psi, fsdp, 64).total() == model_state_bytes(psi, zero3, 64).total());
+}
+
+TEST_CASE("Megatron's fp32 gradient buffer costs 4 B per parameter instead of 2; fp32 training 16 B") {
+  ParallelConfig c;
+  ParallelMemoryOptions megatron;
+  megatron.fp32_gradient_accumulation = true;
+  CHECK(model_state_bytes(1e9, c, 8, megatron).gradients == 4e9);
+  CHECK(model_state_bytes(1e9, c, 8, megatron).total() == 18e9);
+  c.precision = Precision::FP32;  // fp32 weights and gradients, Adam's two moments, no master copy
+  CHECK(model_state_bytes(1e9, c, 8).total() == 16e9);
+}
+
+TEST_CASE("Korthikanti et al. Table 2 at GPT-3 175B (s 2048, h 12288, a 96, b 1, t 8)") {
+  const double sbh = 2048.0 * 12288;  // 5as/h = 5 * 96 * 2048 / 12288 = 80
+  const auto bytes = [](int tp, bool sp, Recompute r) {
+    return activation_bytes_per_layer(2048, 1, 12288, 96, tp, sp, r);
+  };
+  // Hand-computed from the formulas; every value is an exact multiple of sbh/4, so equality is exact.
+  CHECK(bytes(1, false, Recompute::None) == sbh * 114);        // 34 + 80
+  CHECK(bytes(8, false, Recompute::None) == sbh * 23);         // 10 + 24/8 + 80/8
+  CHECK(bytes(8, true, Recompute::None) == sbh * 14.25);       // (34 + 80) / 8
+  CHECK(bytes(8, false, Recompute::Selective) == sbh * 13);    // 10 + 24/8
+  CHECK(bytes(8, true, Recompute::Selective) == sbh * 4.25);   // 34 / 8
+  CHECK(bytes(8, false, Recompute::Full) == sbh * 2);          // the layer input
+  CHECK(bytes(8, true, Recompute::Full) == sbh * 2 / 8);       // sharded by SP
+  CHECK(bytes(8, true, Recompute::Selective) == 106'954'752);  // bytes per layer
+  CHECK(bytes(8, false, Recompute::None) == 578'813'952);
+  // The paper's headline (abstract): sequence parallelism with selective recomputation cuts activation
+  // memory about 5x against tensor parallelism alone; here 23 / 4.25 = 5.4.
+  const double reduction = bytes(8, false, Recompute::None) / bytes(8, true, Recompute::Selective);
+  CHECK(reduction == doctest::Approx(5.41).epsilon(0.01));
+}
+
+TEST_CASE("with 1F1B the first stage holds the activations of all L layers, whatever pp") {
+  // Korthikanti et al. section 4.2.3: pp micro-batches in flight, L / pp layers each.
+  const double per_layer = activation_bytes_per_layer(2048, 1, 12288, 96, 8, true, Recompute::Selective);
+  for (int pp : {1, 2, 8, 16}) {
+    ParallelConfig c = plan(8, pp);
+    c.sp = true;
+    c.recompute = Recompute::Selective;
+    c.global_batch = 64 * 16;
+    const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 16, {});
+    CHECK(m.pipeline_stage == 0);
+    CHECK(m.in_flight_micro_batches == pp);
+    CHECK(m.activations_bytes == doctest::Approx(96 * per_layer));  // 10.27 GB
+  }
+}
+
+TEST_CASE("micro-batches in flight: 1F1B, GPipe and interleaved 1F1B") {
+  ParallelConfig c = plan(1, 8);
+  CHECK(in_flight_micro_batches(c, 0, 64) == 8);
+  CHECK(in_flight_micro_batches(c, 7, 64) == 1);
+  CHECK(in_flight_micro_batches(c, 0, 4) == 4);  // fewer micro-batches than stages
+  c.schedule = PipelineSchedule::GPipe;
+  CHECK(in_flight_micro_batches(c, 0, 64) == 64);
+  CHECK(in_flight_micro_batches(c, 7, 64) == 64);
+  c.schedule = PipelineSchedule::Interleaved;
+  c.vpp = 3;
+  // pp * (1 + (pp - 1) / (pp * vpp)) = 8 * (1 + 7 / 24) = 31 / 3.
+  CHECK(in_flight_micro_batches(c, 0, 64) == doctest::Approx(8.0 * (1 + 7.0 / 24)));
+  CHECK(in_flight_micro_batches(c, 7, 64) == doctest::Approx(((3 - 1) * 8 + 1) / 3.0));
+  CHECK(in_flight_micro_batches(plan(1, 1), 0, 64) == 1);  // gradient accumulation, one at a time
+}
+
+TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) needs the most") {
+  ParallelConfig c = plan(8, 8);
+  c.schedule = PipelineSchedule::GPipe;
+  c.global_batch = 32 * 4;
+  const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 4, {});
+  CHECK(m.pipeline_stage == 7);
+  CHECK(m.in_flight_micro_batches == 32);
+  const double per_layer = activation_bytes_per_layer(2048, 1, 12288, 96, 8, false, Recompute::None);
+  CHECK(m.activations_bytes == doctest::Approx(12 * per_layer * 32));
+}
+
+TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides the sequence") {
+  ParallelConfig c = plan(8, 1);
+  c.recompute = Recompute::Full;
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes == 96 * 2 * 2048.0 * 12288);
+  c.recompute = Recompute::None;
+  c.cp = 2;
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
+        96 * activation_bytes_per_layer(4096, 1, 12288, 96, 8, false, Recompute::None));
+}
+
+TEST_CASE("parameter counts match the published models") {
+  // GPT-3 175B without its 2048 x 12288 learned positions: 174.6B.
+  const double h = 12288;
+  CHECK(estimate_parallel_memory(gpt3_175b(), plan(1, 1), 2048, 1).parameters ==
+        96 * (12 * h * h + 13 * h) + 50257 * h + 2 * h);
+  CHECK(estimate_parallel_memory(llama2_70b(), plan(1, 1), 4096, 1).parameters == 68'976'648'192);
+  CHECK(estimate_parallel_memory(mixtral_8x7b(), plan(1, 1), 4096, 1).parameters == 46'702'792'704);
+}
+
+TEST_CASE("tensor parallelism splits linear layers and embeddings, not norms or row-parallel biases") {
+  const double h = 12288;
+  const double t = 8;
+  const double per_layer = 12 * h * h / t + 7 * h / t + 2 * h + 4 * h;  // column biases 3h + 4h split
+  const double expected = 96 * per_layer + 50257 * h / t + 2 * h;
+  const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), plan(8, 1), 2048, 1);
+  CHECK(m.parameters == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(m.weights_bytes == doctest::Approx(2 * expected).epsilon(1e-12));
+}
+
+TEST_CASE("pipeline stages hold layers / pp; the first adds the embedding, the last the LM head copy") {
+  const double h = 12288;
+  const double layer = 12 * h * h + 13 * h;
+  ParallelConfig c = plan(1, 8);
+  c.schedule = PipelineSchedule::GPipe;  // equal activations: the larger stage is the last
+  const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 1);
+  CHECK(m.pipeline_stage == 7);
+  CHECK(m.parameters == 12 * layer + 50257 * h + 2 * h);  // tied head kept again on the last stage
+}
+
+TEST_CASE("ZeRO-3 and FSDP shard every model state over data parallelism; hybrid shard within a node") {
+  ParallelConfig c = plan(8, 8);
+  c.zero = 3;
+  const auto states = [&](const ParallelConfig& config, int dp, ParallelMemoryOptions options = {}) {
+    const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), config, 2048, dp, options);
+    return m.weights_bytes + m.gradients_bytes + m.optimizer_states_bytes;
+  };
+  const double p = estimate_parallel_memory(gpt3_175b(), c, 2048, 1).parameters;
+  CHECK(states(c, 16) == doctest::Approx(16 * p / 16));
+  CHECK(states(c, 32) == doctest::Approx(states(c, 16) / 2));
+  c.zero = 0;
+  c.fsdp = FsdpMode::FullShard;
+  CHECK(states(c, 64) == doctest::Approx(16 * p / 64));
+  c.fsdp = FsdpMode::HybridShard;
+  CHECK(states(c, 64) == doctest::Approx(16 * p / 8));  // default shard group: 8
+  ParallelMemoryOptions four;
+  four.shard_group = 4;
+  CHECK(states(c, 64, four) == doctest::Approx(16 * p / 4));
+  CHECK(states(c, 2) == doctest::Approx(16 * p / 2));  // a group never exceeds the data-parallel size
+}
+
+TEST_CASE("expert parallelism divides the routed experts; their states shard over dp / ep") {
+  const double h = 4096;
+  const double expert = 3 * h * 14336;
+  const double p1 = estimate_parallel_memory(mixtral_8x7b(), plan(1, 1), 4096, 8).parameters;
+  ParallelConfig c = plan(1, 1);
+  c.ep = 8;
+  const ParallelMemoryEstimate m = estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8);
+  CHECK(p1 - m.parameters == 32 * 7 * expert);
+  // ZeRO-1 over 8 data-parallel ranks: dense states / 8, but each expert lives on one rank of the 8.
+  c.zero = 1;
+  const ParallelMemoryEstimate z = estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8);
+  const double experts = 32 * expert;
+  CHECK(z.optimizer_states_bytes == doctest::Approx(12 * ((z.parameters - experts) / 8 + experts)));
+}
+
+TEST_CASE("communication buffers: none for plain Megatron, gathered layers for ZeRO-3, fixed workspace") {
+  const ParallelMemoryEstimate plain = estimate_parallel_memory(gpt3_175b(), plan(1, 1), 2048, 8);
+  CHECK(plain.communication_buffers_bytes == 0);
+  CHECK(plain.workspace_bytes == 1024.0 * 1024 * 1024);
+  ParallelConfig c = plan(1, 1);
+  c.zero = 3;
+  const double h = 12288;
+  // Two 16-bit layers gathered (current and prefetched) and one layer of 16-bit gradients.
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 8).communication_buffers_bytes ==
+        3 * 2 * (12 * h * h + 13 * h));
+  CHECK(plain.total_bytes() ==
+        doctest::Approx(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_states_bytes +
+                        plain.activations_bytes + plain.workspace_bytes));
+}
+
+TEST_CASE("a sequence length or data-parallel size below 1 is an error") {
+  CHECK_THROWS_WITH_AS(estimate_parallel_memory(gpt3_175b(), plan(8, 1), 0, 1),
+                       "--seq-len: must be at least 1, got 0", Error);
+  CHECK_THROWS_WITH_AS(estimate_parallel_memory(gpt3_175b(), plan(8, 1), 2048, 0),
+                       "--dp: must be at least 1, got 0", Error);
+}

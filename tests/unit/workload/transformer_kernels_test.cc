@@ -1,0 +1,205 @@
+// Specification of one transformer layer's kernels under tensor, sequence, context and expert parallelism:
+// GEMM shapes, the TP collectives and their bytes, FP8 dtypes, parameters, and the model-FLOPs formula.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "simulator/workload/transformer_kernels.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+namespace {
+
+// GPT-3 175B (Brown et al. 2020; Megatron-LM's configuration).
+TransformerConfig gpt3_175b() {
+  TransformerConfig m;
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.ffn_hidden = 4 * 12288;
+  m.vocab = 51200;
+  m.tied_embeddings = true;
+  return m;
+}
+
+// Llama-3 70B: GQA with 8 KV heads, SwiGLU MLP, RMSNorm, no biases.
+TransformerConfig llama3_70b() {
+  TransformerConfig m;
+  m.layers = 80;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.ffn_hidden = 28672;
+  m.vocab = 128256;
+  m.gated_mlp = true;
+  m.rms_norm = true;
+  m.bias = false;
+  return m;
+}
+
+LayerSharding sharding(int tp, bool sp, int micro_batch = 1, int seq = 2048) {
+  LayerSharding s;
+  s.micro_batch = micro_batch;
+  s.seq_len = seq;
+  s.tp = tp;
+  s.sp = sp;
+  return s;
+}
+
+struct CollectiveCount {
+  int all_reduce = 0, all_gather = 0, reduce_scatter = 0, all_to_all = 0;
+  double bytes = 0;
+};
+
+CollectiveCount collectives(const std::vector<LayerStep>& steps) {
+  CollectiveCount c;
+  for (const LayerStep& s : steps) {
+    if (s.type != LayerStep::Type::Collective) continue;
+    c.bytes += s.bytes;
+    c.all_reduce += s.collective == trace::CollectiveKind::AllReduce;
+    c.all_gather += s.collective == trace::CollectiveKind::AllGather;
+    c.reduce_scatter += s.collective == trace::CollectiveKind::ReduceScatter;
+    c.all_to_all += s.collective == trace::CollectiveKind::AllToAll;
+  }
+  return c;
+}
+
+double flops(const std::vector<LayerStep>& steps, trace::ComputeKind kind) {
+  double total = 0;
+  for (const LayerStep& s : steps)
+    if (s.type != LayerStep::Type::Collective && s.kernel.kind == kind) total += s.kernel.flops;
+  return total;
+}
+
+const LayerStep& find(const std::vector<LayerStep>& steps, const std::string& name) {
+  for (const LayerStep& s : steps)
+    if (s.name == name) return s;
+  FAIL("no step " << name);
+  return steps.front();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "tensor parallelism: two activation all-reduces forward and two input-gradient all-reduces backward") {
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, false), false);
+  const double activation = 2048.0 * 12288 * 2;  // tokens x hidden x bf16
+  const CollectiveCount forward = collectives(layer.forward), backward = collectives(layer.backward);
+  CHECK(forward.all_reduce == 2);
+  CHECK(forward.all_gather + forward.reduce_scatter == 0);
+  CHECK(forward.bytes == 2 * activation);
+  CHECK(backward.all_reduce == 2);
+  CHECK(backward.bytes == 2 * activation);
+  // The input-gradient all-reduce of a column-parallel linear hides behind its weight-gradient GEMM.
+  CHECK(find(layer.backward, "qkv.tp_all_reduce_grad").overlaps_next_kernel);
+  CHECK(find(layer.backward, "mlp.fc1.tp_all_reduce_grad").overlaps_next_kernel);
+}
+
+TEST_CASE("sequence parallelism swaps each all-reduce for a reduce-scatter and an all-gather") {
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, true), false);
+  const double activation = 2048.0 * 12288 * 2;
+  const CollectiveCount forward = collectives(layer.forward), backward = collectives(layer.backward);
+  CHECK(forward.all_reduce == 0);
+  CHECK(forward.all_gather == 2);
+  CHECK(forward.reduce_scatter == 2);
+  CHECK(forward.bytes == 4 * activation);
+  // Backward: the output gradients' all-gathers, the re-gathered inputs for the weight gradients, and the
+  // input gradients' reduce-scatters.
+  CHECK(backward.all_gather == 4);
+  CHECK(backward.reduce_scatter == 2);
+  // Norms and dropout run on the 1/tp sequence shard.
+  CHECK(find(layer.forward, "input_norm.fwd").kernel.shape[0] == 2048 * 12288 / 8);
+}
+
+TEST_CASE("a GPT layer's GEMMs are split over TP ranks: 24 h^2 + 4 s h FLOPs per token, / tp") {
+  const double h = 12288, s = 2048, tokens = 2 * s;
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, false, 2), false);
+  const double gemm = flops(layer.forward, trace::ComputeKind::Gemm);
+  const double attention = flops(layer.forward, trace::ComputeKind::Attention);
+  CHECK(gemm == doctest::Approx(tokens * 24 * h * h / 8));
+  CHECK(attention == doctest::Approx(tokens * 4 * s * h / 8));
+  CHECK(flops(layer.backward, trace::ComputeKind::Gemm) == doctest::Approx(2 * gemm));
+  CHECK(flops(layer.backward, trace::ComputeKind::Attention) == doctest::Approx(2.5 * attention));
+  CHECK(find(layer.forward, "qkv.fwd").kernel.shape == std::vector<std::int64_t>{4096, 3 * 12288 / 8, 12288});
+  CHECK(find(layer.forward, "out_proj.fwd").kernel.shape ==
+        std::vector<std::int64_t>{4096, 12288, 12288 / 8});
+  CHECK(find(layer.backward, "mlp.fc2.bwd_weight").kernel.shape ==
+        std::vector<std::int64_t>{12288, 4 * 12288 / 8, 4096});
+}
+
+TEST_CASE("grouped-query attention narrows the QKV GEMM; a gated MLP doubles fc1") {
+  const LayerSteps layer = transformer_layer_steps(llama3_70b(), sharding(8, true, 1, 8192), false);
+  // (64 + 2 x 8) heads x 128 / 8 ranks.
+  CHECK(find(layer.forward, "qkv.fwd").kernel.shape == std::vector<std::int64_t>{8192, 1280, 8192});
+  CHECK(find(layer.forward, "mlp.fc1.fwd").kernel.shape ==
+        std::vector<std::int64_t>{8192, 2 * 28672 / 8, 8192});
+  CHECK(find(layer.forward, "rope.fwd").kernel.flops > 0);
+}
+
+TEST_CASE("FP8 runs the layer's GEMMs in FP8 with casts, attention and the LM head in 16 bits") {
+  LayerSharding s = sharding(4, true);
+  s.gemm = DType::FP8;
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), s, false);
+  CHECK(find(layer.forward, "qkv.fwd").kernel.dtype == DType::FP8);
+  CHECK(find(layer.backward, "mlp.fc1.bwd_weight").kernel.dtype == DType::FP8);
+  CHECK(find(layer.forward, "attention.fwd").kernel.dtype == DType::BF16);
+  CHECK(find(layer.forward, "qkv.fp8_cast").kernel.dtype == DType::BF16);
+  CHECK(find(lm_head_steps(gpt3_175b(), s).forward, "lm_head.fwd").kernel.dtype == DType::BF16);
+}
+
+TEST_CASE("context parallelism turns attention into cp ring rounds passing K and V") {
+  LayerSharding s = sharding(2, true, 1, 8192);
+  s.cp = 4;
+  const LayerSteps layer = transformer_layer_steps(llama3_70b(), s, false);
+  const LayerStep& ring = find(layer.forward, "attention.fwd");
+  CHECK(ring.type == LayerStep::Type::RingAttention);
+  // One round: the local 2048 queries against a 2048-key chunk; K and V of 2048 tokens x 4 KV heads x 128.
+  CHECK(ring.kernel.flops == doctest::Approx(4.0 * 2048 * 2048 * 32 * 128));
+  CHECK(ring.bytes == 2.0 * 2048 * 4 * 128 * 2);
+  CHECK(find(layer.backward, "attention.bwd_data").bytes == 2 * ring.bytes);
+  CHECK(find(layer.forward, "qkv.fwd").kernel.shape[0] == 2048);
+}
+
+TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-to-alls over EP") {
+  TransformerConfig m = llama3_70b();  // with Mixtral-like experts
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.moe_ffn_hidden = 14336;
+  LayerSharding s = sharding(2, true, 1, 4096);
+  s.ep = 4;
+  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  const CollectiveCount forward = collectives(layer.forward);
+  CHECK(forward.all_to_all == 2);
+  // Each TP rank routes 4096 / 2 tokens to 2 experts: 4096 slots of hidden x bf16.
+  CHECK(find(layer.forward, "moe.dispatch_all_to_all").bytes == 4096.0 * 8192 * 2);
+  // The rank's 2 local experts process the TP group's 8192 token slots.
+  CHECK(find(layer.forward, "moe.experts.fc1.fwd").kernel.flops ==
+        doctest::Approx(2.0 * 8192 * 14336 * 8192));
+  CHECK(collectives(layer.backward).all_to_all == 2);
+  const PartParameters p = transformer_layer_parameters(m, s, true);
+  CHECK(p.expert_per_gpu == doctest::Approx(8.0 * 3 * 8192 * 14336 / 8));
+}
+
+TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
+  const TransformerConfig m = gpt3_175b();
+  const LayerSharding s = sharding(8, true);
+  const double h = m.hidden, l = m.layers, v = m.vocab;
+  const double total = l * transformer_layer_parameters(m, s, false).total +
+                       embedding_parameters(m, s).total + lm_head_parameters(m, s, true).total;
+  CHECK(total == doctest::Approx(12 * l * h * h + 13 * l * h + v * h + 2 * h));
+  CHECK(total == doctest::Approx(174.6e9).epsilon(0.001));
+  // Per GPU under TP 8: linear weights / 8, the row-parallel biases and norms replicated.
+  CHECK(transformer_layer_parameters(m, s, false).per_gpu ==
+        doctest::Approx(12 * h * h / 8 + 7 * h / 8 + 6 * h));
+  CHECK(lm_head_parameters(m, s, false).per_gpu == 2 * h);             // tied, same stage: no copy
+  CHECK(lm_head_parameters(m, s, true).per_gpu == 2 * h + v * h / 8);  // tied, another stage: a copy
+}
+
+TEST_CASE("model FLOPs reproduce Megatron's 72 B s l h^2 (1 + s / 6h + V / 12 l h) for GPT-3 175B") {
+  const TransformerConfig m = gpt3_175b();
+  const double b = 1536, s = 2048, l = m.layers, h = m.hidden, v = m.vocab;
+  const double megatron = 72 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+  CHECK(3 * forward_flops_per_token(m, 2048) * b * s == doctest::Approx(megatron).epsilon(1e-12));
+}
