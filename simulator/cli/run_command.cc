@@ -28,6 +28,7 @@ int run_command(const Arguments& args) {
       "epochs", po::value<double>(), "epochs of the job, for job_time_s")(
       "dataset-size", po::value<double>(), "samples per epoch (default: the model's customary dataset)")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
+      "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
       "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
       "omit-wall-time", "leave sim_wall_s out of the JSON so that it depends on the inputs alone")(
       "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
@@ -60,6 +61,7 @@ int run_command(const Arguments& args) {
     if (vm.count(name) && !(vm[name].as<double>() > 0))
       throw Error(std::string("--") + name + ": must be positive");
   request.allow_oom = vm.count("allow-oom") > 0;
+  if (vm.count("no-lockstep")) request.lockstep_group.clear();
   if (vm.count("timeline")) {
     request.timeline_ranks = vm["timeline-ranks"].as<int>();
     if (request.timeline_ranks < 1) throw Error("--timeline-ranks: must be at least 1");

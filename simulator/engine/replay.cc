@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/engine/busy_intervals.h"
+#include "simulator/engine/lockstep.h"
 #include "simulator/platform/simgrid_platform.h"
 
 namespace sg4 = simgrid::s4u;
@@ -57,14 +58,20 @@ struct RankState {
 
 struct ReplayState {
   ReplayState(const trace::Trace& t, const cost::ProgramCosts& c, const calibration::Efficiencies& e,
-              platform::BuiltPlatform p)
-      : trace(t), costs(c), efficiencies(e), communicators(t), platform(std::move(p)) {}
+              platform::BuiltPlatform p, LockstepPlan l)
+      : trace(t),
+        costs(c),
+        efficiencies(e),
+        communicators(t),
+        platform(std::move(p)),
+        lockstep(std::move(l)) {}
 
   const trace::Trace& trace;
   const cost::ProgramCosts& costs;
   const calibration::Efficiencies& efficiencies;
   const trace::CommunicatorIndex communicators;
   platform::BuiltPlatform platform;
+  const LockstepPlan lockstep;
   std::vector<ProgramPlan> plans;
   std::vector<RankState> ranks;
   int timeline_ranks = 0;
@@ -78,6 +85,13 @@ struct ReplayState {
     if (it == placements.end())
       it = placements.emplace(&members, cost::place_communicator(members, platform.gpus_per_node)).first;
     return it->second;
+  }
+
+  // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
+  // stand for its whole group's, which share the node's uplinks; inside a node each member has its own links.
+  std::uint64_t wire_bytes(double bytes, int from, int to) const {
+    if (platform.node_of(from) != platform.node_of(to)) bytes *= lockstep.size;
+    return static_cast<std::uint64_t>(std::llround(bytes));
   }
 
   double route_latency(int from, int to) {
@@ -99,8 +113,6 @@ sg4::Mailbox* mailbox(char kind, int group, int channel, int from, int to) {
 
 // The simulated payload: only its size matters.
 char payload_marker;
-
-std::uint64_t wire_size(double bytes) { return static_cast<std::uint64_t>(std::llround(bytes)); }
 
 class StreamActor {
  public:
@@ -195,7 +207,7 @@ class StreamActor {
     std::vector<sg4::CommPtr> comms;
     for (const auto& send : plan.sends)
       comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                          ->put_async(&payload_marker, wire_size(send.bytes)));
+                          ->put_async(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer)));
     std::vector<char*> received(plan.receives.size());
     for (std::size_t i = 0; i < plan.receives.size(); ++i)
       comms.push_back(
@@ -216,7 +228,8 @@ class StreamActor {
     int position = state_.communicators.position(op.p2p.group, rank_);
     int peer = members[((position + op.p2p.peer_offset) % n + n) % n];
     if (op.type == trace::OpType::Send) {
-      mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)->put(&payload_marker, wire_size(op.p2p.bytes));
+      mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)
+          ->put(&payload_marker, state_.wire_bytes(op.p2p.bytes, rank_, peer));
       ++state_.flows;
     } else {
       mailbox('p', op.p2p.group, op.p2p.tag, peer, rank_)->get<char>();
@@ -255,7 +268,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   sg4::Engine engine(&argc, argv.data());
   platform::configure_exact_network(engine);
 
-  ReplayState state(trace, costs, efficiencies, build(source, engine));
+  platform::BuiltPlatform built = build(source, engine);
+  LockstepPlan lockstep = plan_lockstep(trace, options.lockstep_group, built.gpus_per_node);
+  ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
     throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
                 std::to_string(state.platform.gpu_hosts.size()) + " GPUs");
@@ -265,6 +280,7 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   for (int rank = 0; rank < trace.world_size; ++rank) {
     RankState& r = state.ranks[rank];
     const trace::Program& program = trace.program_of(rank);
+    if (!state.lockstep.is_representative(rank)) continue;
     r.done.assign(program.ops.size(), 0);
     r.mutex = sg4::Mutex::create();
     r.ended = sg4::ConditionVariable::create();
@@ -287,8 +303,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.gpus_per_node = state.platform.gpus_per_node;
   result.flows = state.flows;
   result.compute_waits = state.compute_waits;
+  result.lockstep_size = state.lockstep.size;
   for (int rank = 0; rank < trace.world_size; ++rank) {
-    const RankState& r = state.ranks[rank];
+    const RankState& r = state.ranks[state.lockstep.representative[rank]];
     if (r.streams_finished != static_cast<int>(trace.program_of(rank).streams.size()))
       throw Error("the trace deadlocks: rank " + std::to_string(rank) +
                   " waits forever (a collective or receive without its partner, or a dependency cycle)");
@@ -296,6 +313,7 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   }
   result.ranks.resize(trace.world_size);
   for (int rank = 0; rank < trace.world_size; ++rank) {
+    if (!state.lockstep.is_representative(rank)) continue;
     RankState& r = state.ranks[rank];
     RankTimes& t = result.ranks[rank];
     t.end_s = r.end_s;
@@ -304,6 +322,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());
   }
+  // A lockstep member's iteration is its representative's.
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    if (!state.lockstep.is_representative(rank))
+      result.ranks[rank] = result.ranks[state.lockstep.representative[rank]];
   return result;
 }
 

@@ -24,6 +24,9 @@ struct PlatformSource {
 
 struct ReplayOptions {
   int timeline_ranks = 0;  // record every op's start and end for ranks [0, timeline_ranks)
+  // Ranks of this group's communicators are simulated by one representative when plan_lockstep() finds it
+  // safe (lockstep.h); empty = every rank simulated on its own.
+  std::string lockstep_group = "tp";
 };
 
 // One op's execution on one rank, for timelines.
@@ -51,6 +54,7 @@ struct ReplayResult {
   std::uint64_t compute_waits = 0;  // simulated compute intervals (after fusing back-to-back kernels)
   int nodes = 0;
   int gpus_per_node = 0;
+  int lockstep_size = 1;  // ranks each simulated rank stood for
 };
 
 // Runs the replay. Creates the process's one SimGrid engine, so call it once per process.

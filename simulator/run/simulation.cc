@@ -104,6 +104,7 @@ RunOutput simulate(const RunRequest& request) {
 
   engine::ReplayOptions options;
   options.timeline_ranks = request.timeline_ranks;
+  options.lockstep_group = request.lockstep_group;
   out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

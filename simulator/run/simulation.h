@@ -29,6 +29,7 @@ struct RunRequest {
   report::JobLength job;
   bool allow_oom = false;  // simulate configurations that do not fit in GPU memory
   int timeline_ranks = 0;
+  std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
 };
 
 struct RunOutput {

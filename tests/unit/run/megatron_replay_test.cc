@@ -65,7 +65,7 @@ cost::ProgramCosts layer_costs(const trace::Trace& t) {
 
 // The replayed iteration time (NaN when the replay threw, e.g. on a deadlock).
 double iteration_s(const workload::TransformerConfig& model, const ParallelConfig& config,
-                   bool free_network = true) {
+                   bool free_network = true, const std::string& lockstep_group = "tp") {
   return testing::in_child_process([&] {
     const trace::Trace t = workload::generate_megatron_trace(model, "gpt-small", config);
     calibration::Efficiencies ideal;
@@ -73,7 +73,9 @@ double iteration_s(const workload::TransformerConfig& model, const ParallelConfi
     ideal.nccl_step_latency_s = 0;
     engine::PlatformSource source;
     source.spec = cluster(t.world_size, free_network);
-    return engine::replay(t, layer_costs(t), ideal, source, {}).makespan_s;
+    engine::ReplayOptions options;
+    options.lockstep_group = lockstep_group;
+    return engine::replay(t, layer_costs(t), ideal, source, options).makespan_s;
   });
 }
 
@@ -120,6 +122,19 @@ TEST_CASE("sequence parallelism, context parallelism, ZeRO and the distributed o
     z.zero = zero;
     CHECK(iteration_s(small_gpt(8), z, false) > 0);
   }
+}
+
+// Tensor-parallel groups run as one actor (engine/lockstep.h). On 16 GPUs over 2 nodes, with data-parallel
+// and pipeline traffic crossing the nodes, that must give the iteration time of simulating every rank:
+// 1e-9 relative leaves room for rounding wire sizes to whole bytes.
+TEST_CASE("lockstep tensor-parallel groups give the iteration time of simulating every rank") {
+  ParallelConfig c = plan(2, 2, 4, 4);
+  c.sp = true;
+  c.distributed_optimizer = true;
+  const double lockstep = iteration_s(small_gpt(8), c, false, "tp");
+  const double every_rank = iteration_s(small_gpt(8), c, false, "");
+  REQUIRE(every_rank > 0);
+  CHECK(lockstep == doctest::Approx(every_rank).epsilon(1e-9));
 }
 
 TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay to the end") {

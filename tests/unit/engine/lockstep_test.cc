@@ -1,0 +1,47 @@
+// Which ranks a lockstep group lets one actor stand for, and when lockstep must not apply.
+#include "simulator/engine/lockstep.h"
+
+#include <doctest/doctest.h>
+
+namespace simtrain {
+namespace {
+
+// 8 ranks: tensor-parallel pairs {0,1} {2,3} {4,5} {6,7}; data-parallel groups of equal tp rank.
+trace::Trace two_by_four(std::vector<std::vector<int>> dp) {
+  trace::Trace t;
+  t.world_size = 8;
+  t.programs.resize(1);
+  t.rank_program.assign(8, 0);
+  t.groups.push_back({"tp", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}});
+  t.groups.push_back({"dp", std::move(dp)});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("each tensor-parallel group is represented by its first rank") {
+  const engine::LockstepPlan plan = engine::plan_lockstep(two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}}), "tp", 4);
+  CHECK(plan.group == 0);
+  CHECK(plan.size == 2);
+  CHECK(plan.representative == std::vector<int>{0, 0, 2, 2, 4, 4, 6, 6});
+}
+
+TEST_CASE("lockstep does not apply when it would be unsafe") {
+  // A group spanning two nodes (2 GPUs per node here, the pair {2,3} is fine but {1,2} would not be).
+  trace::Trace across = two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}});
+  across.groups[0].communicators = {{0, 3}, {1, 2}, {4, 5}, {6, 7}};
+  CHECK(engine::plan_lockstep(across, "tp", 2).group == -1);
+  // Another group mixing representatives and members: the representative would wait for a member.
+  CHECK(engine::plan_lockstep(two_by_four({{0, 3}, {1, 2}, {4, 7}, {5, 6}}), "tp", 4).group == -1);
+  // Members running different programs.
+  trace::Trace programs = two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}});
+  programs.programs.resize(2);
+  programs.rank_program[1] = 1;
+  CHECK(engine::plan_lockstep(programs, "tp", 4).group == -1);
+  // No such group.
+  const engine::LockstepPlan none = engine::plan_lockstep(two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}}), "", 4);
+  CHECK(none.group == -1);
+  CHECK(none.representative == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+}  // namespace simtrain
