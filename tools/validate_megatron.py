@@ -34,7 +34,9 @@ def paper_flops_per_iteration(row):
 def run_args(row):
     args = ["--model", MODELS[row["model"]], "--gpus", row["n_gpus"], "--platform", "dgx-a100",
             "--tp", row["tp"], "--pp", row["pp"], "--global-batch", row["global_batch_seqs"],
-            "--seq-len", row["seq_len"], "--precision", "amp"]
+            "--seq-len", row["seq_len"], "--precision", "amp",
+            # Megatron-LM of 2021-22 had no fused (flash) attention kernel.
+            "--attention", "unfused"]
     if row["micro_batch"]:
         args += ["--micro-batch", row["micro_batch"]]
     if row["vpp"] and int(row["vpp"]) > 1:

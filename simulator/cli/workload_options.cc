@@ -14,36 +14,39 @@ void add_workload_options(po::options_description& options) {
                                                                 "data-parallel GPUs")(
       "batch-per-gpu", po::value<int>()->default_value(256), "micro-batch per GPU, in samples")(
       "grad-accum", po::value<int>()->default_value(1), "micro-batches accumulated per optimizer step")(
-      "precision", po::value<std::string>()->default_value("amp"), "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8")(
-      "seq-len", po::value<int>()->default_value(0), "tokens per sequence (0 = the model's default)")(
+      "precision", po::value<std::string>()->default_value("amp"),
+      "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8")("seq-len", po::value<int>()->default_value(0),
+                                                   "tokens per sequence (0 = the model's default)")(
       "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
       "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)");
 }
 
 namespace {
 
-constexpr const char* kParallelOptions[] = {"tp",         "sp",           "pp",       "vpp",       "cp",
-                                            "ep",         "dp",           "zero",     "fsdp",      "distributed-optimizer",
-                                            "micro-batch", "global-batch", "recompute", "schedule"};
+constexpr const char* kParallelOptions[] = {
+    "tp",          "sp",           "pp",        "vpp",      "cp",
+    "ep",          "dp",           "zero",      "fsdp",     "distributed-optimizer",
+    "micro-batch", "global-batch", "recompute", "schedule", "attention"};
 
 }  // namespace
 
 void add_parallel_options(po::options_description& options) {
-  options.add_options()
-      ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
-      ("sp", "sequence parallelism (with --tp)")
-      ("pp", po::value<int>()->default_value(1), "pipeline stages")
-      ("vpp", po::value<int>()->default_value(1), "virtual stages per pipeline rank (interleaved 1F1B)")
-      ("cp", po::value<int>()->default_value(1), "context-parallel size")
-      ("ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")
-      ("dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")
-      ("zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")
-      ("fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid")
-      ("distributed-optimizer", "Megatron's distributed optimizer")
-      ("micro-batch", po::value<int>()->default_value(1), "sequences per micro-batch")
-      ("global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")
-      ("recompute", po::value<std::string>()->default_value("none"), "activation recomputation: none | selective | full")
-      ("schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe");
+  options.add_options()("tp", po::value<int>()->default_value(1), "tensor-parallel size")(
+      "sp", "sequence parallelism (with --tp)")("pp", po::value<int>()->default_value(1), "pipeline stages")(
+      "vpp", po::value<int>()->default_value(1), "virtual stages per pipeline rank (interleaved 1F1B)")(
+      "cp", po::value<int>()->default_value(1), "context-parallel size")(
+      "ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")(
+      "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
+      "zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")(
+      "fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid")("distributed-optimizer",
+                                                                       "Megatron's distributed optimizer")(
+      "micro-batch", po::value<int>()->default_value(1), "sequences per micro-batch")(
+      "global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")(
+      "recompute", po::value<std::string>()->default_value("none"),
+      "activation recomputation: none | selective | full")(
+      "schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe")(
+      "attention", po::value<std::string>()->default_value("flash"),
+      "flash (fused kernel) | unfused (Megatron-LM before 2022: scores in memory)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -87,7 +90,12 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.micro_batch = vm["micro-batch"].as<int>();
   c.global_batch = vm["global-batch"].as<int>();
   if (!workload::parse_recompute(vm["recompute"].as<std::string>(), c.recompute))
-    throw Error("--recompute: unknown policy '" + vm["recompute"].as<std::string>() + "' (none, selective, full)");
+    throw Error("--recompute: unknown policy '" + vm["recompute"].as<std::string>() +
+                "' (none, selective, full)");
+  const std::string attention = vm["attention"].as<std::string>();
+  if (attention != "flash" && attention != "unfused")
+    throw Error("--attention: unknown implementation '" + attention + "' (flash, unfused)");
+  c.flash_attention = attention == "flash";
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")
     c.schedule = workload::PipelineSchedule::GPipe;
@@ -95,8 +103,12 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
     c.schedule = c.vpp > 1 ? workload::PipelineSchedule::Interleaved : workload::PipelineSchedule::OneFOneB;
   else
     throw Error("--schedule: unknown schedule '" + schedule + "' (1f1b, gpipe)");
-  for (const auto& [name, value] : {std::pair{"--tp", c.tp}, {"--pp", c.pp}, {"--vpp", c.vpp}, {"--cp", c.cp},
-                                    {"--ep", c.ep}, {"--micro-batch", c.micro_batch}})
+  for (const auto& [name, value] : {std::pair{"--tp", c.tp},
+                                    {"--pp", c.pp},
+                                    {"--vpp", c.vpp},
+                                    {"--cp", c.cp},
+                                    {"--ep", c.ep},
+                                    {"--micro-batch", c.micro_batch}})
     if (value < 1) throw Error(std::string(name) + ": must be at least 1, got " + std::to_string(value));
   if (c.dp < 0) throw Error("--dp: must not be negative");
   if (c.global_batch < 0) throw Error("--global-batch: must not be negative");

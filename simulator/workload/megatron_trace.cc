@@ -120,6 +120,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   shard.capacity_factor = config.capacity_factor;
   shard.activation = activation_dtype(config.precision);
   shard.gemm = config.fp8 ? DType::FP8 : matmul_dtype(config.precision);
+  shard.flash_attention = config.flash_attention;
   plan.dense_layer = transformer_layer_steps(model, shard, false);
   plan.dense_params = transformer_layer_parameters(model, shard, false);
   if (model.experts > 0) {

@@ -212,6 +212,40 @@ void attention(Steps& forward, Steps& backward, const Dims& d) {
   backward.push_back(b);
 }
 
+// Attention without a fused kernel, as Megatron-LM ran it before FlashAttention: Q K^T as a batched GEMM,
+// a fused scale-mask-softmax and a dropout over the seq x seq scores (kept in memory), then probabilities
+// times V. The scores' memory traffic is what a fused kernel saves; it grows with seq^2 / hidden.
+void unfused_attention(Steps& forward, Steps& backward, const Dims& d) {
+  const double seq = d.tokens / d.shard.micro_batch;
+  const double scores = d.tokens * seq * d.heads;  // elements of the score matrices
+  const double q = d.tokens * d.heads * d.head_dim, kv = d.tokens * d.kv_heads * d.head_dim;
+  const double matmul = 2 * d.tokens * seq * d.heads * d.head_dim;  // one of the two products
+  const DType dtype = d.shard.activation;
+  const std::vector<std::int64_t> shape = {whole(d.shard.micro_batch * d.heads * seq), whole(seq),
+                                           whole(d.head_dim)};
+  auto core = [](LayerStep step) {
+    step.attention_core = true;
+    return step;
+  };
+  forward.push_back(core(kernel_step("attention.scores.fwd", ComputeKind::Gemm, Pass::Forward, dtype, matmul,
+                                     (q + kv) * d.e + scores * d.e, shape)));
+  forward.push_back(core(kernel_step("attention.softmax.fwd", ComputeKind::Softmax, Pass::Forward, dtype,
+                                     5 * scores, 2 * scores * d.e, {})));
+  forward.push_back(core(kernel_step("attention.dropout.fwd", ComputeKind::Elementwise, Pass::Forward, dtype,
+                                     scores, 2 * scores * d.e + scores, {})));
+  forward.push_back(core(kernel_step("attention.context.fwd", ComputeKind::Gemm, Pass::Forward, dtype, matmul,
+                                     scores * d.e + kv * d.e + q * d.e, shape)));
+  // Backward: gradients of probabilities and V, dropout, softmax, then of Q and K.
+  backward.push_back(kernel_step("attention.context.bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype,
+                                 2 * matmul, 2 * scores * d.e + (q + 2 * kv) * d.e, shape));
+  backward.push_back(kernel_step("attention.dropout.bwd_data", ComputeKind::Elementwise, Pass::BackwardData,
+                                 dtype, scores, 2 * scores * d.e + scores, {}));
+  backward.push_back(kernel_step("attention.softmax.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
+                                 dtype, 4 * scores, 3 * scores * d.e, {}));
+  backward.push_back(kernel_step("attention.scores.bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype,
+                                 2 * matmul, scores * d.e + 2 * (q + kv) * d.e, shape));
+}
+
 // Column-parallel fc1 (gate and up when gated), activation, row-parallel fc2, with the TP region's
 // collectives around them.
 void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d, double ffn,
@@ -307,7 +341,11 @@ LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerShardi
   if (m.rms_norm)
     f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
   Steps core_backward;
-  attention(f, core_backward, d);
+  // Ring attention (context parallelism) always runs the fused kernel, as Transformer Engine does.
+  if (shard.flash_attention || shard.cp > 1)
+    attention(f, core_backward, d);
+  else
+    unfused_attention(f, core_backward, d);
   gemm_forward(f, proj, d, shard.gemm);
   leave_tp_region(f, "out_proj", d);
   dropout_add(f, "attention.dropout_add", d, true);

@@ -22,6 +22,9 @@ struct LayerSharding {
   double capacity_factor = 1;
   DType gemm = DType::BF16;        // FP8 under Transformer Engine's FP8 training
   DType activation = DType::BF16;  // attention, memory-bound kernels, communicated activations
+  // One fused flash-attention kernel, or attention as Megatron-LM ran it before FlashAttention (2022):
+  // batched GEMMs around a fused scale-mask-softmax and a dropout, with the seq x seq scores in memory.
+  bool flash_attention = true;
 };
 
 // The communicator a communication step uses.
