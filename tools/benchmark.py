@@ -44,13 +44,21 @@ def main():
     parser.add_argument("--args", default="--batch-per-gpu 256 --precision amp",
                         help="further `simtrain run` options, as one string")
     parser.add_argument("--gpus", default="8,64,256,1024,4096")
+    parser.add_argument("--micro-batches", type=int, default=0,
+                        help="with --tp/--pp in --args: global batch = this many micro-batches per data-parallel "
+                             "replica (--micro-batch 1), so that every scale runs the same pipeline schedule")
     args = parser.parse_args()
 
     print(f"{args.model} on {args.platform} with {args.args}; one process per row")
     print(f"{'GPUs':>6} {'wall s':>8} {'sim s (in result)':>18} {'peak RSS MiB':>13} {'iteration ms':>13} {'flows':>8}")
     rows = []
     for gpus in (int(g) for g in args.gpus.split(",")):
-        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, args.args.split())
+        extra = args.args.split()
+        if args.micro_batches:
+            sizes = {name: int(extra[extra.index(name) + 1]) if name in extra else 1 for name in ("--tp", "--pp")}
+            dp = gpus // (sizes["--tp"] * sizes["--pp"])
+            extra += ["--global-batch", str(dp * args.micro_batches)]
+        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, extra)
         rows.append((gpus, wall))
         print(f"{gpus:>6} {wall:>8.2f} {r['sim_wall_s']:>18.3f} {rss / 2**20:>13.1f} "
               f"{r['iteration_time_s'] * 1e3:>13.2f} {r['simulated_flows']:>8}", flush=True)
