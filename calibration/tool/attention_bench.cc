@@ -51,7 +51,7 @@ struct BatchedGemm {
 std::pair<double, double> attention(const BenchContext& ctx, cublasHandle_t blas, cudnnHandle_t dnn,
                                     const AttentionShape& a, DType dtype) {
   const std::int64_t bh = a.batch * a.heads, s = a.seq, d = a.head_dim;
-  const std::size_t e = static_cast<std::size_t>(element_bytes(dtype));
+  const std::size_t e = static_cast<std::size_t>(bytes_per_element(dtype));
   const std::size_t qkv = aligned(bh * s * d * e), scores = aligned(bh * s * s * e);
   // Q K V O dO dQ dK dV, and the scores S, P, dP, dS. Together they far exceed L2: no rotation.
   if (8.0 * qkv + 4.0 * scores > ctx.budget_bytes) throw Unsupported("operands exceed the memory budget");

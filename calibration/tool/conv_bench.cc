@@ -56,7 +56,7 @@ struct Convolution {
                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                 "cudnnSetConvolution2dDescriptor");
     check_cudnn(cudnnSetConvolutionMathType(conv.get(), math_type(d)), "cudnnSetConvolutionMathType");
-    const std::size_t e = static_cast<std::size_t>(element_bytes(d));
+    const std::size_t e = static_cast<std::size_t>(bytes_per_element(d));
     x_bytes = aligned(s.n * s.c * s.h * s.w * e);
     y_bytes = aligned(s.n * s.k * s.out_h() * s.out_w() * e);
     w_bytes = aligned(s.k * s.c * s.r * s.s * e);

@@ -23,7 +23,7 @@ struct Operands {
   DeviceBuffer memory;
 
   Operands(const BenchContext& ctx, double elements, DType dtype, int count)
-      : tensor_bytes(aligned(static_cast<std::size_t>(elements) * element_bytes(dtype))), tensors(count) {
+      : tensor_bytes(aligned(static_cast<std::size_t>(elements) * bytes_per_element(dtype))), tensors(count) {
     const double set_bytes = static_cast<double>(tensor_bytes) * tensors;
     if (set_bytes > ctx.budget_bytes) throw Unsupported("operands exceed the memory budget");
     sets = rotation_sets(set_bytes, ctx.device.l2_bytes, ctx.budget_bytes);

@@ -49,7 +49,7 @@ RandomSource::~RandomSource() {
 }
 
 void RandomSource::fill(const DeviceBuffer& buffer, DType dtype) {
-  const std::size_t element = static_cast<std::size_t>(element_bytes(dtype));
+  const std::size_t element = static_cast<std::size_t>(bytes_per_element(dtype));
   const std::size_t elements = buffer.bytes() / element;
   if (elements == 0) return;
   const std::size_t block = std::min<std::size_t>(elements, (4u << 20) / element);

@@ -36,20 +36,6 @@ std::uint32_t encode(float value, int exponent_bits, int mantissa_bits, int max_
 
 }  // namespace
 
-int element_bytes(DType dtype) {
-  switch (dtype) {
-    case DType::FP32:
-    case DType::TF32:
-      return 4;
-    case DType::FP16:
-    case DType::BF16:
-      return 2;
-    case DType::FP8:
-      return 1;
-  }
-  return 4;
-}
-
 std::uint16_t fp16_bits(float value) { return static_cast<std::uint16_t>(encode(value, 5, 10, 30)); }
 
 std::uint16_t bf16_bits(float value) {
@@ -60,7 +46,7 @@ std::uint16_t bf16_bits(float value) {
 std::uint8_t fp8_e4m3_bits(float value) { return static_cast<std::uint8_t>(encode(value, 4, 3, 15)); }
 
 std::vector<std::uint8_t> encode_random_values(DType dtype, const std::vector<float>& uniform) {
-  const int size = element_bytes(dtype);
+  const int size = bytes_per_element(dtype);
   std::vector<std::uint8_t> bytes(uniform.size() * static_cast<std::size_t>(size));
   for (std::size_t i = 0; i < uniform.size(); ++i) {
     const float u = uniform[i];

@@ -9,9 +9,6 @@
 
 namespace simtrain::calibration::tool {
 
-// Bytes one element occupies in a GPU buffer: 4 for fp32 and tf32, 2 for fp16 and bf16, 1 for fp8 (E4M3).
-int element_bytes(DType dtype);
-
 // Maps uniform samples u in (0, 1] to values whose magnitude lies in [0.5, 1] and whose sign alternates
 // with the sample's low bits, and encodes them in `dtype` (little-endian bytes, element after element).
 // Never zero, never denormal, never infinite: tensor cores then do the same work as on real activations,

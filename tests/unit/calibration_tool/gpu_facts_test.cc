@@ -51,7 +51,7 @@ TEST_CASE("random operands are never zero and encode exactly") {
     CHECK((b & 0x7F) != 0x7F);  // not NaN
   }
   CHECK(encode_random_values(DType::BF16, {0.5f, 0.9f}).size() == 4);
-  CHECK(element_bytes(DType::TF32) == 4);
+  CHECK(bytes_per_element(DType::TF32) == 4);
 }
 
 TEST_CASE("bus bandwidth follows nccl-tests' factors") {
