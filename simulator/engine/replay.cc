@@ -50,7 +50,8 @@ struct RankState {
   sg4::MutexPtr mutex;
   sg4::ConditionVariablePtr ended;
   std::vector<Interval> compute_busy;
-  std::vector<Interval> comm_busy;
+  std::vector<Interval> comm_busy;  // collectives
+  std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)
   std::vector<OpEvent> events;
   double end_s = 0;
   int streams_finished = 0;
@@ -136,11 +137,13 @@ class StreamActor {
       } else {
         flush_compute();
         start = sg4::Engine::get_clock();
-        if (op.type == trace::OpType::Collective)
+        if (op.type == trace::OpType::Collective) {
           run_collective(op);
-        else
+          self_.comm_busy.push_back({start, sg4::Engine::get_clock()});
+        } else {
           run_point_to_point(op);
-        self_.comm_busy.push_back({start, sg4::Engine::get_clock()});
+          self_.p2p_busy.push_back({start, sg4::Engine::get_clock()});
+        }
       }
       if (rank_ < state_.timeline_ranks)
         self_.events.push_back(
@@ -319,7 +322,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.end_s = r.end_s;
     t.compute_s = union_length(r.compute_busy);
     t.exposed_comm_s = uncovered_length(r.comm_busy, r.compute_busy);
-    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s);
+    // Waiting on a pipeline neighbour with neither compute nor a collective going on is the bubble.
+    std::vector<Interval> busy = r.compute_busy;
+    busy.insert(busy.end(), r.comm_busy.begin(), r.comm_busy.end());
+    t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
+    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());
   }
   // A lockstep member's iteration is its representative's.

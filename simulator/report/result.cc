@@ -34,12 +34,14 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   for (const engine::RankTimes& t : replay.ranks) {
     r.breakdown.compute_s += t.compute_s;
     r.breakdown.exposed_comm_s += t.exposed_comm_s;
+    r.breakdown.pipeline_bubble_s += t.pipeline_bubble_s;
     r.breakdown.idle_s += t.idle_s;
   }
   if (!replay.ranks.empty()) {
     double n = static_cast<double>(replay.ranks.size());
     r.breakdown.compute_s /= n;
     r.breakdown.exposed_comm_s /= n;
+    r.breakdown.pipeline_bubble_s /= n;
     r.breakdown.idle_s /= n;
   }
   r.peak_memory_bytes = meta.peak_memory_bytes;
@@ -83,7 +85,7 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   j["mfu_dtype"] = r.mfu_dtype;
   j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
                     {"exposed_comm_s", r.breakdown.exposed_comm_s},
-                    {"pipeline_bubble_s", 0.0},
+                    {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s},
                     {"idle_s", r.breakdown.idle_s}};
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["memory_capacity_bytes"] = r.memory_capacity_bytes;
@@ -133,6 +135,10 @@ std::string summary_text(const Result& r) {
                   human_duration(r.breakdown.compute_s), 100 * r.breakdown.compute_s / t,
                   human_duration(r.breakdown.exposed_comm_s), 100 * r.breakdown.exposed_comm_s / t,
                   human_duration(r.breakdown.idle_s), 100 * r.breakdown.idle_s / t);
+  if (r.breakdown.pipeline_bubble_s > 0)
+    text +=
+        fmt::format("                   pipeline bubble {} ({:.0f}%)\n",
+                    human_duration(r.breakdown.pipeline_bubble_s), 100 * r.breakdown.pipeline_bubble_s / t);
   text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
                       r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
   if (r.job_time_s)

@@ -15,10 +15,11 @@
 
 namespace simtrain::report {
 
-// Mean over ranks of where the iteration went; the three parts add up to the iteration time.
+// Mean over ranks of where the iteration went; the parts add up to the iteration time.
 struct Breakdown {
   double compute_s = 0;
   double exposed_comm_s = 0;
+  double pipeline_bubble_s = 0;
   double idle_s = 0;
 };
 

@@ -16,7 +16,7 @@ missing = [k for k in need if k not in r] + [k for k in ["compute_s", "exposed_c
 assert not missing, missing
 b = r["breakdown"]
 # The breakdown's parts are the mean rank's iteration split three ways.
-assert abs(b["compute_s"] + b["exposed_comm_s"] + b["idle_s"] - r["iteration_time_s"]) < 1e-9 * r["iteration_time_s"] + 1e-12
+assert abs(b["compute_s"] + b["exposed_comm_s"] + b["pipeline_bubble_s"] + b["idle_s"] - r["iteration_time_s"]) < 1e-9 * r["iteration_time_s"] + 1e-12
 assert r["profile_kind"] == "spec" and r["gpus"] == 64 and r["nodes"] == 8
 # Two epochs of ImageNet-1k at a global batch of 64 * 256: ceil(1281167 / 16384) = 79 steps per epoch.
 assert r["steps"] == 158, r["steps"]
