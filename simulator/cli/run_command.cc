@@ -29,6 +29,8 @@ int run_command(const Arguments& args) {
       "dataset-size", po::value<double>(), "samples per epoch (default: the model's customary dataset)")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
       "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
+      "fidelity", po::value<std::string>()->default_value("full"),
+      "full | fast (fast folds data-parallel replicas into one: their collectives see no contention)")(
       "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
       "omit-wall-time", "leave sim_wall_s out of the JSON so that it depends on the inputs alone")(
       "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
@@ -62,6 +64,10 @@ int run_command(const Arguments& args) {
       throw Error(std::string("--") + name + ": must be positive");
   request.allow_oom = vm.count("allow-oom") > 0;
   if (vm.count("no-lockstep")) request.lockstep_group.clear();
+  const std::string fidelity = vm["fidelity"].as<std::string>();
+  if (fidelity != "full" && fidelity != "fast")
+    throw Error("--fidelity: unknown level '" + fidelity + "' (full, fast)");
+  request.fold_replicas = fidelity == "fast";
   if (vm.count("timeline")) {
     request.timeline_ranks = vm["timeline-ranks"].as<int>();
     if (request.timeline_ranks < 1) throw Error("--timeline-ranks: must be at least 1");

@@ -14,6 +14,25 @@ LockstepPlan none(const trace::Trace& trace) {
 
 }  // namespace
 
+// True when no communicator of a group other than `except_a` / `except_b` mixes representatives with others.
+static bool representatives_talk_among_themselves(const trace::Trace& trace,
+                                                  const std::vector<int>& representative, int except_a,
+                                                  int except_b) {
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    if (static_cast<int>(g) == except_a || static_cast<int>(g) == except_b) continue;
+    for (const auto& members : trace.groups[g].communicators) {
+      bool any = false, all = true;
+      for (int rank : members) {
+        bool is = representative[rank] == rank;
+        any = any || is;
+        all = all && is;
+      }
+      if (any && !all) return false;
+    }
+  }
+  return true;
+}
+
 LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_name, int gpus_per_node) {
   int group = -1;
   for (std::size_t g = 0; g < trace.groups.size(); ++g)
@@ -37,20 +56,35 @@ LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_n
   }
   if (size <= 1 || covered != static_cast<std::size_t>(trace.world_size)) return none(trace);
 
-  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
-    if (static_cast<int>(g) == group) continue;
-    for (const auto& members : trace.groups[g].communicators) {
-      bool any = false, all = true;
-      for (int rank : members) {
-        bool representative = plan.representative[rank] == rank;
-        any = any || representative;
-        all = all && representative;
-      }
-      if (any && !all) return none(trace);
-    }
-  }
+  if (!representatives_talk_among_themselves(trace, plan.representative, group, -1)) return none(trace);
   plan.group = group;
   plan.size = size;
+  return plan;
+}
+
+LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_name, LockstepPlan plan) {
+  int group = -1;
+  for (std::size_t g = 0; g < trace.groups.size(); ++g)
+    if (trace.groups[g].name == group_name) group = static_cast<int>(g);
+  if (group < 0) return plan;
+  std::vector<int> first(trace.world_size, -1);  // [rank] -> first member of its communicator in `group`
+  for (const auto& members : trace.groups[group].communicators)
+    for (int rank : members) {
+      if (trace.rank_program[rank] != trace.rank_program[members[0]]) return plan;
+      first[rank] = members[0];
+    }
+  std::vector<int> folded(trace.world_size);
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    if (first[rank] < 0) return plan;  // a rank outside the group
+    folded[rank] = plan.representative[first[rank]];
+  }
+  // Representatives must be their own replica's first member too (true when the folded group and the
+  // lockstep group are orthogonal, as data and tensor parallelism are).
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    if (folded[folded[rank]] != folded[rank]) return plan;
+  if (!representatives_talk_among_themselves(trace, folded, plan.group, group)) return plan;
+  plan.representative = std::move(folded);
+  plan.folded_group = group;
   return plan;
 }
 

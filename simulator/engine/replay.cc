@@ -1,6 +1,7 @@
 #include "simulator/engine/replay.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,7 @@ struct ReplayState {
   int timeline_ranks = 0;
   std::map<const std::vector<int>*, cost::CommunicatorPlacement> placements;
   std::unordered_map<std::uint64_t, double> route_latency_s;
+  std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
   std::uint64_t flows = 0;
   std::uint64_t compute_waits = 0;
 
@@ -93,6 +95,18 @@ struct ReplayState {
   std::uint64_t wire_bytes(double bytes, int from, int to) const {
     if (platform.node_of(from) != platform.node_of(to)) bytes *= lockstep.size;
     return static_cast<std::uint64_t>(std::llround(bytes));
+  }
+
+  double route_bandwidth(int from, int to) {
+    std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+    auto it = route_bandwidth_Bps.find(key);
+    if (it != route_bandwidth_Bps.end()) return it->second;
+    double latency = 0, bandwidth = std::numeric_limits<double>::infinity();
+    std::vector<sg4::Link*> links;
+    platform.gpu_hosts[from]->route_to(platform.gpu_hosts[to], links, &latency);
+    for (const sg4::Link* link : links) bandwidth = std::min(bandwidth, link->get_bandwidth());
+    route_bandwidth_Bps.emplace(key, bandwidth);
+    return bandwidth;
   }
 
   double route_latency(int from, int to) {
@@ -197,10 +211,28 @@ class StreamActor {
     // The intra-node phases pipeline with the inter-node flows: the collective lasts as long as the slower.
     const double started = sg4::Engine::get_clock();
     double extra_latency_s = 0;
-    if (plan.steps > 0) extra_latency_s = run_flows(op, plan);
+    if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
+      extra_latency_s = folded_flows_s(plan);
+    else if (plan.steps > 0)
+      extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
     const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
+  }
+
+  // The flows of a collective over folded replicas, whose other members are not simulated: each flow takes
+  // its route's latency plus its bytes over the route's slowest link, as it would with no other traffic.
+  // Returns the latency of the further steps, like run_flows().
+  double folded_flows_s(const cost::RankCollectivePlan& plan) {
+    double flows_s = 0, hop_latency_s = 0;
+    for (const auto& send : plan.sends) {
+      const double latency = state_.route_latency(rank_, send.peer);
+      hop_latency_s = std::max(hop_latency_s, latency);
+      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) /
+                                                state_.route_bandwidth(rank_, send.peer));
+    }
+    if (flows_s > 0) sg4::this_actor::sleep_for(flows_s);
+    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
   }
 
   // Runs the coalesced flows of a collective and returns the latency of the steps they stand for, beyond the
@@ -273,6 +305,8 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
 
   platform::BuiltPlatform built = build(source, engine);
   LockstepPlan lockstep = plan_lockstep(trace, options.lockstep_group, built.gpus_per_node);
+  if (!options.folded_group.empty())
+    lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
     throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
@@ -307,6 +341,7 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.flows = state.flows;
   result.compute_waits = state.compute_waits;
   result.lockstep_size = state.lockstep.size;
+  result.replicas_folded = state.lockstep.folded_group >= 0;
   for (int rank = 0; rank < trace.world_size; ++rank) {
     const RankState& r = state.ranks[state.lockstep.representative[rank]];
     if (r.streams_finished != static_cast<int>(trace.program_of(rank).streams.size()))

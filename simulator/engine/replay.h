@@ -27,6 +27,9 @@ struct ReplayOptions {
   // Ranks of this group's communicators are simulated by one representative when plan_lockstep() finds it
   // safe (lockstep.h); empty = every rank simulated on its own.
   std::string lockstep_group = "tp";
+  // `--fidelity fast`: communicators of this group (data-parallel replicas) are folded onto their first
+  // member (lockstep.h); empty = every replica simulated.
+  std::string folded_group;
 };
 
 // One op's execution on one rank, for timelines.
@@ -57,7 +60,8 @@ struct ReplayResult {
   std::uint64_t compute_waits = 0;  // simulated compute intervals (after fusing back-to-back kernels)
   int nodes = 0;
   int gpus_per_node = 0;
-  int lockstep_size = 1;  // ranks each simulated rank stood for
+  int lockstep_size = 1;         // ranks of a lockstep group each simulated rank stood for
+  bool replicas_folded = false;  // data-parallel replicas folded (--fidelity fast)
 };
 
 // Runs the replay. Creates the process's one SimGrid engine, so call it once per process.

@@ -63,6 +63,8 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   r.interpolated_ops = costs.interpolated_ops;
   r.roofline_ops = costs.roofline_ops;
   r.trace_timed_ops = costs.trace_timed_ops;
+  r.lockstep_size = replay.lockstep_size;
+  r.replicas_folded = replay.replicas_folded;
   r.simulated_flows = replay.flows;
   r.simulated_compute_intervals = replay.compute_waits;
   r.sim_wall_s = sim_wall_s;
@@ -94,14 +96,20 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   if (r.job_time_s) j["job_time_s"] = *r.job_time_s;
   j["profile"] = r.profile;
   j["profile_kind"] = r.profile_kind;
-  j["fidelity"] = {{"compute", r.measured_ops + r.interpolated_ops > 0 ? "measured tables, roofline elsewhere"
-                                                                       : "roofline from profile"},
-                   {"network", "flow-level (SimGrid CM02, coalesced collectives)"},
-                   {"replicas", "all ranks simulated"},
-                   {"ops_measured", r.measured_ops},
-                   {"ops_interpolated", r.interpolated_ops},
-                   {"ops_roofline", r.roofline_ops},
-                   {"ops_timed_in_trace", r.trace_timed_ops}};
+  j["fidelity"] = {
+      {"compute", r.measured_ops + r.interpolated_ops > 0 ? "measured tables, roofline elsewhere"
+                                                          : "roofline from profile"},
+      {"network", r.replicas_folded ? "flow-level (SimGrid CM02) except data-parallel collectives, analytic "
+                                      "over the platform's routes"
+                                    : "flow-level (SimGrid CM02, coalesced collectives)"},
+      {"level", r.replicas_folded ? "fast" : "full"},
+      {"replicas", r.replicas_folded ? "data-parallel replicas folded into one (no contention between them)"
+                                     : "every data-parallel replica simulated"},
+      {"lockstep_group_size", r.lockstep_size},
+      {"ops_measured", r.measured_ops},
+      {"ops_interpolated", r.interpolated_ops},
+      {"ops_roofline", r.roofline_ops},
+      {"ops_timed_in_trace", r.trace_timed_ops}};
   j["simulated_flows"] = r.simulated_flows;
   j["simulated_compute_intervals"] = r.simulated_compute_intervals;
   if (include_wall_time) j["sim_wall_s"] = r.sim_wall_s;

@@ -55,6 +55,8 @@ struct Result {
   std::uint64_t interpolated_ops = 0;  // ... interpolated between measured shapes
   std::uint64_t roofline_ops = 0;
   std::uint64_t trace_timed_ops = 0;
+  int lockstep_size = 1;         // ranks of a tensor-parallel group simulated as one
+  bool replicas_folded = false;  // --fidelity fast
   std::uint64_t simulated_flows = 0;
   std::uint64_t simulated_compute_intervals = 0;
   double sim_wall_s = 0;

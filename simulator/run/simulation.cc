@@ -68,7 +68,8 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
 }
 
 RunOutput simulate(const RunRequest& request) {
-  const int sources = request.workload.has_value() + request.parallel.has_value() + !request.trace_path.empty();
+  const int sources =
+      request.workload.has_value() + request.parallel.has_value() + !request.trace_path.empty();
   if (sources != 1) throw Error("give either a model to generate a workload for or --trace FILE, not both");
 
   auto started = std::chrono::steady_clock::now();
@@ -105,6 +106,7 @@ RunOutput simulate(const RunRequest& request) {
   engine::ReplayOptions options;
   options.timeline_ranks = request.timeline_ranks;
   options.lockstep_group = request.lockstep_group;
+  if (request.fold_replicas) options.folded_group = "dp";
   out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

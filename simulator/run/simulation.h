@@ -30,6 +30,7 @@ struct RunRequest {
   bool allow_oom = false;  // simulate configurations that do not fit in GPU memory
   int timeline_ranks = 0;
   std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
+  bool fold_replicas = false;         // --fidelity fast: data-parallel replicas folded onto one
 };
 
 struct RunOutput {

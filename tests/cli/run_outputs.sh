@@ -49,4 +49,8 @@ check "the sample trace in traces/ replays" test -s "$work/sample.json"
 "$simtrain" run --model lenet5 --gpus 4 --batch-per-gpu 128 --platform "$root/platforms/xml/two-nodes-star.xml" \
   --gpus-per-node 2 --profile v100-sxm2-16gb --json "$work/xml.json" >/dev/null
 check "a SimGrid XML platform runs" test -s "$work/xml.json"
+"$simtrain" run --model resnet50 --gpus 64 --fidelity fast --json "$work/fast.json" >/dev/null
+check "--fidelity fast is reported in the Result" python3 -c "
+import json, sys; f = json.load(open('$work/fast.json'))['fidelity']; sys.exit(f['level'] != 'fast')"
+expect_error "an unknown fidelity level" "--fidelity" run --fidelity medium
 finish

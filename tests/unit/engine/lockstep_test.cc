@@ -44,4 +44,18 @@ TEST_CASE("lockstep does not apply when it would be unsafe") {
   CHECK(none.representative == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
+TEST_CASE("folding data-parallel replicas leaves one representative per tensor-parallel group of replica 0") {
+  const trace::Trace t = two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}});
+  const engine::LockstepPlan plan = engine::fold_replicas(t, "dp", engine::plan_lockstep(t, "tp", 4));
+  CHECK(plan.folded_group == 1);
+  CHECK(plan.representative == std::vector<int>(8, 0));
+  // Without the tensor-parallel lockstep, each data-parallel communicator folds onto its first member.
+  const engine::LockstepPlan alone = engine::fold_replicas(t, "dp", engine::plan_lockstep(t, "", 4));
+  CHECK(alone.representative == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  // A group that mixes replicas (here, pairs across the data-parallel groups) forbids folding.
+  trace::Trace mixed = t;
+  mixed.groups.push_back({"pp", {{0, 4}, {1, 5}, {2, 6}, {3, 7}}});
+  CHECK(engine::fold_replicas(mixed, "dp", engine::plan_lockstep(mixed, "tp", 4)).folded_group == -1);
+}
+
 }  // namespace simtrain
