@@ -1,3 +1,4 @@
+// Implements nccl_tests_import.h: logs into a profile's collective table and refitted NCCL efficiencies.
 #include "calibration/nccl_tests_import.h"
 
 #include "calibration/nccl_tests_log.h"

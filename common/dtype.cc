@@ -1,3 +1,4 @@
+// Implements dtype.h: dtype names and element sizes.
 #include "common/dtype.h"
 
 namespace simtrain {

@@ -1,3 +1,4 @@
+// Implements error.h: the one-line "file:line: field: message" form of errors.
 #include "common/error.h"
 
 namespace simtrain {

@@ -1,3 +1,4 @@
+// Implements workload_options.h: the workload and model-parallel options of simtrain run and trace.
 #include "simulator/cli/workload_options.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// Implements collective_algorithm.h: rings (flat or hierarchical) and all-to-all as coalesced flows.
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>

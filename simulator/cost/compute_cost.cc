@@ -1,3 +1,4 @@
+// Implements compute_cost.h: measured, interpolated or roofline kernel durations.
 #include "simulator/cost/compute_cost.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Implements measured_tables.h: exact lookups and work-scaled inverse-distance interpolation.
 #include "simulator/cost/measured_tables.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Implements busy_intervals.h: union and difference lengths of sorted, merged intervals.
 #include "simulator/engine/busy_intervals.h"
 
 #include <algorithm>

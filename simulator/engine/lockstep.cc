@@ -1,3 +1,4 @@
+// Implements lockstep.h: which ranks stand for tensor-parallel groups and folded replicas.
 #include "simulator/engine/lockstep.h"
 
 #include <numeric>

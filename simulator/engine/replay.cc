@@ -1,3 +1,4 @@
+// Implements replay.h: the SimGrid actors that replay a trace, and the breakdown of their timelines.
 #include "simulator/engine/replay.h"
 
 #include <cmath>
@@ -76,7 +77,7 @@ struct ReplayState {
   const LockstepPlan lockstep;
   std::vector<ProgramPlan> plans;
   std::vector<RankState> ranks;
-  int timeline_ranks = 0;
+  std::vector<char> on_timeline;  // [rank]: record this rank's op events
   std::map<const std::vector<int>*, cost::CommunicatorPlacement> placements;
   std::unordered_map<std::uint64_t, double> route_latency_s;
   std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
@@ -159,7 +160,7 @@ class StreamActor {
           self_.p2p_busy.push_back({start, sg4::Engine::get_clock()});
         }
       }
-      if (rank_ < state_.timeline_ranks)
+      if (state_.on_timeline[rank_])
         self_.events.push_back(
             {rank_, index, start,
              op.type == trace::OpType::Compute ? start + durations_[index] : sg4::Engine::get_clock()});
@@ -311,7 +312,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
     throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
                 std::to_string(state.platform.gpu_hosts.size()) + " GPUs");
-  state.timeline_ranks = std::min(options.timeline_ranks, trace.world_size);
+  // The timeline shows the first simulated ranks (lockstep members have no events of their own).
+  state.on_timeline.assign(trace.world_size, 0);
+  for (int rank = 0, shown = 0; rank < trace.world_size && shown < options.timeline_ranks; ++rank)
+    if (state.lockstep.is_representative(rank)) state.on_timeline[rank] = 1, ++shown;
   for (const auto& program : trace.programs) state.plans.push_back(plan_program(program));
   state.ranks.resize(trace.world_size);
   for (int rank = 0; rank < trace.world_size; ++rank) {

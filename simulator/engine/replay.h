@@ -23,7 +23,7 @@ struct PlatformSource {
 };
 
 struct ReplayOptions {
-  int timeline_ranks = 0;  // record every op's start and end for ranks [0, timeline_ranks)
+  int timeline_ranks = 0;  // record every op's start and end for this many simulated ranks, lowest first
   // Ranks of this group's communicators are simulated by one representative when plan_lockstep() finds it
   // safe (lockstep.h); empty = every rank simulated on its own.
   std::string lockstep_group = "tp";

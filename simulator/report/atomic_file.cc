@@ -1,3 +1,4 @@
+// Implements atomic_file.h: write to a temporary file, then rename.
 #include "simulator/report/atomic_file.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Implements result.h: the Result from a replay, as JSON and as a summary for people.
 #include "simulator/report/result.h"
 
 #include <cmath>

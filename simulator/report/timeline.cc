@@ -1,3 +1,4 @@
+// Implements timeline.h: Trace Event Format JSON, one process per rank, one thread per stream.
 #include "simulator/report/timeline.h"
 
 #include <set>

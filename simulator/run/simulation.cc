@@ -1,3 +1,4 @@
+// Implements simulation.h: platform, profile, trace, memory check, costs, replay and Result of one run.
 #include "simulator/run/simulation.h"
 
 #include <chrono>
