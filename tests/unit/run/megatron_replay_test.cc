@@ -4,6 +4,8 @@
 // (Here rather than in tests/unit/workload because a replay needs the engine library as well.)
 #include <doctest/doctest.h>
 
+#include "tests/support/megatron_fixtures.h"
+
 #include "simulator/engine/replay.h"
 #include "simulator/workload/megatron_trace.h"
 #include "tests/support/child_process.h"
@@ -11,30 +13,13 @@
 namespace simtrain {
 namespace {
 
+using testing::small_gpt;
+workload::ParallelConfig plan(int tp, int pp, int dp, int micro_batches) {
+  return testing::megatron_plan(tp, pp, dp, micro_batches);
+}
+
 using workload::ParallelConfig;
 using workload::PipelineSchedule;
-
-workload::TransformerConfig small_gpt(int layers) {
-  workload::TransformerConfig m;
-  m.layers = layers;
-  m.hidden = 256;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 1024;
-  m.vocab = 1024;
-  return m;
-}
-
-ParallelConfig plan(int tp, int pp, int dp, int micro_batches) {
-  ParallelConfig c;
-  c.gpus = tp * pp * dp;
-  c.tp = tp;
-  c.pp = pp;
-  c.micro_batch = 1;
-  c.global_batch = micro_batches * dp;
-  c.seq_len = 128;
-  return c;
-}
 
 // Nodes of 8 GPUs on NVSwitch; with `free_network` every link is 1e18 B/s without latency.
 platform::ClusterSpec cluster(int gpus, bool free_network) {

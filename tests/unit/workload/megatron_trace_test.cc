@@ -3,6 +3,8 @@
 // gathers, and metadata. End-to-end replays are in tests/unit/run/megatron_replay_test.cc.
 #include <doctest/doctest.h>
 
+#include "tests/support/megatron_fixtures.h"
+
 #include <map>
 #include <tuple>
 
@@ -14,27 +16,9 @@ using namespace simtrain::workload;
 
 namespace {
 
-// A small GPT: 8 layers, hidden 256, 8 heads, untied 1024-token vocabulary.
-TransformerConfig small_gpt(int layers = 8) {
-  TransformerConfig m;
-  m.layers = layers;
-  m.hidden = 256;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 1024;
-  m.vocab = 1024;
-  return m;
-}
-
-ParallelConfig plan(int tp, int pp, int dp, int micro_batches) {
-  ParallelConfig c;
-  c.gpus = tp * pp * dp;
-  c.tp = tp;
-  c.pp = pp;
-  c.micro_batch = 1;
-  c.global_batch = micro_batches * dp;
-  c.seq_len = 128;
-  return c;
+using testing::small_gpt;
+workload::ParallelConfig plan(int tp, int pp, int dp, int micro_batches) {
+  return testing::megatron_plan(tp, pp, dp, micro_batches);
 }
 
 int group(const trace::Trace& t, const std::string& name) {
