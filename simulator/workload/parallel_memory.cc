@@ -180,8 +180,12 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
       config.global_batch > 0 ? std::max(1, config.global_batch / (config.micro_batch * dp)) : 1;
   const double local_seq = static_cast<double>(seq_len) / config.cp;
   // Korthikanti's coefficients count 16-bit tensors (and 1-byte dropout masks); fp32 doubles them.
+  // A fused (flash) attention kernel keeps no score matrices for backward, just as selective recomputation
+  // drops them: Korthikanti et al.'s 5as/h term goes.
+  const Recompute kept = config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective
+                                                                                       : config.recompute;
   const double per_layer = activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden,
-                                                      model.heads, config.tp, config.sp, config.recompute) *
+                                                      model.heads, config.tp, config.sp, kept) *
                            (activation_bytes / 2);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the

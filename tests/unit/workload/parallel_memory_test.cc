@@ -162,6 +162,7 @@ TEST_CASE("micro-batches in flight: 1F1B, GPipe and interleaved 1F1B") {
 TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) needs the most") {
   ParallelConfig c = plan(8, 8);
   c.schedule = PipelineSchedule::GPipe;
+  c.flash_attention = false;  // the paper's unfused attention keeps the scores
   c.global_batch = 32 * 4;
   const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 4, {});
   CHECK(m.pipeline_stage == 7);
@@ -175,9 +176,14 @@ TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides 
   c.recompute = Recompute::Full;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes == 96 * 2 * 2048.0 * 12288);
   c.recompute = Recompute::None;
+  c.flash_attention = false;
   c.cp = 2;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
         96 * activation_bytes_per_layer(4096, 1, 12288, 96, 8, false, Recompute::None));
+  // With a fused (flash) attention kernel no scores are kept: selective recomputation's figure.
+  c.flash_attention = true;
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
+        96 * activation_bytes_per_layer(4096, 1, 12288, 96, 8, false, Recompute::Selective));
 }
 
 TEST_CASE("parameter counts match the published models") {
