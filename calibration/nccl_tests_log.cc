@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -340,9 +341,7 @@ NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& or
 }
 
 NcclTestsLog read_nccl_tests_log(const std::string& path, NcclTestsLogHints hints) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", "cannot open");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path);
   if (hints.op.empty()) {
     // The longest binary name inside the file name ("reduce_perf" is inside "all_reduce_perf").
     const std::string file = std::string(basename(path));

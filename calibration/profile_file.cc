@@ -2,17 +2,15 @@
 // profile with a bad or half-written one. The JSON form itself lives in profile_json.cc.
 #include "calibration/profile_json.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -74,13 +72,7 @@ json parse_document(const std::string& text, const std::string& origin) {
 }  // namespace
 
 CalibrationProfile read_profile_file(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw Error(path, 0, "", "cannot read: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
-  return profile_from_json(parse_document(text, path), path);
+  return profile_from_json(parse_document(read_file(path), path), path);
 }
 
 void write_profile_file(const CalibrationProfile& profile, const std::string& path) {
@@ -94,23 +86,7 @@ void write_profile_file(const CalibrationProfile& profile, const std::string& pa
     throw Error(path, 0, "", "cannot serialize profile: " + plain_message(error.what()));
   }
 
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path, 0, "", "cannot write '" + temporary + "': " + std::strerror(errno));
-    out << text;
-    out.close();
-    if (!out) {
-      const int saved = errno;
-      std::remove(temporary.c_str());
-      throw Error(path, 0, "", "cannot write '" + temporary + "': " + std::strerror(saved));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    std::remove(temporary.c_str());
-    throw Error(path, 0, "", "cannot replace the file: " + std::string(std::strerror(saved)));
-  }
+  write_file_atomically(path, text);
 }
 
 }  // namespace simtrain::calibration

@@ -13,6 +13,7 @@
 #include "calibration/tool/shape_grid.h"
 #include "calibration/tool/shapes_file.h"
 #include "calibration/tool/tool_options.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration::tool {
 namespace {
@@ -114,7 +115,7 @@ int run(const std::vector<std::string>& args) {
   profile.environment.source = source;
   cudaStreamDestroy(stream);
 
-  write_file_atomically(profile_json_text(profile), output);
+  simtrain::write_file_atomically(output, profile_json_text(profile));
   progress.note("wrote " + output + ": " + std::to_string(profile.gemm.size()) + " GEMM, " +
                 std::to_string(profile.kernels.size()) + " kernel, " + std::to_string(profile.memory.size()) +
                 " memory and " + std::to_string(profile.collectives.size()) + " collective rows");

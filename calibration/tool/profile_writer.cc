@@ -2,7 +2,6 @@
 // atomic file write.
 #include "calibration/tool/profile_writer.h"
 
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +10,7 @@
 
 #include "calibration/tool/json_writer.h"
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration::tool {
 namespace {
@@ -117,10 +117,6 @@ void write_tables(JsonWriter& w, const CalibrationProfile& p) {
   w.end_array();
 }
 
-std::string temporary_path_beside(const std::string& path) {
-  return path + ".tmp." + std::to_string(::getpid());
-}
-
 [[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
   throw Error(path, 0, "", what + ": " + std::strerror(error));
 }
@@ -152,28 +148,6 @@ void check_output_writable(const std::string& path) {
   if (file == nullptr) fail(path, "cannot write", errno);
   std::fclose(file);
   std::remove(probe.c_str());
-}
-
-void write_file_atomically(const std::string& text, const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw Error(path, 0, "", "cannot write: is a directory");
-  const std::string temporary = temporary_path_beside(path);
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) fail(path, "cannot write", errno);
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const int write_error = errno;
-  const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-  const int flush_error = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !flushed || !closed) {
-    std::remove(temporary.c_str());
-    fail(path, "cannot write", !written ? write_error : flush_error);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    fail(path, "cannot replace", error);
-  }
 }
 
 }  // namespace simtrain::calibration::tool

@@ -16,8 +16,4 @@ std::string profile_json_text(const CalibrationProfile& profile);
 // temporary file beside it. Throws Error naming the path.
 void check_output_writable(const std::string& path);
 
-// Writes `text` to a temporary file beside `path`, then renames it over `path`, so that an interrupted or
-// failed run never leaves a half-written profile in place of a good one. Throws Error naming the path.
-void write_file_atomically(const std::string& text, const std::string& path);
-
 }  // namespace simtrain::calibration::tool

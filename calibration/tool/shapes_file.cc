@@ -3,12 +3,11 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration::tool {
 namespace {
@@ -108,12 +107,6 @@ ShapeSet parse_shapes(const std::string& text, const std::string& origin) {
   return set;
 }
 
-ShapeSet read_shapes_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_shapes(text.str(), path);
-}
+ShapeSet read_shapes_file(const std::string& path) { return parse_shapes(read_file(path), path); }
 
 }  // namespace simtrain::calibration::tool

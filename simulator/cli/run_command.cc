@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/workload_options.h"
-#include "simulator/report/atomic_file.h"
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
 
@@ -81,7 +81,7 @@ int run_command(const Arguments& args) {
     if (path == "-")
       std::cout << text;
     else
-      report::write_file_atomically(path, text);
+      write_file_atomically(path, text);
   }
   if (vm.count("timeline"))
     report::write_timeline_file(out.trace, out.replay, vm["timeline"].as<std::string>());

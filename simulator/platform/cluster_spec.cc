@@ -11,9 +11,9 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::platform {
 namespace {
@@ -187,14 +187,6 @@ FabricSpec read_fabric(const Section& section) {
   return spec;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", "cannot open the cluster spec");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& origin) {
@@ -222,7 +214,7 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
   return spec;
 }
 
-ClusterSpec read_cluster_spec(const std::string& path) { return parse_cluster_spec(read_text(path), path); }
+ClusterSpec read_cluster_spec(const std::string& path) { return parse_cluster_spec(read_file(path), path); }
 
 std::string platform_directory() {
   if (const char* dir = std::getenv("SIMTRAIN_PLATFORM_DIR"); dir && *dir) return dir;

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "simulator/report/atomic_file.h"
+#include "common/file_io.h"
 
 namespace simtrain::report {
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::trace {
 namespace {
@@ -63,15 +64,6 @@ bool starts_with_gzip_magic(const std::string& path) {
   unsigned char magic[2] = {0, 0};
   in.read(reinterpret_cast<char*>(magic), 2);
   return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", "cannot open trace file: " + system_error());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw Error(path, 0, "", "cannot read trace file: " + system_error());
-  return bytes.str();
 }
 
 std::string gunzip_file(const std::string& path) {
@@ -126,7 +118,7 @@ void write_bytes(const std::string& path, const std::string& text, bool compress
 }  // namespace
 
 Trace read_trace_file(const std::string& path) {
-  const std::string text = starts_with_gzip_magic(path) ? gunzip_file(path) : read_bytes(path);
+  const std::string text = starts_with_gzip_magic(path) ? gunzip_file(path) : read_file(path);
   json document;
   try {
     document = json::parse(text);

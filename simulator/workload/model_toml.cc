@@ -6,10 +6,10 @@
 
 #include <fstream>
 #include <initializer_list>
-#include <sstream>
 #include <string_view>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
@@ -110,14 +110,6 @@ void read_moe(const Section& moe, TransformerConfig& t) {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", "cannot open the model file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 Model parse_model_toml(const std::string& toml_text, const std::string& origin, const ModelOptions& options) {
@@ -193,7 +185,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
 }
 
 Model read_model_toml(const std::string& path, const ModelOptions& options) {
-  return parse_model_toml(read_text(path), path, options);
+  return parse_model_toml(read_file(path), path, options);
 }
 
 }  // namespace simtrain::workload

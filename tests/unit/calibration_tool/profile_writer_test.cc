@@ -13,6 +13,7 @@
 #include "calibration/tool/json_writer.h"
 #include "calibration/tool/profile_writer.h"
 #include "common/error.h"
+#include "common/file_io.h"
 
 using namespace simtrain;
 using namespace simtrain::calibration;
@@ -133,8 +134,8 @@ TEST_CASE("a profile is written through a temporary file that replaces the old o
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "gpu.json").string();
-  write_file_atomically("old", path);
-  write_file_atomically("new", path);
+  simtrain::write_file_atomically(path, "old");
+  simtrain::write_file_atomically(path, "new");
   CHECK(read_all(path) == "new");
   // Nothing is left beside it.
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
@@ -144,7 +145,7 @@ TEST_CASE("a profile is written through a temporary file that replaces the old o
 TEST_CASE("an unwritable output is reported with its path before anything is measured") {
   CHECK_THROWS_WITH_AS(check_output_writable("/nonexistent-dir/profile.json"),
                        doctest::Contains("/nonexistent-dir/profile.json: cannot write"), Error);
-  CHECK_THROWS_WITH_AS(write_file_atomically("x", "/nonexistent-dir/profile.json"),
+  CHECK_THROWS_WITH_AS(simtrain::write_file_atomically("/nonexistent-dir/profile.json", "x"),
                        doctest::Contains("cannot write"), Error);
   const auto dir = std::filesystem::temp_directory_path();
   CHECK_THROWS_WITH_AS(check_output_writable(dir.string()), doctest::Contains("is a directory"), Error);
@@ -155,10 +156,10 @@ TEST_CASE("a failed write leaves the previous profile in place") {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "gpu.json").string();
-  write_file_atomically("good", path);
+  simtrain::write_file_atomically(path, "good");
   // A directory where the temporary file would go makes the write fail.
   std::filesystem::create_directory(path + ".tmp." + std::to_string(::getpid()));
-  CHECK_THROWS_AS(write_file_atomically("broken", path), Error);
+  CHECK_THROWS_AS(simtrain::write_file_atomically(path, "broken"), Error);
   CHECK(read_all(path) == "good");
   std::filesystem::remove_all(dir);
 }
