@@ -12,17 +12,7 @@ using namespace simtrain::workload;
 namespace {
 
 // Llama-2 7B's shape: 32 layers, 32 heads, 4096 hidden, 11008 FFN.
-TransformerConfig llama2_7b() {
-  TransformerConfig m;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.ffn_hidden = 11008;
-  m.vocab = 32000;
-  m.gated_mlp = true;
-  return m;
-}
+TransformerConfig llama2_7b() { return *build_model("llama2-7b").transformer; }
 
 TransformerConfig eight_experts() {
   TransformerConfig m = llama2_7b();

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "common/error.h"
+#include "simulator/workload/model_zoo.h"
 #include "simulator/workload/parallel_memory.h"
 
 using namespace simtrain;
@@ -15,44 +16,16 @@ constexpr double kGB = 1e9;  // the ZeRO paper's GB
 // GPT-3 175B (Brown et al. 2020; Korthikanti et al. Table 3): tied embeddings, learned positions (not
 // counted here), LayerNorm and biases.
 TransformerConfig gpt3_175b() {
-  TransformerConfig m;
-  m.layers = 96;
-  m.hidden = 12288;
-  m.heads = 96;
-  m.kv_heads = 96;
-  m.ffn_hidden = 4 * 12288;
-  m.vocab = 50257;
-  m.tied_embeddings = true;
+  TransformerConfig m = *build_model("gpt3-175b").transformer;
+  m.vocab = 50257;  // the paper's vocabulary, not Megatron's padded 51,200
   return m;
 }
 
 // Llama-2 70B: GQA with 8 KV heads, SwiGLU, RMSNorm, no biases, untied LM head.
-TransformerConfig llama2_70b() {
-  TransformerConfig m;
-  m.layers = 80;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.ffn_hidden = 28672;
-  m.vocab = 32000;
-  m.gated_mlp = true;
-  m.rms_norm = true;
-  m.bias = false;
-  return m;
-}
+TransformerConfig llama2_70b() { return *build_model("llama2-70b").transformer; }
 
 // Mixtral 8x7B: every layer routes each token to 2 of 8 SwiGLU experts.
-TransformerConfig mixtral_8x7b() {
-  TransformerConfig m = llama2_70b();
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.ffn_hidden = 14336;
-  m.experts = 8;
-  m.experts_per_token = 2;
-  m.moe_ffn_hidden = 14336;
-  return m;
-}
+TransformerConfig mixtral_8x7b() { return *build_model("mixtral-8x7b").transformer; }
 
 ParallelConfig plan(int tp, int pp) {
   ParallelConfig c;

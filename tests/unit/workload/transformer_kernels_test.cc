@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "simulator/workload/model_zoo.h"
 #include "simulator/workload/transformer_kernels.h"
 
 using namespace simtrain;
@@ -12,32 +13,10 @@ using namespace simtrain::workload;
 namespace {
 
 // GPT-3 175B (Brown et al. 2020; Megatron-LM's configuration).
-TransformerConfig gpt3_175b() {
-  TransformerConfig m;
-  m.layers = 96;
-  m.hidden = 12288;
-  m.heads = 96;
-  m.kv_heads = 96;
-  m.ffn_hidden = 4 * 12288;
-  m.vocab = 51200;
-  m.tied_embeddings = true;
-  return m;
-}
+TransformerConfig gpt3_175b() { return *build_model("gpt3-175b").transformer; }
 
 // Llama-3 70B: GQA with 8 KV heads, SwiGLU MLP, RMSNorm, no biases.
-TransformerConfig llama3_70b() {
-  TransformerConfig m;
-  m.layers = 80;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.ffn_hidden = 28672;
-  m.vocab = 128256;
-  m.gated_mlp = true;
-  m.rms_norm = true;
-  m.bias = false;
-  return m;
-}
+TransformerConfig llama3_70b() { return *build_model("llama3-70b").transformer; }
 
 LayerSharding sharding(int tp, bool sp, int micro_batch = 1, int seq = 2048) {
   LayerSharding s;
