@@ -37,12 +37,29 @@ struct Operands {
 
 using Timed = std::pair<double, double>;  // forward, backward seconds
 
+// Through the *Ex entry points with their workspace and reserve space, as PyTorch's cudnn_batch_norm calls
+// them: without a workspace cuDNN has no fast NHWC kernel and runs an order of magnitude slower.
 Timed batch_norm(const BenchContext& ctx, cudnnHandle_t h, const TensorShape& s, DType dtype) {
   const TensorDescriptor x = tensor_descriptor(dtype, s.n, s.c, s.h, s.w);
+  // PyTorch's choice of mode: persistent for channels-last (NHWC) training, plain spatial otherwise.
+  const cudnnBatchNormMode_t mode =
+      cudnn_layout(dtype) == CUDNN_TENSOR_NHWC ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT : CUDNN_BATCHNORM_SPATIAL;
+  const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN;
   TensorDescriptor stats;
   check_cudnn(cudnnCreateTensorDescriptor(stats.out()), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnDeriveBNTensorDescriptor(stats.get(), x.get(), CUDNN_BATCHNORM_SPATIAL),
-              "cudnnDeriveBNTensorDescriptor");
+  check_cudnn(cudnnDeriveBNTensorDescriptor(stats.get(), x.get(), mode), "cudnnDeriveBNTensorDescriptor");
+  std::size_t forward_workspace = 0, backward_workspace = 0, reserve = 0;
+  check_cudnn(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+                  h, mode, ops, x.get(), nullptr, x.get(), stats.get(), nullptr, &forward_workspace),
+              "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize");
+  check_cudnn(
+      cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, mode, ops, x.get(), x.get(), x.get(), nullptr,
+                                                        x.get(), stats.get(), nullptr, &backward_workspace),
+      "cudnnGetBatchNormalizationBackwardExWorkspaceSize");
+  check_cudnn(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, ops, nullptr, x.get(), &reserve),
+              "cudnnGetBatchNormalizationTrainingExReserveSpaceSize");
+  const DeviceBuffer workspace(aligned(std::max<std::size_t>({forward_workspace, backward_workspace, 1})));
+  const DeviceBuffer reserve_space(aligned(std::max<std::size_t>(reserve, 1)));
   const Operands data(ctx, static_cast<double>(s.elements()), dtype, 3);  // x, y (= dy), dx
   // scale, bias, running mean and variance, saved mean and inverse variance, dscale, dbias: fp32 per channel.
   const DeviceBuffer params(aligned(s.c * 4) * 8);
@@ -52,19 +69,21 @@ Timed batch_norm(const BenchContext& ctx, cudnnHandle_t h, const TensorShape& s,
   const double eps = 1e-5;
   const double forward =
       time_launches(ctx.stream, ctx.plan, [&](int i) {
-        check_cudnn(cudnnBatchNormalizationForwardTraining(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x.get(),
-                                                           data.tensor(i, 0), x.get(), data.tensor(i, 1),
-                                                           stats.get(), param(0), param(1), 0.1, param(2),
-                                                           param(3), eps, param(4), param(5)),
-                    "cudnnBatchNormalizationForwardTraining");
+        check_cudnn(
+            cudnnBatchNormalizationForwardTrainingEx(
+                h, mode, ops, &one, &zero, x.get(), data.tensor(i, 0), nullptr, nullptr, x.get(),
+                data.tensor(i, 1), stats.get(), param(0), param(1), 0.1, param(2), param(3), eps, param(4),
+                param(5), nullptr, workspace.get(), forward_workspace, reserve_space.get(), reserve),
+            "cudnnBatchNormalizationForwardTrainingEx");
       }).median_s;
   const double backward =
       time_launches(ctx.stream, ctx.plan, [&](int i) {
-        check_cudnn(cudnnBatchNormalizationBackward(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero,
-                                                    x.get(), data.tensor(i, 0), x.get(), data.tensor(i, 1),
-                                                    x.get(), data.tensor(i, 2), stats.get(), param(0),
-                                                    param(6), param(7), eps, param(4), param(5)),
-                    "cudnnBatchNormalizationBackward");
+        check_cudnn(cudnnBatchNormalizationBackwardEx(
+                        h, mode, ops, &one, &zero, &one, &zero, x.get(), data.tensor(i, 0), x.get(),
+                        data.tensor(i, 1), x.get(), data.tensor(i, 1), nullptr, nullptr, x.get(),
+                        data.tensor(i, 2), stats.get(), param(0), param(1), param(6), param(7), eps, param(4),
+                        param(5), nullptr, workspace.get(), backward_workspace, reserve_space.get(), reserve),
+                    "cudnnBatchNormalizationBackwardEx");
       }).median_s;
   return {forward, backward};
 }

@@ -2,6 +2,9 @@
 // and GA10x, Ada, Hopper, Blackwell): e.g. A100 = 108 SMs x 1.41 GHz x 2048 = 312 TFLOP/s fp16.
 #include "calibration/tool/gpu_architecture.h"
 
+#include <cctype>
+#include <sstream>
+
 #include "common/error.h"
 
 namespace simtrain::calibration::tool {
@@ -93,6 +96,16 @@ std::vector<DType> dtypes_to_measure(ComputeCapability cc, const std::string& gp
     warnings.push_back("skipping " + message);
   }
   return chosen;
+}
+
+std::string driver_release_from_version_line(const std::string& line) {
+  const std::size_t module = line.find("Kernel Module");
+  if (module == std::string::npos) return "";
+  std::istringstream words(line.substr(module));
+  std::string word;
+  while (words >> word)
+    if (std::isdigit(static_cast<unsigned char>(word.front()))) return word;
+  return "";
 }
 
 }  // namespace simtrain::calibration::tool

@@ -43,4 +43,10 @@ std::map<DType, double> peak_flops_per_s(ComputeCapability cc, int sm_count, dou
 std::vector<DType> dtypes_to_measure(ComputeCapability cc, const std::string& gpu_name,
                                      const std::vector<DType>& requested, std::vector<std::string>& warnings);
 
+// The driver release ("580.159.04") in the first line of /proc/driver/nvidia/version, which reads
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..." or, for the open modules,
+// "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ...": the first word after
+// "Kernel Module" that starts with a digit; "" when there is none.
+std::string driver_release_from_version_line(const std::string& line);
+
 }  // namespace simtrain::calibration::tool

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "calibration/tool/gpu_architecture.h"
 #include "calibration/tool/gpu_status.h"
 
 namespace simtrain::calibration::tool {
@@ -39,13 +40,7 @@ std::string utc_now_iso8601() {
 std::string driver_release() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
-  if (!std::getline(in, line)) return "";
-  const std::size_t module = line.find("Kernel Module");
-  if (module == std::string::npos) return "";
-  std::istringstream words(line.substr(module + 13));
-  std::string release;
-  words >> release;
-  return release;
+  return std::getline(in, line) ? driver_release_from_version_line(line) : "";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // simtrain-calibrate: measures this machine's GPUs and writes a calibration profile. Parsing, shapes, timing
 // statistics and the profile writer live in the tool's library; this file only sequences them.
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,27 +15,38 @@
 #include "calibration/tool/shape_grid.h"
 #include "calibration/tool/shapes_file.h"
 #include "calibration/tool/tool_options.h"
+#include "common/error.h"
 #include "common/file_io.h"
 
 namespace simtrain::calibration::tool {
 namespace {
 
-// --model and --shapes give exactly those shapes; without them, the GEMM grid plus every built-in model at
-// its default batch.
+// --model and --shapes give exactly those shapes (and the GEMM grid with --grid); without them, the GEMM
+// grid plus every built-in model at its default batch.
 ShapeSet shapes_to_measure(const ToolOptions& options) {
   ShapeSet shapes;
-  if (!options.model.empty())
-    shapes.append(
-        model_shapes(options.model, options.batch > 0 ? options.batch : default_batch(options.model)));
+  for (const ModelBatches& model : options.models) {
+    std::vector<int> batches = model.batches;
+    if (batches.empty()) batches.push_back(options.batch > 0 ? options.batch : default_batch(model.name));
+    for (int batch : batches) shapes.append(model_shapes(model.name, batch));
+  }
   if (!options.shapes_file.empty()) shapes.append(read_shapes_file(options.shapes_file));
-  if (options.model.empty() && options.shapes_file.empty()) {
-    shapes.gemms = default_gemm_grid(options.quick);
+  const bool named = !options.models.empty() || !options.shapes_file.empty();
+  if (!named || options.grid) {
+    std::vector<GemmShape> grid = default_gemm_grid(options.quick);
+    shapes.gemms.insert(shapes.gemms.end(), grid.begin(), grid.end());
+  }
+  if (!named)
     for (const std::string& model : builtin_model_names())
       shapes.append(model_shapes(model, default_batch(model)));
-  }
   shapes.deduplicate();
   return shapes;
 }
+
+// Where a run keeps what it has measured so far: after every family the profile is written here, so a run
+// that is killed, or whose later family fails, keeps its finished measurements without replacing the
+// previous good profile at the output path.
+std::string partial_path(const std::string& output) { return output + ".partial"; }
 
 // Peak rates from the architecture table when it knows the GPU; otherwise the fastest GEMM measured per
 // dtype.
@@ -93,15 +106,40 @@ int run(const std::vector<std::string>& args) {
                          dtypes,
                          measurement_budget_bytes(),
                          options.quick};
-  // NCCL first: an init failure then ends the run before the long measurements.
-  if (options.nccl) measure_nccl(ctx, profile);
-  if (options.gemm && !shapes.gemms.empty()) measure_gemm(ctx, shapes.gemms, profile);
-  if (options.conv && !shapes.convs.empty()) measure_conv(ctx, shapes.convs, profile);
-  if (options.conv) measure_cudnn_ops(ctx, shapes, profile);
-  if (options.attention && !shapes.attentions.empty()) measure_attention(ctx, shapes.attentions, profile);
-  if (options.memory) measure_memory(ctx, profile);
 
-  std::string source = "simtrain-calibrate on " + device.name + "; " + set_peaks(profile, device);
+  // Fills in what a profile records besides its tables; repeated before every write, so that a partial
+  // profile loads like a finished one.
+  auto complete = [&] {
+    const std::string peaks = set_peaks(profile, device);
+    profile.environment = measurement_environment(options.command_line);
+    profile.environment.source = "simtrain-calibrate on " + device.name + "; " + peaks;
+  };
+  // One family's failure (a cuDNN error on an unusual shape, a driver refusing NCCL) must not cost the
+  // others: it is reported, the run goes on, and the profile stays partial.
+  std::vector<std::string> failed;
+  auto measure_family = [&](const char* family, const std::function<void()>& measure) {
+    try {
+      measure();
+    } catch (const std::exception& error) {
+      progress.warn(std::string(family) + " failed: " + error.what());
+      failed.push_back(family);
+    }
+    complete();
+    simtrain::write_file_atomically(partial_path(output), profile_json_text(profile));
+  };
+  // NCCL first: an init failure then shows before the long measurements.
+  if (options.nccl) measure_family("nccl", [&] { measure_nccl(ctx, profile); });
+  if (options.gemm && !shapes.gemms.empty())
+    measure_family("gemm", [&] { measure_gemm(ctx, shapes.gemms, profile); });
+  if (options.memory) measure_family("memory", [&] { measure_memory(ctx, profile); });
+  if (options.conv && !shapes.convs.empty())
+    measure_family("conv", [&] { measure_conv(ctx, shapes.convs, profile); });
+  if (options.conv) measure_family("cudnn", [&] { measure_cudnn_ops(ctx, shapes, profile); });
+  if (options.attention && !shapes.attentions.empty())
+    measure_family("attention", [&] { measure_attention(ctx, shapes.attentions, profile); });
+
+  complete();
+  std::string source = profile.environment.source;
   if (profile.device.memory_bandwidth_Bps <= 0) {
     // No memory clock from the driver: the measured copy rate stands in for the datasheet figure.
     profile.device.memory_bandwidth_Bps = measure_copy_bandwidth(ctx);
@@ -111,14 +149,23 @@ int run(const std::vector<std::string>& args) {
   }
   source += "; nvlink_bandwidth_Bps not measured (0)";
   for (const std::string& line : fit_efficiencies(profile)) progress.note(line);
-  profile.environment = measurement_environment(options.command_line);
   profile.environment.source = source;
   cudaStreamDestroy(stream);
 
+  const std::string rows = std::to_string(profile.gemm.size()) + " GEMM, " +
+                           std::to_string(profile.kernels.size()) + " kernel, " +
+                           std::to_string(profile.memory.size()) + " memory and " +
+                           std::to_string(profile.collectives.size()) + " collective rows";
+  if (!failed.empty()) {
+    std::string families;
+    for (const std::string& family : failed) families += (families.empty() ? "" : ", ") + family;
+    simtrain::write_file_atomically(partial_path(output), profile_json_text(profile));
+    throw Error("measuring " + families + " failed (see above); the " + rows + " measured are in " +
+                partial_path(output) + ", " + output + " is left as it was");
+  }
   simtrain::write_file_atomically(output, profile_json_text(profile));
-  progress.note("wrote " + output + ": " + std::to_string(profile.gemm.size()) + " GEMM, " +
-                std::to_string(profile.kernels.size()) + " kernel, " + std::to_string(profile.memory.size()) +
-                " memory and " + std::to_string(profile.collectives.size()) + " collective rows");
+  std::filesystem::remove(partial_path(output));
+  progress.note("wrote " + output + ": " + rows);
   return 0;
 }
 

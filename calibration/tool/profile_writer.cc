@@ -2,7 +2,6 @@
 // atomic file write.
 #include "calibration/tool/profile_writer.h"
 
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

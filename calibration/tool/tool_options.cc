@@ -35,11 +35,30 @@ std::vector<DType> parse_dtypes(const std::string& text) {
   return dtypes;
 }
 
+// "resnet50" or "resnet50:128,256"; an unknown name throws the error that lists the known ones.
+ModelBatches parse_model(const std::string& option, const std::string& text) {
+  ModelBatches model;
+  const std::size_t colon = text.find(':');
+  model.name = text.substr(0, colon);
+  model_shapes(model.name, 1);
+  if (colon == std::string::npos) return model;
+  std::size_t start = colon + 1;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const int batch = parse_int(option, text.substr(start, comma - start), 1);
+    if (std::find(model.batches.begin(), model.batches.end(), batch) == model.batches.end())
+      model.batches.push_back(batch);
+    start = comma + 1;
+  }
+  return model;
+}
+
 }  // namespace
 
 std::string usage_text() {
   return "usage: simtrain-calibrate [--gemm] [--conv] [--attention] [--memory] [--nccl] [--all]\n"
-         "                          [--quick] [--model NAME [--batch N]] [--shapes FILE]\n"
+         "                          [--quick] [--model NAME[:B,...]]... [--batch N] [--shapes FILE] "
+         "[--grid]\n"
          "                          [--dtypes fp32,tf32,fp16,bf16,fp8] [-o PROFILE.json] [--device N]\n"
          "\n"
          "Measures cuBLASLt GEMMs, cuDNN convolutions, attention, memory bandwidth and NCCL collectives on\n"
@@ -47,9 +66,12 @@ std::string usage_text() {
          "calibration/profiles/<gpu>.json). Without a family option, all are measured; --conv also\n"
          "measures batch norm, max pooling, ReLU and log-softmax.\n"
          "  --quick          small grids and few repeats (a few minutes on one GPU)\n"
-         "  --model NAME     the layer shapes of one model: resnet50, bert-large, gpt2-xl, llama2-7b\n"
-         "  --batch N        micro-batch for --model (default: a typical one per model)\n"
+         "  --model NAME[:B,...]  the layer shapes of a model at micro-batches B (repeatable): resnet50,\n"
+         "                   bert-large, gpt2-xl, llama2-7b\n"
+         "  --batch N        micro-batch of a --model named without one (default: a typical one per model)\n"
          "  --shapes FILE    kernel shapes, one per line (see calibration/tool/shapes_file.h)\n"
+         "  --grid           the generic GEMM grid as well (measured by default only without --model and\n"
+         "                   --shapes)\n"
          "  --dtypes LIST    dtypes to measure (default: all the GPU supports; naming one it does not\n"
          "                   support is an error)\n"
          "  --device N       the GPU for single-GPU measurements (NCCL uses all visible GPUs)\n";
@@ -80,11 +102,12 @@ ToolOptions parse_tool_options(const std::vector<std::string>& args) {
     } else if (arg == "--quick") {
       options.quick = true;
     } else if (arg == "--model") {
-      options.model = value();
-      model_shapes(options.model, 1);  // an unknown name throws the error that lists the known ones
+      options.models.push_back(parse_model(arg, value()));
     } else if (arg == "--batch") {
       options.batch = parse_int(arg, value(), 1);
       batch_given = true;
+    } else if (arg == "--grid") {
+      options.grid = true;
     } else if (arg == "--shapes") {
       options.shapes_file = value();
     } else if (arg == "--dtypes") {
@@ -100,7 +123,7 @@ ToolOptions parse_tool_options(const std::vector<std::string>& args) {
       throw Error(arg + ": unknown option (see --help)");
     }
   }
-  if (batch_given && options.model.empty()) throw Error("--batch: needs --model");
+  if (batch_given && options.models.empty()) throw Error("--batch: needs --model");
   if (!options.gemm && !options.conv && !options.attention && !options.memory && !options.nccl)
     options.gemm = options.conv = options.attention = options.memory = options.nccl = true;
   return options;

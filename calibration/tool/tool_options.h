@@ -10,12 +10,23 @@
 
 namespace simtrain::calibration::tool {
 
+// One --model option: a built-in model and the micro-batches to calibrate it at (empty = --batch or the
+// model's default).
+struct ModelBatches {
+  std::string name;
+  std::vector<int> batches;
+  bool operator==(const ModelBatches&) const = default;
+};
+
 struct ToolOptions {
   // Families to measure; when none is named, all of them (--all says so explicitly).
   bool gemm = false, conv = false, attention = false, memory = false, nccl = false;
-  bool quick = false;         // small grids and few repeats: a few minutes on one GPU
-  std::string model;          // --model: calibrate exactly this built-in model's shapes
-  int batch = 0;              // --batch with --model; 0 = the model's default
+  bool quick = false;  // small grids and few repeats: a few minutes on one GPU
+  // --model NAME[:B1,B2...] (repeatable): calibrate exactly these built-in models' shapes at these
+  // micro-batches; a model named without batches takes --batch, else its default batch.
+  std::vector<ModelBatches> models;
+  int batch = 0;              // --batch: the micro-batch of models named without one; 0 = each one's default
+  bool grid = false;          // --grid: the generic GEMM grid too, beside --model or --shapes
   std::string shapes_file;    // --shapes FILE
   std::vector<DType> dtypes;  // --dtypes; empty = every dtype the GPU supports
   std::string output;         // -o; empty = calibration/profiles/<gpu>.json

@@ -90,3 +90,15 @@ TEST_CASE("efficiencies are the median achieved fraction of peak of each family"
   CHECK(p.efficiencies.attention == defaults.attention);
   CHECK(log.size() == 3);
 }
+
+TEST_CASE("the driver release is read from /proc/driver/nvidia/version of open and proprietary modules") {
+  // The open and the proprietary kernel modules lay the line out differently.
+  CHECK(driver_release_from_version_line(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  "
+            "Release Build  (dvs-builder@U22-I3-AE18-09-3)  Thu Aug 7 2025") == "580.159.04");
+  CHECK(driver_release_from_version_line(
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 "
+            "2025") == "570.86.15");
+  CHECK(driver_release_from_version_line("something else") == "");
+  CHECK(driver_release_from_version_line("NVIDIA Kernel Module") == "");
+}

@@ -41,12 +41,24 @@ TEST_CASE("values: model, batch, shapes, dtypes, output and device") {
   const ToolOptions o =
       parse({"--model", "resnet50", "--batch", "256", "--shapes", "s.txt", "--dtypes", "fp16,bf16,fp16", "-o",
              "calibration/profiles/h200-sxm.json", "--device", "1"});
-  CHECK(o.model == "resnet50");
+  CHECK(o.models == std::vector<ModelBatches>{{"resnet50", {}}});
   CHECK(o.batch == 256);
+  CHECK(!o.grid);
   CHECK(o.shapes_file == "s.txt");
   CHECK(o.dtypes == std::vector<DType>{DType::FP16, DType::BF16});  // repeats dropped
   CHECK(o.output == "calibration/profiles/h200-sxm.json");
   CHECK(o.device == 1);
+}
+
+TEST_CASE("--model repeats and names its own micro-batches") {
+  const ToolOptions o = parse({"--model", "resnet50:128,256,128", "--model", "llama2-7b", "--grid"});
+  CHECK(o.models ==
+        std::vector<ModelBatches>{{"resnet50", {128, 256}}, {"llama2-7b", {}}});  // repeats dropped
+  CHECK(o.grid);
+  CHECK_THROWS_WITH_AS(parse({"--model", "resnet50:"}), "--model: expected an integer, got ''", Error);
+  CHECK_THROWS_WITH_AS(parse({"--model", "resnet50:64,x"}), "--model: expected an integer, got 'x'", Error);
+  CHECK_THROWS_WITH_AS(parse({"--model", "resnet50:0"}), doctest::Contains("at least 1"), Error);
+  CHECK_THROWS_WITH_AS(parse({"--model", "alexnet:8"}), doctest::Contains("unknown model 'alexnet'"), Error);
 }
 
 TEST_CASE("the exact command line is kept, quoted for a shell where needed") {
