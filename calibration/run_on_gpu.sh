@@ -13,6 +13,8 @@
 set -u
 out=${1:?usage: calibration/run_on_gpu.sh OUTDIR [FALLBACK_TOOL]}
 fallback=${2:-}
+# SIMTRAIN_GPU_STAGES picks stages (default both): "pytorch", "calibrate".
+stages=${SIMTRAIN_GPU_STAGES:-pytorch calibrate}
 mkdir -p "$out"
 exec > >(tee -a "$out/run.log") 2>&1
 
@@ -57,10 +59,13 @@ if [ ! -x "$tool" ]; then
   tool=$fallback
 fi
 
+if [[ " $stages " == *" pytorch "* ]]; then
 stage "PyTorch training steps"
 LD_LIBRARY_PATH=$pytorch_library_path PYTHONUNBUFFERED=1 timeout 150 python3 tools/pytorch_step_time.py -o "$out/pytorch_steps.json" \
   --trace-dir "$out" || echo "pytorch_step_time.py ended with status $?"
+fi
 
+if [[ " $stages " == *" calibrate "* ]]; then
 stage "simtrain-calibrate --quick"
 # The models the PyTorch steps train, at their batches, plus the generic GEMM grid and the other built-in
 # transformers; fp32 is left to the full run (PyTorch runs fp32 convolutions as TF32 by default).
@@ -70,4 +75,5 @@ timeout 300 "$tool" --quick --grid --model resnet50:128,256 --model llama2-7b:1 
   --model gpt2-xl --dtypes tf32,fp16,bf16,fp8 -o "$profile"
 echo "simtrain-calibrate ended with status $?"
 for f in "$profile" "$profile.partial"; do [ -f "$f" ] && cp "$f" "$out/"; done
+fi
 stage "done"

@@ -39,6 +39,7 @@ ShapeSet shapes_to_measure(const ToolOptions& options) {
   if (!named)
     for (const std::string& model : builtin_model_names())
       shapes.append(model_shapes(model, default_batch(model)));
+  add_pointwise_conv_gemms(shapes);
   shapes.deduplicate();
   return shapes;
 }

@@ -50,4 +50,9 @@ void add_linear(ShapeSet& set, std::int64_t tokens, std::int64_t in, std::int64_
   set.gemms.push_back({out, in, tokens, true, false});
 }
 
+void add_pointwise_conv_gemms(ShapeSet& set) {
+  for (const ConvShape& c : set.convs)
+    if (c.r == 1 && c.s == 1 && c.stride == 1 && c.pad == 0) add_linear(set, c.n * c.h * c.w, c.c, c.k);
+}
+
 }  // namespace simtrain::calibration::tool

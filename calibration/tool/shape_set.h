@@ -73,4 +73,9 @@ struct ShapeSet {
 // transposed, as simulator/workload/layer_kernels.cc shapes them.
 void add_linear(ShapeSet& set, std::int64_t tokens, std::int64_t in, std::int64_t out);
 
+// The GEMMs of every pointwise convolution (1x1, stride 1, no padding) in `set`, added as add_linear shapes
+// them over the n h w pixels: cuDNN runs such a convolution as a GEMM when that is faster, and the
+// simulator costs it as the lesser of the two (simulator/cost/compute_cost.h).
+void add_pointwise_conv_gemms(ShapeSet& set);
+
 }  // namespace simtrain::calibration::tool

@@ -1,6 +1,10 @@
 // Durations of compute kernels on one GPU model, from a calibration profile: a measured table entry when the
 // profile has the kernel's exact shape, else a time interpolated from the measured shapes of the same op and
-// dtype (measured_tables.h), else a roofline with the profile's efficiencies.
+// dtype (measured_tables.h) but never under the time its bytes take at the profile's memory bandwidth, else
+// a roofline with the profile's efficiencies. A pointwise (1x1, stride 1) convolution costs the lesser of
+// the convolution and the GEMM it is, because cuDNN has GEMM engines for it and cudnn.benchmark picks the
+// faster (on an H200, PyTorch's 1x1 convolutions of ResNet-50 ran as cuBLAS kernels:
+// traces/kineto/h200-resnet50-amp-b256-channels-last.json.gz).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +38,8 @@ class ComputeCostModel {
 
  private:
   double roofline_s(const trace::ComputeSpec& kernel) const;
+  // The kernel's time from the tables or the roofline, without the pointwise-convolution alternative.
+  ComputeCost table_or_roofline(const trace::ComputeSpec& kernel) const;
 
   const calibration::CalibrationProfile& profile_;
   MeasuredTables measured_;

@@ -3,8 +3,10 @@
 #include "simulator/workload/data_parallel.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/error.h"
+#include "simulator/workload/eager_pytorch.h"
 
 namespace simtrain::workload {
 namespace {
@@ -38,6 +40,25 @@ std::string_view pass_suffix(trace::Pass pass) {
       break;
   }
   return "other";
+}
+
+// "<layer>.<pass>" for a layer's kernels of one pass. An elementwise kernel beside the layer's own kernel
+// (an eager-mode cast, eager_pytorch.h) is "<layer>.cast.<pass>"; further kernels of one pass are numbered
+// from the second on ("<layer>.fwd.2").
+std::vector<std::string> kernel_names(const std::string& layer,
+                                      const std::vector<trace::ComputeSpec>& kernels) {
+  const bool mixed = std::any_of(kernels.begin(), kernels.end(), [](const trace::ComputeSpec& k) {
+    return k.kind != trace::ComputeKind::Elementwise;
+  });
+  std::vector<std::string> names;
+  std::map<std::string, int> seen;
+  for (const trace::ComputeSpec& kernel : kernels) {
+    const bool cast = mixed && kernel.kind == trace::ComputeKind::Elementwise;
+    const std::string base = layer + (cast ? ".cast." : ".") + std::string(pass_suffix(kernel.pass));
+    const int n = ++seen[base];
+    names.push_back(n > 1 ? base + "." + std::to_string(n) : base);
+  }
+  return names;
 }
 
 // Appends an op and returns its index, which later ops name in their deps.
@@ -132,7 +153,9 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   std::vector<LayerKernels> kernels;
   kernels.reserve(layer_count);
   for (const Layer& layer : model.layers) {
-    kernels.push_back(kernels_for(layer, model, config.batch_per_gpu, config.precision));
+    kernels.push_back(
+        with_eager_pytorch_passes(kernels_for(layer, model, config.batch_per_gpu, config.precision), layer,
+                                  model, config.batch_per_gpu, config.precision));
   }
 
   // The bucket whose all-reduce a layer's backward completes: the bucket's last layer in backward order.
@@ -155,19 +178,16 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
     const std::string prefix = "step" + std::to_string(step) + ".";
     const bool last_step = step == config.grad_accum;
     for (std::size_t i = 0; i < layer_count; ++i) {
-      for (const trace::ComputeSpec& kernel : kernels[i].forward) {
-        append(
-            program,
-            compute_op(prefix + model.layers[i].name + "." + std::string(pass_suffix(kernel.pass)), kernel));
-      }
+      const auto& forward = kernels[i].forward;
+      const std::vector<std::string> names = kernel_names(prefix + model.layers[i].name, forward);
+      for (std::size_t k = 0; k < forward.size(); ++k) append(program, compute_op(names[k], forward[k]));
     }
     for (std::size_t i = layer_count; i-- > 0;) {
       std::uint32_t last_backward = 0;
-      for (const trace::ComputeSpec& kernel : kernels[i].backward) {
-        last_backward = append(
-            program,
-            compute_op(prefix + model.layers[i].name + "." + std::string(pass_suffix(kernel.pass)), kernel));
-      }
+      const auto& backward = kernels[i].backward;
+      const std::vector<std::string> names = kernel_names(prefix + model.layers[i].name, backward);
+      for (std::size_t k = 0; k < backward.size(); ++k)
+        last_backward = append(program, compute_op(names[k], backward[k]));
       if (!last_step || bucket_closed_by[i] < 0) continue;
       const auto b = static_cast<std::size_t>(bucket_closed_by[i]);
       trace::Op op;

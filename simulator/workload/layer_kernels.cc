@@ -1,6 +1,7 @@
 // The GPU kernels each layer type launches in forward and backward, with the FLOPs and HBM bytes that the
 // cost model turns into durations. Traffic follows what PyTorch's CUDA kernels read and write.
 #include "common/error.h"
+#include "simulator/workload/attention_work.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/zoo_builders.h"
 
@@ -227,14 +228,15 @@ LayerKernels rope(const Context& c) {
 
 // One fused flash-attention kernel per pass: scores never reach HBM, so traffic is Q, K, V, O forward and
 // Q, K, V, O, dO, dQ, dK, dV backward (K, V and their gradients with kv_heads heads under grouped-query
-// attention). Backward recomputes the scores: 2.5x the forward FLOPs. A causal mask would let kernels skip
-// half the tiles; like Megatron-LM's MFU we count the full square.
+// attention). Backward recomputes the scores: 2.5x the forward FLOPs. Under a causal mask the kernels skip
+// the empty tiles (attention_work.h); the model's FLOPs for MFU still count the full square.
 LayerKernels attention(const Context& c) {
   const double seq = dim(c, 0), heads = dim(c, 1), head_dim = dim(c, 2);
   const double kv_heads = c.layer.dims.size() > 4 ? dim(c, 4) : heads;
   const double tensor = c.n * seq * heads * head_dim;
   const double kv_tensor = c.n * seq * kv_heads * head_dim;
-  const double flops = 4 * c.n * heads * seq * seq * head_dim;
+  const bool causal = c.layer.dims.size() > 3 && c.layer.dims[3] != 0;
+  const double flops = 4 * c.n * heads * seq * seq * head_dim * flash_attention_tile_fraction(seq, causal);
   const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
                                            c.layer.dims.at(0), c.layer.dims.at(2)};
   LayerKernels k;

@@ -85,11 +85,17 @@ double Model::active_parameters() const {
 double Model::forward_flops_per_sample() const {
   double total = 0;
   for (const Layer& layer : layers) {
+    if (layer.type == "attention") {
+      // The whole score square, causal or not, as Megatron-LM's MFU counts it (the kernels skip the tiles a
+      // causal mask empties: attention_work.h). dims: {seq, heads, head_dim, ...}.
+      const auto& d = layer.dims;
+      total += 4.0 * static_cast<double>(d.at(1)) * static_cast<double>(d.at(0)) *
+               static_cast<double>(d.at(0)) * static_cast<double>(d.at(2));
+      continue;
+    }
     for (const trace::ComputeSpec& kernel : kernels_for(layer, *this, 1, Precision::FP32).forward) {
-      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv ||
-          kernel.kind == trace::ComputeKind::Attention) {
+      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv)
         total += kernel.flops;
-      }
     }
   }
   return total;

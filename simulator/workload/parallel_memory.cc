@@ -182,8 +182,8 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   // Korthikanti's coefficients count 16-bit tensors (and 1-byte dropout masks); fp32 doubles them.
   // A fused (flash) attention kernel keeps no score matrices for backward, just as selective recomputation
   // drops them: Korthikanti et al.'s 5as/h term goes.
-  const Recompute kept = config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective
-                                                                                       : config.recompute;
+  const Recompute kept =
+      config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective : config.recompute;
   const double per_layer = activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden,
                                                       model.heads, config.tp, config.sp, kept) *
                            (activation_bytes / 2);

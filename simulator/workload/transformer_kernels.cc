@@ -4,6 +4,7 @@
 #include "simulator/workload/transformer_kernels.h"
 
 #include "common/error.h"
+#include "simulator/workload/attention_work.h"
 
 namespace simtrain::workload {
 namespace {
@@ -26,7 +27,8 @@ struct Dims {
         heads(static_cast<double>(m.heads) / s.tp),
         kv_heads(static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) / s.tp),
         e(bytes_per_element(s.activation)),
-        ge(bytes_per_element(s.gemm)) {
+        ge(bytes_per_element(s.gemm)),
+        causal(m.causal) {
     if (s.micro_batch < 1 || s.seq_len < 1 || s.tp < 1 || s.cp < 1 || s.ep < 1)
       throw Error("transformer kernels: micro-batch, sequence length and parallel sizes must be positive");
     if (m.hidden < 1 || m.heads < 1 || m.layers < 1)
@@ -34,6 +36,7 @@ struct Dims {
   }
   const LayerSharding& shard;
   double tokens, norm_tokens, hidden, head_dim, heads, kv_heads, e, ge;
+  bool causal;
   double activation_bytes() const { return tokens * hidden * e; }  // what a TP collective moves
 };
 
@@ -188,13 +191,16 @@ void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forw
 double norm_parameters(const TransformerConfig& m) { return (m.rms_norm ? 1.0 : 2.0) * m.hidden; }
 double gated(const TransformerConfig& m) { return m.gated_mlp ? 2.0 : 1.0; }
 
-// Fused flash attention over the local heads: the whole square (not halved when causal, as Megatron's MFU
-// counts it); backward recomputes the scores (2.5x the forward FLOPs). With context parallelism each rank
-// runs cp rounds of its queries against the K/V chunk passed round the ring; `kernel` is one round.
+// Fused flash attention over the local heads: the tiles of the square the kernel visits (about half under a
+// causal mask, attention_work.h; the model's FLOPs for MFU count the whole square); backward recomputes the
+// scores (2.5x the forward FLOPs). With context parallelism each rank runs cp rounds of its queries against
+// the K/V chunk passed round the ring; `kernel` is one round, and load-balanced causal rounds each do about
+// half a square's work too.
 void attention(Steps& forward, Steps& backward, const Dims& d) {
   const double keys = d.tokens / d.shard.micro_batch;  // keys of one round: the local sequence
   const double q = d.tokens * d.heads * d.head_dim, kv = d.tokens * d.kv_heads * d.head_dim;
-  const double flops = 4 * d.tokens * keys * d.heads * d.head_dim;
+  const double flops = 4 * d.tokens * keys * d.heads * d.head_dim *
+                       flash_attention_tile_fraction(d.tokens / d.shard.micro_batch * d.shard.cp, d.causal);
   const std::vector<std::int64_t> shape = {d.shard.micro_batch, whole(d.heads), whole(keys),
                                            whole(d.head_dim)};
   LayerStep f = kernel_step("attention.fwd", ComputeKind::Attention, Pass::Forward, d.shard.activation, flops,

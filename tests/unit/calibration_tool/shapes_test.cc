@@ -47,6 +47,18 @@ TEST_CASE("a linear layer contributes its forward, data-gradient and weight-grad
   CHECK(set.gemms[2] == GemmShape{4096, 1024, 512, true, false});   // dW = dy^T x
 }
 
+TEST_CASE("pointwise stride-1 convolutions are measured as GEMMs too, and no other convolution is") {
+  ShapeSet set;
+  set.convs = {{256, 64, 56, 56, 256, 1, 1, 1, 0},    // pointwise: a GEMM over 256 x 56 x 56 pixels
+               {256, 64, 56, 56, 64, 3, 3, 1, 1},     // 3x3
+               {256, 256, 56, 56, 512, 1, 1, 2, 0}};  // strided: pixels are gathered, not a plain GEMM
+  add_pointwise_conv_gemms(set);
+  const std::int64_t pixels = 256 * 56 * 56;
+  CHECK(set.gemms == std::vector<GemmShape>{{pixels, 256, 64, false, true},
+                                            {pixels, 64, 256, false, false},
+                                            {256, 64, pixels, true, false}});
+}
+
 TEST_CASE("ResNet-50 shapes are keyed as the simulator keys its kernels") {
   const ShapeSet set = model_shapes("resnet50", 256);
   // The stem: conv {n, c, h, w, k, r, s, stride, pad}, its batch norm and the max pool.

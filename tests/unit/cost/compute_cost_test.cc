@@ -144,7 +144,7 @@ TEST_CASE("a measured GEMM of the exact shape and dtype wins over the roofline")
   auto profile = test_profile();
   profile.gemm.push_back({1024, 2048, 512, DType::FP16, false, false, 3e-5});
   const cost::ComputeCostModel model(profile);
-  auto k = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 1024 * 2048 * 512, 1e7);
+  auto k = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 1024 * 2048 * 512, 1e6);
   k.shape = {1024, 2048, 512};
   CHECK(model.cost(k).duration_s == 3e-5);
   CHECK(model.cost(k).source == cost::CostSource::Measured);
@@ -174,6 +174,61 @@ TEST_CASE("a measured kernel is looked up as <kind>_<pass>, e.g. conv_forward") 
   auto backward = forward;  // same shape, another pass: "conv_backward_data" is not in the table
   backward.pass = trace::Pass::BackwardData;
   CHECK(model.cost(backward).source == cost::CostSource::Roofline);
+}
+
+TEST_CASE("an interpolated time is never shorter than the kernel's bytes take at the memory roofline") {
+  auto profile = test_profile();
+  profile.gemm.push_back({1024, 2048, 512, DType::FP16, false, false, 3e-5});
+  const cost::ComputeCostModel model(profile);
+  // Scaled by work alone, K = 256 would take 1.5e-5 s; its 1e8 bytes at 1 TB/s * 0.5 take 2e-4 s.
+  auto thin = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 1024 * 2048 * 256, 1e8);
+  thin.shape = {1024, 2048, 256};
+  CHECK(model.cost(thin).source == cost::CostSource::Interpolated);
+  CHECK(model.cost(thin).duration_s == doctest::Approx(2e-4).epsilon(kRel));
+  // A measured row is the measurement, whatever its bytes.
+  auto exact = thin;
+  exact.shape = {1024, 2048, 512};
+  CHECK(model.cost(exact).duration_s == 3e-5);
+}
+
+TEST_CASE("a pointwise stride-1 convolution costs the lesser of itself and the GEMM it is") {
+  auto profile = test_profile();
+  // {n, c, h, w, k, r, s, stride, pad}: 8 x 10 x 10 = 800 pixels, 64 -> 128 channels.
+  const std::vector<std::int64_t> pointwise = {8, 64, 10, 10, 128, 1, 1, 1, 0};
+  profile.kernels.push_back({"conv_forward", pointwise, DType::FP16, 5e-5});
+  profile.kernels.push_back({"conv_backward_data", pointwise, DType::FP16, 1e-5});
+  profile.gemm.push_back({800, 128, 64, DType::FP16, false, true, 2e-5});  // forward: {pixels, out, in}
+  profile.gemm.push_back(
+      {800, 64, 128, DType::FP16, false, false, 4e-5});  // data gradient: {pixels, in, out}
+  const cost::ComputeCostModel model(profile);
+  auto forward = kernel(ComputeKind::Conv, DType::FP16, 2.0 * 800 * 64 * 128, 1e3);
+  forward.pass = trace::Pass::Forward;
+  forward.shape = pointwise;
+  CHECK(model.cost(forward).duration_s == 2e-5);  // the GEMM is faster
+  auto backward = forward;
+  backward.pass = trace::Pass::BackwardData;
+  CHECK(model.cost(backward).duration_s == 1e-5);  // the convolution is faster
+
+  // A 3x3 or a strided 1x1 convolution is not a plain GEMM: its own time stands.
+  for (const auto& shape : {std::vector<std::int64_t>{8, 64, 10, 10, 128, 3, 3, 1, 1},
+                            std::vector<std::int64_t>{8, 64, 10, 10, 128, 1, 1, 2, 0}}) {
+    profile.kernels.push_back({"conv_forward", shape, DType::FP16, 5e-5});
+    const cost::ComputeCostModel with_shape(profile);
+    auto other = forward;
+    other.shape = shape;
+    CHECK(with_shape.cost(other).duration_s == 5e-5);
+  }
+}
+
+TEST_CASE("activations ignore the measured cuDNN rows: frameworks run their own elementwise kernels") {
+  auto profile = test_profile();
+  profile.kernels.push_back({"activation_forward", {1000000}, DType::FP16, 1.0});
+  const cost::ComputeCostModel model(profile);
+  auto relu = kernel(ComputeKind::Activation, DType::FP16, 1e6, 4e6);
+  relu.pass = trace::Pass::Forward;
+  relu.shape = {1000000};
+  CHECK(model.cost(relu).source == cost::CostSource::Roofline);
+  CHECK(model.cost(relu).duration_s == doctest::Approx(4e6 / (kBandwidth * 0.5) + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("cost_programs gives every op its duration and counts ops by where the duration came from") {

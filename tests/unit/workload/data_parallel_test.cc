@@ -89,9 +89,12 @@ TEST_CASE("each all-reduce waits for the weight gradient of its bucket's last la
   const trace::Program& program = t.programs[0];
   const std::vector<const trace::Op*> reduces = all_reduces(program);
   REQUIRE(reduces.size() == 5);
+  // The last backward kernel of each bucket's last layer: under autocast, the cast of its 16-bit weight
+  // gradient to fp32 (eager_pytorch.h).
   const std::vector<std::string> expected_deps = {
-      "step1.fc.bwd_weight", "step1.layer4.1.conv2.bwd_weight", "step1.layer4.0.conv2.bwd_weight",
-      "step1.layer3.0.downsample.0.bwd_weight", "step1.conv1.bwd_weight"};
+      "step1.fc.cast.bwd_weight", "step1.layer4.1.conv2.cast.bwd_weight",
+      "step1.layer4.0.conv2.cast.bwd_weight", "step1.layer3.0.downsample.0.cast.bwd_weight",
+      "step1.conv1.cast.bwd_weight"};
   double total_bytes = 0;
   for (std::size_t b = 0; b < reduces.size(); ++b) {
     const trace::Op& op = *reduces[b];
@@ -122,14 +125,17 @@ TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
       ++forward_ops_per_step[op.name.substr(0, op.name.find('.'))];
     }
   }
-  const int per_step = static_cast<int>(build_model("resnet50").layers.size());
+  // One forward kernel per layer, and an autocast weight cast per convolution and linear layer.
+  const Model resnet = build_model("resnet50");
+  int per_step = 0;
+  for (const Layer& layer : resnet.layers) per_step += layer.type == "conv" || layer.type == "linear" ? 2 : 1;
   CHECK(forward_ops_per_step ==
         std::map<std::string, int>{
             {"step1", per_step}, {"step2", per_step}, {"step3", per_step}, {"step4", per_step}});
   // Micro-step 2 starts right after micro-step 1's last backward kernel: no all-reduce in between.
   std::size_t step2_start = 0;
-  while (program.ops[step2_start].name != "step2.conv1.fwd") ++step2_start;
-  CHECK(program.ops[step2_start - 1].name == "step1.conv1.bwd_weight");
+  while (program.ops[step2_start].name != "step2.conv1.cast.fwd") ++step2_start;
+  CHECK(program.ops[step2_start - 1].name == "step1.conv1.cast.bwd_weight");
 }
 
 TEST_CASE("the optimizer steps once, after every all-reduce, moving 20 B per parameter for SGD") {

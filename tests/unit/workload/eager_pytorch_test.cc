@@ -1,0 +1,110 @@
+// Specification of with_eager_pytorch_passes (eager_pytorch.h): the casts and unfused passes PyTorch's eager
+// mode adds under autocast, counted in bytes of the tensors they read and write.
+#include <doctest/doctest.h>
+
+#include "simulator/workload/attention_work.h"
+#include "simulator/workload/eager_pytorch.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+using trace::ComputeKind;
+using trace::Pass;
+
+namespace {
+
+const Layer& layer_named(const Model& model, const std::string& name) {
+  for (const Layer& layer : model.layers)
+    if (layer.name == name) return layer;
+  FAIL("no layer " << name);
+  return model.layers.front();
+}
+
+LayerKernels eager(const Model& model, const std::string& layer, int batch, Precision precision) {
+  const Layer& l = layer_named(model, layer);
+  return with_eager_pytorch_passes(kernels_for(l, model, batch, precision), l, model, batch, precision);
+}
+
+double total_bytes(const std::vector<trace::ComputeSpec>& kernels) {
+  double bytes = 0;
+  for (const auto& k : kernels) bytes += k.bytes;
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("autocast casts a weight to 16 bits before its GEMM and the weight gradient back to fp32 after") {
+  const Model model = build_model("llama2-7b");
+  const std::string qkv = "model.layers.0.self_attn.q_proj";
+  const double parameters = layer_named(model, qkv).parameters;  // 4096 x 4096, no bias
+  CHECK(parameters == 4096.0 * 4096);
+  const LayerKernels fused = kernels_for(layer_named(model, qkv), model, 1, Precision::AMP_BF16);
+  const LayerKernels k = eager(model, qkv, 1, Precision::AMP_BF16);
+  REQUIRE(k.forward.size() == fused.forward.size() + 1);
+  CHECK(k.forward.front().kind == ComputeKind::Elementwise);
+  CHECK(k.forward.front().bytes == parameters * (4 + 2));  // read fp32, write bf16
+  CHECK(k.forward.back() == fused.forward.back());         // then the GEMM as before
+  REQUIRE(k.backward.size() == fused.backward.size() + 1);
+  CHECK(k.backward.back().pass == Pass::BackwardWeight);
+  CHECK(k.backward.back().bytes == parameters * (2 + 4));
+
+  // Without autocast the weights are used as they are.
+  CHECK(eager(model, qkv, 1, Precision::FP32).forward.size() == fused.forward.size());
+  CHECK(eager(model, qkv, 1, Precision::TF32).backward.size() == fused.backward.size());
+}
+
+TEST_CASE("a transformer's norms and residual adds move the fp32 stream under autocast") {
+  const Model model = build_model("llama2-7b");
+  const double elements = 4096.0 * 4096;  // one sequence of 4096 tokens x hidden 4096
+  const std::string norm = "model.layers.0.input_layernorm";
+  const LayerKernels fused = kernels_for(layer_named(model, norm), model, 1, Precision::AMP_BF16);
+  const LayerKernels k = eager(model, norm, 1, Precision::AMP_BF16);
+  // The norm itself at 4 bytes per element instead of 2, then its output cast to bf16 for the QKV GEMM.
+  REQUIRE(k.forward.size() == 2);
+  CHECK(k.forward[0].bytes == 2 * fused.forward[0].bytes);
+  CHECK(k.forward[1].bytes == elements * (4 + 2));
+  CHECK(k.backward.front().bytes == elements * (2 + 4));  // the gradient cast back first
+  CHECK(total_bytes(k.backward) == elements * 6 + 2 * total_bytes(fused.backward));
+
+  const LayerKernels add = eager(model, "model.layers.0.add_1", 1, Precision::AMP_BF16);
+  REQUIRE(add.forward.size() == 1);
+  CHECK(add.forward[0].bytes == elements * (4 + 2 + 4));  // fp32 stream + bf16 branch -> fp32
+  CHECK(add.backward[0].bytes == elements * 12);
+
+  // A CNN has no fp32 stream: batch norm stays in fp16.
+  const Model resnet = build_model("resnet50");
+  const Layer& bn = layer_named(resnet, "bn1");
+  CHECK(eager(resnet, "bn1", 32, Precision::AMP_FP16).forward ==
+        kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward);
+}
+
+TEST_CASE("rotary embeddings run as rotate_half: ten passes over queries and keys in any precision") {
+  const Model model = build_model("llama2-7b");
+  const double elements = 4096.0 * (32 + 32) * 128;  // queries and keys of 4096 tokens
+  for (Precision precision : {Precision::FP32, Precision::AMP_BF16}) {
+    const double e = precision == Precision::FP32 ? 4 : 2;
+    const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, precision);
+    REQUIRE(k.forward.size() == 1);
+    CHECK(k.forward[0].bytes == elements * 10 * e);
+    CHECK(k.backward[0].bytes == elements * 10 * e);
+  }
+}
+
+TEST_CASE("the loss casts the logits to fp32 and the gradient back") {
+  const Model model = build_model("llama2-7b");
+  const double logits = 4096.0 * 32000;
+  const LayerKernels k = eager(model, "loss", 1, Precision::AMP_BF16);
+  CHECK(k.forward.front().bytes == logits * (2 + 4));
+  CHECK(k.backward.back().bytes == logits * (4 + 2));
+}
+
+TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
+  CHECK(flash_attention_tile_fraction(4096, false) == 1.0);
+  CHECK(flash_attention_tile_fraction(4096, true) == 33.0 / 64);  // 32 x 32 tiles: 528 of 1024
+  CHECK(flash_attention_tile_fraction(128, true) == 1.0);         // one tile: nothing to skip
+  CHECK(flash_attention_tile_fraction(200, true) == 3.0 / 4);     // 2 x 2 tiles, the upper one skipped
+  // The model's FLOPs (for MFU) still count the whole square.
+  const Model model = build_model("llama2-7b");
+  const Layer& attention = layer_named(model, "model.layers.0.self_attn.sdpa");
+  const double full = 4.0 * 32 * 4096 * 4096 * 128;
+  CHECK(kernels_for(attention, model, 1, Precision::AMP_BF16).forward[0].flops == full * 33 / 64);
+}
