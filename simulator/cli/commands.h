@@ -15,5 +15,7 @@ int models_command(const Arguments& args);
 int profile_command(const Arguments& args);
 int profile_import_command(const Arguments& args);  // profile import nccl-tests ...
 int platforms_command(const Arguments& args);
+int sweep_command(const Arguments& args);
+int plot_command(const Arguments& args);
 
 }  // namespace simtrain::cli

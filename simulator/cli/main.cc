@@ -19,6 +19,8 @@ constexpr const char* kUsage =
     "  models     list the model zoo with parameter counts and FLOPs per sample\n"
     "  profile    calibration profiles: profile list | show NAME|FILE | import nccl-tests LOG...\n"
     "  platforms  list shipped cluster specs (platforms show NAME|FILE)\n"
+    "  sweep      run a study: every scenario of a scenario file, resumable, sharded, collected as CSV\n"
+    "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 
@@ -37,6 +39,8 @@ int main(int argc, char** argv) {
     if (command == "models") return simtrain::cli::models_command(args);
     if (command == "profile") return simtrain::cli::profile_command(args);
     if (command == "platforms") return simtrain::cli::platforms_command(args);
+    if (command == "sweep") return simtrain::cli::sweep_command(args);
+    if (command == "plot") return simtrain::cli::plot_command(args);
     std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const simtrain::Error& error) {

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "simulator/cli/commands.h"
+#include "simulator/cli/run_options.h"
 #include "simulator/cli/workload_options.h"
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
@@ -13,28 +14,7 @@ namespace po = boost::program_options;
 namespace simtrain::cli {
 
 int run_command(const Arguments& args) {
-  po::options_description options("simtrain run options");
-  options.add_options()("help,h", "show this help");
-  add_workload_options(options);
-  add_parallel_options(options);
-  options.add_options()("trace", po::value<std::string>(),
-                        "replay this trace file instead of generating a workload")(
-      "platform", po::value<std::string>()->default_value("dgx-a100"),
-      "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
-      "nodes", po::value<int>(), "number of nodes (default: as many as --gpus needs)")(
-      "gpus-per-node", po::value<int>()->default_value(8), "GPUs per node of a SimGrid XML platform")(
-      "profile", po::value<std::string>(), "calibration profile name or file (default: the platform's GPU)")(
-      "steps", po::value<double>(), "optimizer steps of the job, for job_time_s")(
-      "epochs", po::value<double>(), "epochs of the job, for job_time_s")(
-      "dataset-size", po::value<double>(), "samples per epoch (default: the model's customary dataset)")(
-      "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
-      "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
-      "fidelity", po::value<std::string>()->default_value("full"),
-      "full | fast (fast folds data-parallel replicas into one: their collectives see no contention)")(
-      "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
-      "omit-wall-time", "leave sim_wall_s out of the JSON so that it depends on the inputs alone")(
-      "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
-      "timeline-ranks", po::value<int>()->default_value(8), "ranks shown in the timeline");
+  const po::options_description options = run_options();
   po::variables_map vm;
   if (!parse_or_help(args, options, vm, "usage: simtrain run [options]")) return 0;
 

@@ -20,8 +20,9 @@ int trace_command(const Arguments& args) {
   add_parallel_options(options);
   po::variables_map vm;
   if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]")) return 0;
-  trace::Trace trace = wants_model_parallelism(vm) ? run::generate_parallel_trace(parallel_from_options(vm))
-                                                   : workload::generate_data_parallel_trace(workload_from_options(vm));
+  trace::Trace trace = wants_model_parallelism(vm)
+                           ? run::generate_parallel_trace(parallel_from_options(vm))
+                           : workload::generate_data_parallel_trace(workload_from_options(vm));
   trace::write_trace_file(trace, vm["output"].as<std::string>());
   std::size_t ops = 0;
   for (const auto& program : trace.programs) ops += program.ops.size();

@@ -143,8 +143,9 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
 }
 
 bool parse_or_help(const std::vector<std::string>& args, const po::options_description& options,
-                   po::variables_map& vm, const char* usage) {
-  po::store(po::command_line_parser(args).options(options).run(), vm);
+                   po::variables_map& vm, const char* usage,
+                   const po::positional_options_description& positional) {
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
   if (vm.count("help")) {
     std::cout << usage << "\n" << options << "\n";
     return false;

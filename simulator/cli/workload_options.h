@@ -22,9 +22,11 @@ bool wants_model_parallelism(const boost::program_options::variables_map& vm);
 // --precision fp8 means FP8 GEMMs with bf16 elsewhere, as Transformer Engine runs them).
 workload::ParallelConfig parallel_from_options(const boost::program_options::variables_map& vm);
 
-// Parses `args` against `options`; prints help and returns false when --help was given.
+// Parses `args` against `options` (bare arguments fill `positional`); prints help and returns false when
+// --help was given.
 bool parse_or_help(const std::vector<std::string>& args,
                    const boost::program_options::options_description& options,
-                   boost::program_options::variables_map& vm, const char* usage);
+                   boost::program_options::variables_map& vm, const char* usage,
+                   const boost::program_options::positional_options_description& positional = {});
 
 }  // namespace simtrain::cli

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/toml_parse.h"
 
 namespace simtrain::platform {
 namespace {
@@ -190,13 +191,7 @@ FabricSpec read_fabric(const Section& section) {
 }  // namespace
 
 ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& origin) {
-  toml::table document;
-  try {
-    document = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& error) {
-    throw Error(origin, static_cast<int>(error.source().begin.line), "",
-                "TOML syntax: " + std::string(error.description()));
-  }
+  const toml::table document = parse_toml(toml_text, origin);
   const Section root(document, origin, "");
   root.only_keys({"name", "description", "nodes", "gpus_per_node", "gpu", "intra_node", "nics", "fabric"});
 

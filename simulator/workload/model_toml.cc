@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/toml_parse.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
@@ -113,13 +114,7 @@ void read_moe(const Section& moe, TransformerConfig& t) {
 }  // namespace
 
 Model parse_model_toml(const std::string& toml_text, const std::string& origin, const ModelOptions& options) {
-  toml::table document;
-  try {
-    document = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& error) {
-    throw Error(origin, static_cast<int>(error.source().begin.line), "",
-                "TOML syntax: " + std::string(error.description()));
-  }
+  const toml::table document = parse_toml(toml_text, origin);
   for (auto&& [key, node] : document) {
     if (key.str() != "model" && key.str() != "moe") {
       throw Error(origin, static_cast<int>(key.source().begin.line), std::string(key.str()),

@@ -1,0 +1,175 @@
+// Implements plot.h: inline data blocks ($name << EOD) and one plot command per kind.
+#include "simulator/study/plot.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "common/error.h"
+
+namespace simtrain::study {
+namespace {
+
+bool numeric(const std::string& text, double& value) {
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size();
+}
+
+// A label and a factor for a metric's unit: times in ms, memory in GiB, MFU in percent.
+std::pair<std::string, double> axis_unit(const std::string& metric) {
+  if (metric == "samples_per_s") return {"throughput (samples/s)", 1};
+  if (metric == "tokens_per_s") return {"throughput (tokens/s)", 1};
+  if (metric == "mfu") return {"MFU (%)", 100};
+  if (metric.size() > 2 && metric.substr(metric.size() - 2) == "_s") return {metric + " (ms)", 1e3};
+  if (metric.find("bytes") != std::string::npos) return {metric + " (GiB)", 1.0 / (1u << 30)};
+  return {metric, 1};
+}
+
+std::string quoted(const std::string& text) {
+  std::string q = "\"";
+  for (const char c : text) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string terminal(const std::string& output) {
+  const auto ends = [&](const std::string& ext) {
+    return output.size() > ext.size() && output.compare(output.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (ends(".svg")) return "set terminal svg size 900,560 dynamic enhanced font 'Helvetica,12'\n";
+  if (ends(".png")) return "set terminal pngcairo size 900,560 enhanced font 'Helvetica,11'\n";
+  throw Error(output, 0, "", "plot output must end in .svg or .png");
+}
+
+const std::string& cell(const std::map<std::string, std::string>& row, const std::string& column) {
+  static const std::string empty;
+  const auto it = row.find(column);
+  return it == row.end() ? empty : it->second;
+}
+
+void require_column(const StudyTable& table, const std::string& column, const char* what) {
+  if (std::find(table.columns.begin(), table.columns.end(), column) == table.columns.end())
+    throw Error(std::string(what) + ": no column '" + column + "' in the study's results");
+}
+
+// A run's label on a bar chart: its axis values.
+std::string run_label(const StudyTable& table, const std::map<std::string, std::string>& row) {
+  std::string label;
+  for (const std::string& axis : table.axes)
+    label += (label.empty() ? "" : " ") + axis + "=" + cell(row, axis);
+  return label.empty() ? cell(row, "index") : label;
+}
+
+std::string scaling(const StudyTable& table,
+                    const std::vector<const std::map<std::string, std::string>*>& rows,
+                    const PlotRequest& r) {
+  require_column(table, r.x, "--x");
+  require_column(table, r.y, "--y");
+  if (!r.series.empty()) require_column(table, r.series, "--series");
+  const auto [y_label, factor] = axis_unit(r.y);
+  // Series: the chosen axis, or every axis but x.
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  for (const auto* row : rows) {
+    std::string name;
+    for (const std::string& axis : table.axes)
+      if (axis != r.x && (r.series.empty() || axis == r.series))
+        name += (name.empty() ? "" : ", ") + axis + " " + cell(*row, axis);
+    double x = 0, y = 0;
+    if (!numeric(cell(*row, r.x), x)) throw Error("--x: '" + r.x + "' is not numeric: " + cell(*row, r.x));
+    if (!numeric(cell(*row, r.y), y)) throw Error("--y: '" + r.y + "' is not numeric: " + cell(*row, r.y));
+    series[name.empty() ? r.y : name].emplace_back(x, y * factor);
+  }
+  // Throughput scales with x ideally; any other metric (a time per iteration) stays flat.
+  const bool rate = r.y.find("per_s") != std::string::npos;
+  std::string script, plots;
+  int n = 0;
+  for (auto& [name, points] : series) {
+    std::sort(points.begin(), points.end());
+    script += "$s" + std::to_string(n) + " << EOD\n";
+    for (const auto& [x, y] : points) {
+      const double ideal = rate ? points.front().second * x / points.front().first : points.front().second;
+      char line[96];
+      std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", x, y, ideal);
+      script += line;
+    }
+    script += "EOD\n";
+    const std::string data = "$s" + std::to_string(n);
+    plots += std::string(plots.empty() ? "" : ", \\\n     ") + data +
+             " using 1:2 with linespoints lw 2 pt 7 lc " + std::to_string(n + 1) + " title " + quoted(name) +
+             ", " + data + " using 1:3 with lines dt 2 lc " + std::to_string(n + 1) + " notitle";
+    ++n;
+  }
+  script += "set xlabel " + quoted(r.x) + "\nset ylabel " + quoted(y_label) + "\n";
+  script += "set logscale x 2\nset key top left\nset grid\n";
+  script +=
+      "set label 1 'dashed: ideal scaling from the smallest run' at graph 0.98, graph 0.04 right font "
+      "',10'\n";
+  return script + "plot " + plots + "\n";
+}
+
+std::string bars(const StudyTable& table, const std::vector<const std::map<std::string, std::string>*>& rows,
+                 const std::vector<std::pair<std::string, std::string>>& stacks, double factor,
+                 const std::string& y_label, const std::string& capacity_column) {
+  std::string script = "$bars << EOD\n";
+  for (const auto* row : rows) {
+    script += quoted(run_label(table, *row));
+    for (const auto& [column, title] : stacks) {
+      double v = 0;
+      numeric(cell(*row, column), v);
+      char value[40];
+      std::snprintf(value, sizeof value, " %.17g", v * factor);
+      script += value;
+    }
+    if (!capacity_column.empty()) {
+      double v = 0;
+      numeric(cell(*row, capacity_column), v);
+      char value[40];
+      std::snprintf(value, sizeof value, " %.17g", v * factor);
+      script += value;
+    }
+    script += "\n";
+  }
+  script += "EOD\n";
+  script +=
+      "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n";
+  script += "set boxwidth 0.75\nset xtics rotate by -35 font ',9'\nset ylabel " + quoted(y_label) +
+            "\nset key outside right top vertical\nset grid ytics\nset bmargin 10\nset rmargin 28\n";
+  std::string plots;
+  for (std::size_t i = 0; i < stacks.size(); ++i)
+    plots += std::string(plots.empty() ? "" : ", ") + "$bars using " + std::to_string(i + 2) +
+             (i == 0 ? ":xtic(1)" : "") + " title " + quoted(stacks[i].second);
+  if (!capacity_column.empty())
+    plots += ", $bars using 0:" + std::to_string(stacks.size() + 2) +
+             " with points pt 5 ps 1.2 lc rgb 'red' title 'GPU memory capacity'";
+  return script + "plot " + plots + "\n";
+}
+
+}  // namespace
+
+std::string gnuplot_script(const StudyTable& table, const PlotRequest& request) {
+  std::vector<const std::map<std::string, std::string>*> rows;
+  for (const auto& row : table.rows)
+    if (cell(row, "status") == "ok") rows.push_back(&row);
+  if (rows.empty()) throw Error("the study has no finished run to plot (run simtrain sweep first)");
+  std::string script = terminal(request.output) + "set output " + quoted(request.output) + "\n";
+  if (!request.title.empty()) script += "set title " + quoted(request.title) + " font ',14'\n";
+  switch (request.kind) {
+    case PlotKind::Scaling:
+      return script + scaling(table, rows, request);
+    case PlotKind::Breakdown:
+      require_column(table, "breakdown.compute_s", "breakdown");
+      return script + bars(table, rows,
+                           {{"breakdown.compute_s", "compute"},
+                            {"breakdown.exposed_comm_s", "exposed communication"},
+                            {"breakdown.pipeline_bubble_s", "pipeline bubble"},
+                            {"breakdown.idle_s", "idle"}},
+                           1e3, "iteration time (ms)", "");
+    case PlotKind::Memory:
+      require_column(table, "peak_memory_bytes", "memory");
+      return script + bars(table, rows, {{"peak_memory_bytes", "peak memory per GPU"}}, 1.0 / (1u << 30),
+                           "memory per GPU (GiB)", "memory_capacity_bytes");
+  }
+  return script;
+}
+
+}  // namespace simtrain::study

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# simtrain sweep: a killed study resumes with nothing lost or duplicated, shards run as separate processes
+# merge into the same table as one run, failed runs are recorded without stopping the others, and bad
+# scenario files end with one line naming file, line and key.
+source "$(dirname "$0")/lib.bash"
+
+# 48 small runs: enough that a kill lands in the middle.
+cat >"$work/study.toml" <<'TOML'
+[study]
+name = "small"
+skip_invalid = true
+
+[base]
+model = "resnet50"
+platform = "dgx-a100"
+precision = "amp"
+
+[sweep]
+gpus = [8, 16, 24, 32, 48, 64]
+batch-per-gpu = [32, 64, 96, 128]
+
+[[zip]]
+bucket-mb = [10, 25]
+grad-accum = [1, 2]
+
+[[exclude]]
+gpus = 8
+batch-per-gpu = 32
+TOML
+
+"$simtrain" sweep "$work/study.toml" --dry-run >"$work/dry"
+check "dry run lists 6 x 4 x 2 - 2 excluded = 46 runs" grep -qx "46 runs" "$work/dry"
+
+# The reference: one uninterrupted sweep.
+"$simtrain" sweep "$work/study.toml" -j 2 --results "$work/whole" >/dev/null 2>&1
+"$simtrain" sweep "$work/study.toml" --results "$work/whole" --collect -o "$work/whole.csv"
+check "every run of the uninterrupted sweep is ok" \
+  test "$(grep -c ',ok,' "$work/whole.csv")" -eq 46
+
+# Kill a sweep mid-way with SIGKILL, then resume it.
+"$simtrain" sweep "$work/study.toml" -j 2 --results "$work/killed" >/dev/null 2>&1 &
+sweep_pid=$!
+for _ in $(seq 1 200); do
+  done_runs=$(find "$work/killed" -name '*.json' ! -name '*.scratch.*' ! -name '*.tmp.*' 2>/dev/null | wc -l)
+  ((done_runs >= 10)) && break
+  sleep 0.05
+done
+kill -KILL "$sweep_pid"
+wait "$sweep_pid" 2>/dev/null
+partial=$(find "$work/killed" -name '*.json' ! -name '*.scratch.*' ! -name '*.tmp.*' | wc -l)
+check "the kill landed mid-way ($partial of 46 runs recorded)" test "$partial" -ge 10 -a "$partial" -lt 46
+"$simtrain" sweep "$work/study.toml" -j 2 --results "$work/killed" >"$work/resume.out" 2>/dev/null
+check "the resumed sweep skips the runs recorded before the kill" grep -q "46 runs: $partial done before" "$work/resume.out"
+"$simtrain" sweep "$work/study.toml" --results "$work/killed" --collect -o "$work/killed.csv"
+check "killed + resumed gives the uninterrupted table, byte for byte" cmp -s "$work/whole.csv" "$work/killed.csv"
+check "no run is recorded twice" test "$(cut -d, -f2 "$work/killed.csv" | sort | uniq -d | wc -l)" -eq 0
+
+# Three shards as three concurrent processes writing one results directory.
+for k in 1 2 3; do
+  "$simtrain" sweep "$work/study.toml" --shard "$k/3" --results "$work/sharded" >/dev/null 2>&1 &
+done
+wait
+"$simtrain" sweep "$work/study.toml" --results "$work/sharded" --collect -o "$work/sharded.csv"
+check "three shards merge into the unsharded table" cmp -s "$work/whole.csv" "$work/sharded.csv"
+
+# A run simtrain refuses is recorded (skipped, with its error) and the others still run.
+cat >"$work/mixed.toml" <<'TOML'
+[study]
+name = "mixed"
+skip_invalid = true
+[base]
+model = "gpt3-175b"
+platform = "dgx-a100"
+gpus = 64
+[sweep]
+tp = [8, 3]
+TOML
+"$simtrain" sweep "$work/mixed.toml" --results "$work/mixed" >/dev/null 2>&1
+"$simtrain" sweep "$work/mixed.toml" --results "$work/mixed" --collect -o "$work/mixed.csv"
+check "an impossible plan is recorded as skipped with its error" grep -q ',skipped,.*tp' "$work/mixed.csv"
+check "the other run of that study still ran" test "$(grep -c ',ok,\|,skipped,' "$work/mixed.csv")" -eq 2
+
+"$simtrain" sweep "$work/study.toml" --slurm "$work/submit.sh" --shards 4 --results "$work/slurm" >/dev/null
+check "--slurm writes an array of 4 shard tasks and a collecting job" \
+  grep -q -- "--array=1-4" "$work/submit.sh"
+
+# Plots of the finished study, with gnuplot.
+"$simtrain" plot "$work/study.toml" --results "$work/whole" -o "$work/scaling.svg" --x gpus --series batch-per-gpu >/dev/null
+check "a scaling plot is an SVG with a curve per batch size" \
+  test "$(grep -c 'batch-per-gpu' "$work/scaling.svg")" -ge 4
+"$simtrain" plot "$work/study.toml" --results "$work/whole" -o "$work/breakdown.png" --kind breakdown >/dev/null
+check "a breakdown plot is a PNG" test "$(head -c 4 "$work/breakdown.png" | tail -c 3)" = "PNG"
+expect_error "plotting a metric the results lack" "--y: no column 'samples_per_hour'" \
+  plot "$work/study.toml" --results "$work/whole" -o "$work/x.svg" --y samples_per_hour
+
+# Bad scenario files: one line naming file, line and key.
+bad() {
+  printf '%b' "$2" >"$work/bad.toml"
+  expect_error "$1" "$3" sweep "$work/bad.toml" --dry-run
+}
+bad "unknown option" '[study]\nname = "x"\n[base]\nmodle = "resnet50"\n' 'bad.toml:4: base.modle: unknown option'
+bad "switch given a number" '[study]\nname = "x"\n[base]\nsp = 1\n' 'bad.toml:4: base.sp: a switch'
+bad "option given a boolean" '[study]\nname = "x"\n[sweep]\ngpus = [true]\n' 'sweep.gpus: takes a value'
+bad "empty axis" '[study]\nname = "x"\n[sweep]\ngpus = []\n' 'bad.toml:4: sweep.gpus: an empty axis'
+bad "zipped axes of unequal length" '[study]\nname = "x"\n[[zip]]\ntp = [1, 2]\npp = [1]\n' 'bad.toml:5: zip.pp: zipped axes must have equal lengths'
+bad "an option set twice" '[study]\nname = "x"\n[base]\ngpus = 8\n[sweep]\ngpus = [8, 16]\n' 'sweep.gpus: set twice: already set on line 4'
+bad "a reserved option" '[study]\nname = "x"\n[base]\njson = "r.json"\n' 'base.json: set by simtrain sweep'
+bad "an unknown table" '[study]\nname = "x"\n[axes]\ngpus = [8]\n' 'bad.toml:3: axes: unknown table'
+bad "TOML syntax" '[study\nname = "x"\n' 'bad.toml:1: TOML syntax'
+bad "a study without a name" '[base]\ngpus = 8\n' 'study.name: missing'
+finish

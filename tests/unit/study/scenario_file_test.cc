@@ -1,0 +1,111 @@
+// Specification of scenario files (simulator/study/scenario_file.h): expansion order, zipped axes,
+// exclusions, run arguments and the stable key of a configuration.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "common/error.h"
+#include "simulator/study/scenario_file.h"
+
+using namespace simtrain;
+using namespace simtrain::study;
+
+namespace {
+
+// A stand-in for `simtrain run`'s options: "sp" is a switch, "json" reserved, anything else ending in
+// "-bad" unknown.
+OptionKind lookup(const std::string& option) {
+  OptionKind kind;
+  kind.known = option.size() < 4 || option.substr(option.size() - 4) != "-bad";
+  kind.is_switch = option == "sp";
+  kind.reserved = option == "json";
+  return kind;
+}
+
+Study parse(const std::string& text) { return parse_study(text, "s.toml", lookup); }
+
+std::string values(const Scenario& s) {
+  std::string text;
+  for (const Setting& v : s.axis_values) text += v.option + "=" + v.value + " ";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("axes multiply in file order, the last varying fastest; zipped axes move together") {
+  const Study study = parse(R"(
+[study]
+name = "t"
+[base]
+model = "gpt3-175b"
+[sweep]
+gpus = [64, 128]
+[[zip]]
+tp = [8, 4]
+pp = [2, 4]
+)");
+  CHECK(study.axis_options() == std::vector<std::string>{"gpus", "tp", "pp"});
+  const std::vector<Scenario> runs = expand(study);
+  REQUIRE(runs.size() == 4);
+  CHECK(values(runs[0]) == "gpus=64 tp=8 pp=2 ");
+  CHECK(values(runs[1]) == "gpus=64 tp=4 pp=4 ");
+  CHECK(values(runs[2]) == "gpus=128 tp=8 pp=2 ");
+  CHECK(values(runs[3]) == "gpus=128 tp=4 pp=4 ");
+  CHECK(runs[3].run_arguments() ==
+        std::vector<std::string>{"--model", "gpt3-175b", "--gpus", "128", "--tp", "4", "--pp", "4"});
+}
+
+TEST_CASE("an exclusion drops the runs matching all its values and keeps the others' indices") {
+  const Study study = parse(R"(
+[study]
+name = "t"
+[sweep]
+gpus = [8, 16]
+batch-per-gpu = [32, 64]
+[[exclude]]
+gpus = 8
+batch-per-gpu = 64
+)");
+  const std::vector<Scenario> runs = expand(study);
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].index == 0);
+  CHECK(runs[1].index == 2);  // index 1 (8, 64) is excluded
+  CHECK(values(runs[1]) == "gpus=16 batch-per-gpu=32 ");
+}
+
+TEST_CASE("switches appear alone when true and not at all when false; numbers keep their shortest form") {
+  const Study study = parse("[study]\nname = \"t\"\n[base]\nbucket-mb = 0.1\n[sweep]\nsp = [true, false]\n");
+  const std::vector<Scenario> runs = expand(study);
+  CHECK(runs[0].run_arguments() == std::vector<std::string>{"--bucket-mb", "0.1", "--sp"});
+  CHECK(runs[1].run_arguments() == std::vector<std::string>{"--bucket-mb", "0.1"});
+}
+
+TEST_CASE("a configuration's key depends on its settings, not on their order or the study around it") {
+  Scenario a, b, c;
+  a.settings = {{"gpus", "8", 1}, {"model", "resnet50", 2}};
+  b.settings = {{"model", "resnet50", 7}, {"gpus", "8", 3}};
+  c.settings = {{"gpus", "16", 1}, {"model", "resnet50", 2}};
+  CHECK(a.key() == b.key());
+  CHECK(a.key() != c.key());
+  CHECK(a.key().size() == 16);
+  CHECK(a.key().find_first_not_of("0123456789abcdef") == std::string::npos);
+}
+
+TEST_CASE("scenario file errors name the line and key") {
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[base]\nmodel-bad = 1\n"),
+                       doctest::Contains("s.toml:4: base.model-bad: unknown option"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[sweep]\ngpus = 8\n"),
+                       doctest::Contains("s.toml:4: sweep.gpus: an axis: expected an array"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[sweep]\ngpus = [[8]]\n"),
+                       doctest::Contains("sweep.gpus: expected a string, number or boolean"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[[zip]]\ntp = [1, 2]\npp = [1]\n"),
+                       doctest::Contains("s.toml:5: zip.pp: zipped axes must have equal lengths"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[sweep]\ntp = [1]\n[[zip]]\ntp = [2]\n"),
+                       doctest::Contains("zip.tp: set twice"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[base]\ngpus = 8\n[[exclude]]\ngpus = 8\n"),
+                       doctest::Contains("s.toml:6: exclude.gpus: not a swept option"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\nworkers = 3\n"),
+                       doctest::Contains("s.toml:3: study.workers: unknown key"), Error);
+  CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[study2]\n"), doctest::Contains("study2: unknown table"),
+                       Error);
+}
