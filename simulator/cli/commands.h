@@ -17,5 +17,6 @@ int profile_import_command(const Arguments& args);  // profile import nccl-tests
 int platforms_command(const Arguments& args);
 int sweep_command(const Arguments& args);
 int plot_command(const Arguments& args);
+int collective_command(const Arguments& args);
 
 }  // namespace simtrain::cli

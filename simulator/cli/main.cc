@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  platforms  list shipped cluster specs (platforms show NAME|FILE)\n"
     "  sweep      run a study: every scenario of a scenario file, resumable, sharded, collected as CSV\n"
     "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
+    "  collective simulate an nccl-tests sweep of one collective on a platform, in nccl-tests' columns\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "platforms") return simtrain::cli::platforms_command(args);
     if (command == "sweep") return simtrain::cli::sweep_command(args);
     if (command == "plot") return simtrain::cli::plot_command(args);
+    if (command == "collective") return simtrain::cli::collective_command(args);
     std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const simtrain::Error& error) {

@@ -8,6 +8,7 @@
 #include "simulator/cli/workload_options.h"
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
+#include "simulator/workload/framework.h"
 
 namespace po = boost::program_options;
 
@@ -21,16 +22,34 @@ int run_command(const Arguments& args) {
   run::RunRequest request;
   if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
-    for (const char* name :
-         {"model", "gpus", "batch-per-gpu", "grad-accum", "precision", "seq-len", "bucket-mb", "optimizer"})
+    for (const char* name : {"model", "gpus", "batch-per-gpu", "grad-accum", "precision", "seq-len",
+                             "bucket-mb", "optimizer", "framework"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_path = vm["trace"].as<std::string>();
   } else if (wants_model_parallelism(vm)) {
+    if (!vm["framework"].defaulted())
+      throw Error(
+          "--framework: applies to data-parallel runs; a large-model plan says its framework through "
+          "--zero, --fsdp or --distributed-optimizer");
     request.parallel = parallel_from_options(vm);
   } else {
     request.workload = workload_from_options(vm);
   }
+  // Start-up and per-step overheads: the data-parallel framework's defaults, or what the options say.
+  if (request.workload) {
+    const auto overheads =
+        workload::default_overheads(*workload::parse_framework(request.workload->framework));
+    request.job.startup_s = overheads.startup_s;
+    request.job.step_overhead = overheads.step_overhead;
+  }
+  if (vm.count("startup-s")) request.job.startup_s = vm["startup-s"].as<double>();
+  if (vm.count("step-overhead")) request.job.step_overhead = vm["step-overhead"].as<double>();
+  if (request.job.startup_s < 0 || request.job.step_overhead < 0)
+    throw Error("--startup-s, --step-overhead: must not be negative");
+  request.jitter.seed = vm["seed"].as<std::uint64_t>();
+  request.jitter.run_sigma = vm["jitter-run"].as<double>();
+  request.jitter.kernel_sigma = vm["jitter-kernel"].as<double>();
   request.platform = vm["platform"].as<std::string>();
   if (vm.count("nodes")) request.nodes = vm["nodes"].as<int>();
   request.xml_gpus_per_node = vm["gpus-per-node"].as<int>();

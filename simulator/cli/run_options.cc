@@ -22,6 +22,15 @@ po::options_description run_options() {
       "steps", po::value<double>(), "optimizer steps of the job, for job_time_s")(
       "epochs", po::value<double>(), "epochs of the job, for job_time_s")(
       "dataset-size", po::value<double>(), "samples per epoch (default: the model's customary dataset)")(
+      "startup-s", po::value<double>(), "job start-up seconds (default: the framework's, framework.h)")(
+      "step-overhead", po::value<double>(),
+      "framework time per step, a fraction of the iteration (default: the framework's)")(
+      "seed", po::value<std::uint64_t>()->default_value(0),
+      "run-to-run noise seed (0: none); the same seed gives the same result (cost/jitter.h)")(
+      "jitter-run", po::value<double>()->default_value(0.02),
+      "with --seed: sigma of the per-run speed factor")("jitter-kernel",
+                                                        po::value<double>()->default_value(0.05),
+                                                        "with --seed: sigma of each kernel's factor")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
       "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
       "fidelity", po::value<std::string>()->default_value("full"),

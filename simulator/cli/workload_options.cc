@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "simulator/workload/framework.h"
 
 namespace po = boost::program_options;
 
@@ -19,7 +20,9 @@ void add_workload_options(po::options_description& options) {
       "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8")("seq-len", po::value<int>()->default_value(0),
                                                    "tokens per sequence (0 = the model's default)")(
       "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
-      "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)");
+      "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)")(
+      "framework", po::value<std::string>()->default_value("ddp"),
+      "ddp | ray-train | deepspeed: gradient reduction and overheads (simulator/workload/framework.h)");
 }
 
 namespace {
@@ -129,9 +132,15 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
   config.precision = *precision;
   config.model_options.seq_len = vm["seq-len"].as<int>();
   if (config.model_options.seq_len < 0) throw Error("--seq-len: must not be negative");
+  const auto framework = workload::parse_framework(vm["framework"].as<std::string>());
+  if (!framework)
+    throw Error("--framework: unknown framework '" + vm["framework"].as<std::string>() +
+                "' (ddp, ray-train, deepspeed)");
+  workload::apply_framework(*framework, config);
   double bucket_mb = vm["bucket-mb"].as<double>();
   if (!(bucket_mb > 0)) throw Error("--bucket-mb: must be positive");
-  config.bucket_bytes = bucket_mb * 1024 * 1024;
+  if (!vm["bucket-mb"].defaulted() || *framework != workload::Framework::DeepSpeed)
+    config.bucket_bytes = bucket_mb * 1024 * 1024;
   if (vm.count("optimizer")) {
     if (!workload::parse_optimizer(vm["optimizer"].as<std::string>(), config.optimizer))
       throw Error("--optimizer: unknown optimizer '" + vm["optimizer"].as<std::string>() +

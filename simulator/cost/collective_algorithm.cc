@@ -98,6 +98,10 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     const double intra_s = intra_node_ring_s((l - 1) / l * bytes, per_node - 1, layout, efficiencies);
     if (reduce_scatter_part) plan.intra_node_before_s = intra_s;
     if (all_gather_part) plan.intra_node_after_s = intra_s;
+    if (kind == trace::CollectiveKind::AllReduce && layout.nvls_bandwidth_Bps > 0) {
+      const double nvls_s = layout.nvls_latency_s + bytes / layout.nvls_bandwidth_Bps;
+      plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
+    }
     if (nodes > 1) {
       // The ring across nodes links the members of equal local index.
       const int inter_next = layout.placement->inter_node_next[layout.position];

@@ -47,6 +47,8 @@ struct CollectiveLayout {
   int gpus_per_node = 1;                             // world rank r lives on node r / gpus_per_node
   double intra_node_bandwidth_Bps = 0;               // per GPU, per direction
   double intra_node_latency_s = 0;                   // GPU to GPU inside a node
+  double nvls_bandwidth_Bps = 0;                     // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
+  double nvls_latency_s = 0;                         // per NVLS all-reduce
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -58,6 +60,9 @@ struct CollectiveLayout {
 // rank, all-gather and reduce-scatter (N-1) steps of (N-1)/N; pipelined broadcast and reduce N-1 steps of the
 // whole buffer; all-to-all one flow to every peer of 1/N of the buffer. Flows between GPUs of one node are
 // divided by the intra-node NCCL efficiency, flows between nodes by the inter-node one.
+// With NVLS (third-generation NVSwitch), an all-reduce's intra-node part runs in the switch instead: the
+// whole buffer at the NVLS algorithm bandwidth plus its latency inside one node, and around an inter-node
+// ring that time split evenly into its reduce-scatter and all-gather halves.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);

@@ -135,13 +135,21 @@ constexpr double kGbToBytes = 1e9 / 8;  // 1 Gb/s = 1e9 bits/s
 constexpr double kMicrosecond = 1e-6;
 
 IntraNodeSpec read_intra_node(const Section& section) {
-  section.only_keys({"fabric", "bandwidth_GBps", "latency_us"});
+  section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
                                                            {"pcie", IntraNodeFabric::PCIe}});
   spec.bandwidth_Bps = section.number("bandwidth_GBps") * kGB;
   spec.latency_s = section.number("latency_us") * kMicrosecond;
+  if (section.has("nvls_efficiency") || section.has("nvls_latency_us")) {
+    if (spec.fabric != IntraNodeFabric::NVSwitch)
+      section.fail("nvls_efficiency", "NVLS needs fabric = \"nvswitch\"");
+    spec.nvls_efficiency = section.number("nvls_efficiency");
+    if (!(spec.nvls_efficiency > 0 && spec.nvls_efficiency <= 1))
+      section.fail("nvls_efficiency", "must be in (0, 1]");
+    spec.nvls_latency_s = section.number("nvls_latency_us") * kMicrosecond;
+  }
   return spec;
 }
 

@@ -15,6 +15,11 @@ struct IntraNodeSpec {
   IntraNodeFabric fabric = IntraNodeFabric::NVSwitch;
   double bandwidth_Bps = 0;  // per GPU, per direction (NVLink4 on H100: 450e9)
   double latency_s = 0;
+  // NVLink SHARP (NVLS, third-generation NVSwitch): the switch reduces, so an all-reduce moves each GPU's
+  // buffer once each way. What NCCL achieves of it: algorithm bandwidth = bandwidth x nvls_efficiency, plus
+  // nvls_latency_s per all-reduce. 0 efficiency = no NVLS.
+  double nvls_efficiency = 0;
+  double nvls_latency_s = 0;
 };
 
 // The node's network interfaces; one NIC serves gpus_per_node / count GPUs (rail-aligned).

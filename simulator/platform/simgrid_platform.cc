@@ -185,6 +185,8 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.gpus_per_node = spec.gpus_per_node;
   built.intra_node_bandwidth_Bps = spec.intra_node.bandwidth_Bps;
   built.intra_node_latency_s = spec.intra_node.latency_s;
+  built.nvls_bandwidth_Bps = spec.intra_node.bandwidth_Bps * spec.intra_node.nvls_efficiency;
+  built.nvls_latency_s = spec.intra_node.nvls_latency_s;
   built.gpu = spec.gpu;
   built.gpu_hosts.reserve(static_cast<size_t>(spec.gpu_count()));
 

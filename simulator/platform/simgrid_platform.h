@@ -22,6 +22,8 @@ struct BuiltPlatform {
   int gpus_per_node = 0;
   double intra_node_bandwidth_Bps = 0;  // per GPU, per direction
   double intra_node_latency_s = 0;
+  double nvls_bandwidth_Bps = 0;  // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
+  double nvls_latency_s = 0;
   std::string gpu;  // profile name from the spec, empty for XML platforms
 
   int node_of(int rank) const { return rank / gpus_per_node; }

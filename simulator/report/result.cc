@@ -58,7 +58,9 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     // The last, partial batch of an epoch is a step too (PyTorch's DataLoader with drop_last=False).
     r.steps = std::ceil(*job.dataset_size / meta.samples_per_iteration) * *job.epochs;
   }
-  if (r.steps) r.job_time_s = *r.steps * r.iteration_time_s;
+  r.startup_s = job.startup_s;
+  r.step_overhead = job.step_overhead;
+  if (r.steps) r.job_time_s = job.startup_s + *r.steps * r.iteration_time_s * (1 + job.step_overhead);
 
   r.measured_ops = costs.measured_ops;
   r.interpolated_ops = costs.interpolated_ops;
@@ -94,7 +96,11 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   j["memory_capacity_bytes"] = r.memory_capacity_bytes;
   j["fits_in_memory"] = r.fits_in_memory;
   if (r.steps) j["steps"] = *r.steps;
-  if (r.job_time_s) j["job_time_s"] = *r.job_time_s;
+  if (r.job_time_s) {
+    j["job_time_s"] = *r.job_time_s;
+    j["startup_s"] = r.startup_s;
+    j["step_overhead"] = r.step_overhead;
+  }
   j["profile"] = r.profile;
   j["profile_kind"] = r.profile_kind;
   j["fidelity"] = {
@@ -151,7 +157,9 @@ std::string summary_text(const Result& r) {
   text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
                       r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
   if (r.job_time_s)
-    text += fmt::format("  job time         {} for {:.0f} steps\n", human_duration(*r.job_time_s), *r.steps);
+    text +=
+        fmt::format("  job time         {} for {:.0f} steps ({:.0f} s start-up, {:.1f}% per-step overhead)\n",
+                    human_duration(*r.job_time_s), *r.steps, r.startup_s, 100 * r.step_overhead);
   text += fmt::format("  simulated in     {:.3f} s wall ({} flows)\n", r.sim_wall_s, r.simulated_flows);
   return text;
 }

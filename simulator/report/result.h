@@ -28,6 +28,10 @@ struct JobLength {
   std::optional<double> steps;
   std::optional<double> epochs;
   std::optional<double> dataset_size;  // samples per epoch
+  // What the training framework adds (workload/framework.h): once per job, and per step as a fraction of
+  // the simulated iteration time.
+  double startup_s = 0;
+  double step_overhead = 0;
 };
 
 struct Result {
@@ -50,7 +54,9 @@ struct Result {
   double memory_capacity_bytes = 0;
   bool fits_in_memory = true;
   std::optional<double> steps;
-  std::optional<double> job_time_s;
+  std::optional<double> job_time_s;  // startup + steps x iteration time x (1 + step overhead)
+  double startup_s = 0;
+  double step_overhead = 0;
   std::uint64_t measured_ops = 0;      // distinct program ops costed from measured tables (exact shape)
   std::uint64_t interpolated_ops = 0;  // ... interpolated between measured shapes
   std::uint64_t roofline_ops = 0;

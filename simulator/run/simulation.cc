@@ -69,8 +69,8 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
 }
 
 RunOutput simulate(const RunRequest& request) {
-  const int sources =
-      request.workload.has_value() + request.parallel.has_value() + !request.trace_path.empty();
+  const int sources = request.workload.has_value() + request.parallel.has_value() +
+                      !request.trace_path.empty() + request.trace.has_value();
   if (sources != 1) throw Error("give either a model to generate a workload for or --trace FILE, not both");
 
   auto started = std::chrono::steady_clock::now();
@@ -79,6 +79,8 @@ RunOutput simulate(const RunRequest& request) {
     out.trace = workload::generate_data_parallel_trace(*request.workload);
   else if (request.parallel)
     out.trace = generate_parallel_trace(*request.parallel);
+  else if (request.trace)
+    out.trace = *request.trace;
   else
     out.trace = trace::read_trace_file(request.trace_path);
 
@@ -103,6 +105,7 @@ RunOutput simulate(const RunRequest& request) {
 
   cost::ComputeCostModel cost_model(out.profile);
   cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model);
+  cost::apply_jitter(costs, request.jitter);
 
   engine::ReplayOptions options;
   options.timeline_ranks = request.timeline_ranks;

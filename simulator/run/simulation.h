@@ -7,6 +7,7 @@
 #include <string>
 
 #include "calibration/calibration_profile.h"
+#include "simulator/cost/jitter.h"
 #include "simulator/engine/replay.h"
 #include "simulator/report/result.h"
 #include "simulator/trace/trace.h"
@@ -21,6 +22,7 @@ struct RunRequest {
   std::optional<workload::DataParallelConfig> workload;
   std::optional<workload::ParallelConfig> parallel;
   std::string trace_path;
+  std::optional<trace::Trace> trace;  // a trace built in memory (simtrain collective)
 
   std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)
   std::optional<int> nodes;           // overrides the spec's node count
@@ -31,6 +33,7 @@ struct RunRequest {
   int timeline_ranks = 0;
   std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
   bool fold_replicas = false;         // --fidelity fast: data-parallel replicas folded onto one
+  cost::Jitter jitter;                // run-to-run noise; none unless a seed is given
 };
 
 struct RunOutput {

@@ -19,6 +19,8 @@ bool numeric(const std::string& text, double& value) {
 // A label and a factor for a metric's unit: times in ms, memory in GiB, MFU in percent.
 std::pair<std::string, double> axis_unit(const std::string& metric) {
   if (metric == "samples_per_s") return {"throughput (samples/s)", 1};
+  if (metric == "job_time_s") return {"job time (s)", 1};
+  if (metric == "iteration_time_s") return {"iteration time (ms)", 1e3};
   if (metric == "tokens_per_s") return {"throughput (tokens/s)", 1};
   if (metric == "mfu") return {"MFU (%)", 100};
   if (metric.size() > 2 && metric.substr(metric.size() - 2) == "_s") return {metric + " (ms)", 1e3};
@@ -67,27 +69,36 @@ std::string scaling(const StudyTable& table,
   require_column(table, r.y, "--y");
   if (!r.series.empty()) require_column(table, r.series, "--series");
   const auto [y_label, factor] = axis_unit(r.y);
-  // Series: the chosen axis, or every axis but x.
-  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  // Series: the chosen axis, or every axis but x; in the order the study lists their values.
+  std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> series;
+  double low = 0, high = 0;
   for (const auto* row : rows) {
     std::string name;
     for (const std::string& axis : table.axes)
       if (axis != r.x && (r.series.empty() || axis == r.series))
         name += (name.empty() ? "" : ", ") + axis + " " + cell(*row, axis);
+    if (name.empty()) name = r.y;
     double x = 0, y = 0;
     if (!numeric(cell(*row, r.x), x)) throw Error("--x: '" + r.x + "' is not numeric: " + cell(*row, r.x));
     if (!numeric(cell(*row, r.y), y)) throw Error("--y: '" + r.y + "' is not numeric: " + cell(*row, r.y));
-    series[name.empty() ? r.y : name].emplace_back(x, y * factor);
+    auto it = std::find_if(series.begin(), series.end(), [&](const auto& s) { return s.first == name; });
+    if (it == series.end()) it = series.insert(series.end(), {name, {}});
+    it->second.emplace_back(x, y * factor);
+    low = series.size() == 1 && it->second.size() == 1 ? y * factor : std::min(low, y * factor);
+    high = std::max(high, y * factor);
   }
-  // Throughput scales with x ideally; any other metric (a time per iteration) stays flat.
+  // The ideal from each series' smallest x: a rate grows with x, a job's time shrinks as 1/x (a fixed
+  // amount of work), any other time (per iteration, at a fixed batch per GPU) stays flat.
   const bool rate = r.y.find("per_s") != std::string::npos;
+  const bool work = r.y == "job_time_s";
   std::string script, plots;
   int n = 0;
   for (auto& [name, points] : series) {
     std::sort(points.begin(), points.end());
     script += "$s" + std::to_string(n) + " << EOD\n";
     for (const auto& [x, y] : points) {
-      const double ideal = rate ? points.front().second * x / points.front().first : points.front().second;
+      const auto [x0, y0] = points.front();
+      const double ideal = rate ? y0 * x / x0 : work ? y0 * x0 / x : y0;
       char line[96];
       std::snprintf(line, sizeof line, "%.17g %.17g %.17g\n", x, y, ideal);
       script += line;
@@ -99,8 +110,10 @@ std::string scaling(const StudyTable& table,
              ", " + data + " using 1:3 with lines dt 2 lc " + std::to_string(n + 1) + " notitle";
     ++n;
   }
-  script += "set xlabel " + quoted(r.x) + "\nset ylabel " + quoted(y_label) + "\n";
-  script += "set logscale x 2\nset key top left\nset grid\n";
+  if (low > 0 && high / low > 20) script += "set logscale y\n";
+  script += "set xlabel " + quoted(r.x) + " noenhanced\nset ylabel " + quoted(y_label) + " noenhanced\n";
+  script +=
+      "set logscale x 2\nset key " + std::string(work ? "top right" : "top left") + " noenhanced\nset grid\n";
   script +=
       "set label 1 'dashed: ideal scaling from the smallest run' at graph 0.98, graph 0.04 right font "
       "',10'\n";

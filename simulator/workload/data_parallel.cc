@@ -174,32 +174,43 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   program.name = "ddp";
   program.streams = {"compute", "comm"};
   std::vector<std::uint32_t> all_reduces;
+  std::string prefix;
+  // Bucket b's all-reduce on the communication stream, once `deps` have ended.
+  auto all_reduce = [&](std::size_t b, std::vector<std::uint32_t> deps) {
+    trace::Op op;
+    op.name = prefix + "bucket" + std::to_string(b) + ".allreduce";
+    op.type = trace::OpType::Collective;
+    op.stream = kCommStream;
+    op.deps = std::move(deps);
+    op.collective.kind = trace::CollectiveKind::AllReduce;
+    op.collective.dtype = DType::FP32;
+    op.collective.bytes = buckets[b].bytes;
+    op.collective.group = 0;
+    return op;
+  };
   for (int step = 1; step <= config.grad_accum; ++step) {
-    const std::string prefix = "step" + std::to_string(step) + ".";
+    prefix = "step" + std::to_string(step) + ".";
     const bool last_step = step == config.grad_accum;
     for (std::size_t i = 0; i < layer_count; ++i) {
       const auto& forward = kernels[i].forward;
       const std::vector<std::string> names = kernel_names(prefix + model.layers[i].name, forward);
       for (std::size_t k = 0; k < forward.size(); ++k) append(program, compute_op(names[k], forward[k]));
     }
+    std::uint32_t end_of_backward = 0;
     for (std::size_t i = layer_count; i-- > 0;) {
       std::uint32_t last_backward = 0;
       const auto& backward = kernels[i].backward;
       const std::vector<std::string> names = kernel_names(prefix + model.layers[i].name, backward);
       for (std::size_t k = 0; k < backward.size(); ++k)
-        last_backward = append(program, compute_op(names[k], backward[k]));
-      if (!last_step || bucket_closed_by[i] < 0) continue;
+        last_backward = end_of_backward = append(program, compute_op(names[k], backward[k]));
+      if (!last_step || !config.overlap_allreduce || bucket_closed_by[i] < 0) continue;
       const auto b = static_cast<std::size_t>(bucket_closed_by[i]);
-      trace::Op op;
-      op.name = prefix + "bucket" + std::to_string(b) + ".allreduce";
-      op.type = trace::OpType::Collective;
-      op.stream = kCommStream;
-      op.deps = {last_backward};
-      op.collective.kind = trace::CollectiveKind::AllReduce;
-      op.collective.dtype = DType::FP32;
-      op.collective.bytes = buckets[b].bytes;
-      op.collective.group = 0;
-      all_reduces.push_back(append(program, std::move(op)));
+      all_reduces.push_back(append(program, all_reduce(b, {last_backward})));
+    }
+    if (last_step && !config.overlap_allreduce) {
+      // Every bucket once the whole backward pass has ended, in bucket order.
+      for (std::size_t b = 0; b < buckets.size(); ++b)
+        all_reduces.push_back(append(program, all_reduce(b, {end_of_backward})));
     }
   }
 
@@ -229,7 +240,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   trace::TraceMetadata& meta = trace.metadata;
   meta.model = model.name;
   meta.generator = "simtrain workload ddp";
-  meta.parallelism = "ddp";
+  meta.parallelism = config.framework;
   meta.samples_per_iteration = samples;
   meta.tokens_per_iteration = samples * model.seq_len;
   meta.model_flops_per_iteration = 3 * model.forward_flops_per_sample() * samples;

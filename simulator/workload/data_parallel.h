@@ -28,6 +28,10 @@ struct DataParallelConfig {
   double bucket_bytes = 25.0 * 1024 * 1024;       // DDP bucket_cap_mb = 25
   double first_bucket_bytes = 1.0 * 1024 * 1024;  // DDP's smaller first bucket
   Optimizer optimizer = Optimizer::SGD;           // default chosen per model family by default_optimizer()
+  // Each bucket's all-reduce starts when backward has produced its gradients (DDP); false: all start after
+  // backward ends (DeepSpeed's default, framework.h).
+  bool overlap_allreduce = true;
+  std::string framework = "ddp";  // the Result's parallelism label (framework.h)
 };
 
 // What the reference recipes use: SGD with momentum for the CNNs (torchvision's ImageNet recipe), Adam(W)

@@ -26,5 +26,10 @@ expect_error "truncated trace names the file" "truncated.json" run --trace "$wor
 printf 'not gzip at all' | gzip -c | head -c 10 >"$work/cut.json.gz"
 expect_error "cut gzip trace names the file" "cut.json.gz" run --trace "$work/cut.json.gz"
 expect_error "trace and model together" "not both" run --trace "$root/traces/sample-ddp-2rank.json" --model resnet50
+expect_error "unknown framework" "--framework: unknown framework 'horovod'" run --framework horovod
+expect_error "framework with a model-parallel plan" "--framework: applies to data-parallel runs" \
+  run --model gpt3-175b --gpus 64 --tp 8 --framework ray-train
+expect_error "negative start-up" "--startup-s" run --startup-s -1 --steps 10
+expect_error "negative jitter" "must not be negative" run --seed 3 --jitter-kernel -0.1
 
 finish

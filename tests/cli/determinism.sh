@@ -7,6 +7,13 @@ for i in 1 2; do
     --omit-wall-time --timeline "$work/t$i.json" >/dev/null
   "$simtrain" trace --model bert-large --gpus 4 --batch-per-gpu 8 -o "$work/trace$i.json.gz" >/dev/null
 done
+for s in 7 7 8; do
+  "$simtrain" run --model resnet50 --gpus 16 --batch-per-gpu 64 --seed $s --json "$work/seed$s.$RANDOM.json" \
+    --omit-wall-time >/dev/null
+done
+seeded=("$work"/seed7.*.json)
+check "the same --seed gives the same Result" cmp -s "${seeded[0]}" "${seeded[1]}"
+check "another --seed gives another Result" bash -c "! cmp -s '${seeded[0]}' $work/seed8.*.json"
 check "result JSON is byte-identical across runs" cmp -s "$work/r1.json" "$work/r2.json"
 check "timeline is byte-identical across runs" cmp -s "$work/t1.json" "$work/t2.json"
 check "gzip trace is byte-identical across runs" cmp -s "$work/trace1.json.gz" "$work/trace2.json.gz"

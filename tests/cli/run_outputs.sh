@@ -20,7 +20,9 @@ assert abs(b["compute_s"] + b["exposed_comm_s"] + b["pipeline_bubble_s"] + b["id
 assert r["profile_kind"] == "spec" and r["gpus"] == 64 and r["nodes"] == 8
 # Two epochs of ImageNet-1k at a global batch of 64 * 256: ceil(1281167 / 16384) = 79 steps per epoch.
 assert r["steps"] == 158, r["steps"]
-assert abs(r["job_time_s"] - 158 * r["iteration_time_s"]) < 1e-9 * r["job_time_s"]
+# Plus PyTorch DDP's default start-up (workload/framework.h) and no per-step overhead.
+assert r["startup_s"] == 3 and r["step_overhead"] == 0, (r["startup_s"], r["step_overhead"])
+assert abs(r["job_time_s"] - (3 + 158 * r["iteration_time_s"])) < 1e-9 * r["job_time_s"]
 assert 0 < r["mfu"] < 1
 PY
 check "timeline is a Trace Event Format document with one process per rank" python3 - "$work/timeline.json" <<'PY'

@@ -155,10 +155,11 @@ TEST_CASE("efficiencies invert the cost model: intra-node from one node, inter-n
     const double l = 8, m = 2;
     single.push_back({"all_reduce", bytes, 8, 1, "",
                       2 * (l - 1) / l * bytes / (300e9 * 0.8) + 2 * (l - 1) * (0.5e-6 + 4e-6), 0});
-    multi.push_back({"all_reduce", bytes, 16, 2, "",
-                     std::max(2 * (l - 1) / l * bytes / (300e9 * 0.8), 2 * (m - 1) / m * bytes / (50e9 * 0.9)) +
-                         2 * (l - 1) * (0.5e-6 + 4e-6) + 2 * (m - 1) * (2e-6 + 4e-6),
-                     0});
+    multi.push_back(
+        {"all_reduce", bytes, 16, 2, "",
+         std::max(2 * (l - 1) / l * bytes / (300e9 * 0.8), 2 * (m - 1) / m * bytes / (50e9 * 0.9)) +
+             2 * (l - 1) * (0.5e-6 + 4e-6) + 2 * (m - 1) * (2e-6 + 4e-6),
+         0});
   }
   const auto one_node = estimate_nccl_efficiency(fit_collective(single), links, truth);
   CHECK(one_node.bus_bandwidth_efficiency == doctest::Approx(0.8).epsilon(0.01));
@@ -183,7 +184,8 @@ TEST_CASE("efficiencies invert the cost model: intra-node from one node, inter-n
   CHECK(filled.gemm == start.gemm);  // nothing else changes
 }
 
-TEST_CASE("a multi-node table no slower than its intra-node phases leaves the inter-node efficiency unknown") {
+TEST_CASE(
+    "a multi-node table no slower than its intra-node phases leaves the inter-node efficiency unknown") {
   // 8 x 2 ranks whose time is exactly the NVLink phases: the NICs could be any speed that keeps up.
   std::vector<CollectiveMeasurement> multi;
   for (double bytes = 1 << 20; bytes <= 1 << 30; bytes *= 4)

@@ -325,7 +325,8 @@ TEST_CASE("a write into a missing directory or over a directory fails naming the
   check_error([&] { write_profile_file(sample_measured(), missing); }, missing, "", "cannot write");
   fs::create_directories(dir.path / "occupied" / "child");
   const std::string occupied = dir.file("occupied");
-  check_error([&] { write_profile_file(sample_measured(), occupied); }, occupied, "", "cannot write: is a directory");
+  check_error([&] { write_profile_file(sample_measured(), occupied); }, occupied, "",
+              "cannot write: is a directory");
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);  // no temporary left
 }
 

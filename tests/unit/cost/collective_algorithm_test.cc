@@ -159,6 +159,24 @@ TEST_CASE("inside one node an all-reduce is analytic only: no flows reach the fa
   CHECK(plan.software_latency_s == 0);
 }
 
+TEST_CASE("with NVLS the switch reduces: the whole buffer at the NVLS bandwidth, split around the ring") {
+  const std::vector<int> members = ranks(32);
+  const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
+  const double nvls_bandwidth = 250e9, nvls_latency = 20e-6, s = 64e6;
+  cost::CollectiveLayout layout{&members,       &placement,     5,           8, kNvlinkBandwidth,
+                                kNvlinkLatency, nvls_bandwidth, nvls_latency};
+  const auto all_reduce = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
+  const double nvls_s = nvls_latency + s / nvls_bandwidth;
+  CHECK(all_reduce.intra_node_before_s == doctest::Approx(nvls_s / 2).epsilon(kRel));
+  CHECK(all_reduce.intra_node_after_s == doctest::Approx(nvls_s / 2).epsilon(kRel));
+  CHECK(all_reduce.sends.size() == 1);  // the ring across the 4 nodes is unchanged
+  // Only all-reduce uses NVLS here: an all-gather keeps its NVLink ring phase.
+  const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
+  CHECK(all_gather.intra_node_after_s ==
+        doctest::Approx(7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff) + 7 * (kNvlinkLatency + kStepLatency))
+            .epsilon(kRel));
+}
+
 TEST_CASE("a non-uniform placement falls back to a flat ring with per-hop efficiencies") {
   // Ranks 0, 1, 2 on node 0 and rank 8 on node 1.
   const Communicator c{{0, 1, 2, 8}, 8};

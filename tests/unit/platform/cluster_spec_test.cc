@@ -157,6 +157,23 @@ TEST_CASE("impossible values are errors naming the field") {
               "levels = 3");
   check_error(replace(kValid, "topology = \"fat-tree\"", "topology = \"star\""), 15, "fabric.levels",
               "fat-tree");
+  check_error(
+      replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnvls_efficiency = 1.5\nnvls_latency_us = 20"), 9,
+      "intra_node.nvls_efficiency", "(0, 1]");
+  check_error(replace(replace(kValid, "\"nvswitch\"", "\"pcie\""), "latency_us = 0.7",
+                      "latency_us = 0.7\nnvls_efficiency = 0.6\nnvls_latency_us = 20"),
+              9, "intra_node.nvls_efficiency", "nvswitch");
+  check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnvls_efficiency = 0.6"), 5,
+              "intra_node.nvls_latency_us", "missing");
+}
+
+TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the same generation's") {
+  for (const char* name : {"dgx-h100", "hgx-h200"}) {
+    const ClusterSpec spec = load_cluster_spec(name);
+    CHECK(spec.intra_node.nvls_efficiency == 0.61);
+    CHECK(spec.intra_node.nvls_latency_s == doctest::Approx(28e-6).epsilon(1e-12));
+  }
+  CHECK(load_cluster_spec("dgx-a100").intra_node.nvls_efficiency == 0);  // NVSwitch-2: no NVLS
 }
 
 TEST_CASE("a TOML syntax error reports the line toml++ found it on") {

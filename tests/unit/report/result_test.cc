@@ -119,6 +119,17 @@ TEST_CASE("the job time is steps times the iteration time") {
   CHECK_FALSE(result_of(test_trace()).job_time_s.has_value());
 }
 
+TEST_CASE("a framework's start-up is added once and its per-step overhead to every step") {
+  report::JobLength job{100.0, std::nullopt, std::nullopt};
+  job.startup_s = 6;
+  job.step_overhead = 0.025;
+  const report::Result r = result_of(test_trace(), job);
+  // 6 s + 100 steps x 2 s x 1.025.
+  CHECK(*r.job_time_s == doctest::Approx(6 + 205.0).epsilon(kRel));
+  CHECK(r.startup_s == 6);
+  CHECK(r.step_overhead == 0.025);
+}
+
 TEST_CASE("epochs become ceil(dataset / global batch) steps each, the last partial batch included") {
   // 1000 samples in batches of 256: 3 full batches and one of 232, so 4 steps per epoch.
   const report::Result r = result_of(test_trace(), {std::nullopt, 2.0, 1000.0});

@@ -1,0 +1,70 @@
+// Implements collective_sweep.h: a one-program trace of back-to-back collectives over one communicator,
+// replayed once, each collective timed on rank 0 from the timeline events.
+#include "simulator/run/collective_sweep.h"
+
+#include "common/error.h"
+#include "simulator/cost/collective_algorithm.h"
+
+namespace simtrain::run {
+
+std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double factor) {
+  if (!(min_bytes >= 1) || !(max_bytes >= min_bytes)) throw Error("-b/-e: need 1 <= min <= max bytes");
+  if (!(factor >= 2)) throw Error("-f: the size factor must be at least 2");
+  std::vector<double> sizes;
+  for (double size = min_bytes; size <= max_bytes; size *= factor) sizes.push_back(size);
+  return sizes;
+}
+
+std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepRequest& request) {
+  if (request.gpus < 2) throw Error("--gpus: a collective needs at least 2 GPUs");
+  if (request.sizes_bytes.empty()) throw Error("no message sizes to simulate");
+  trace::Trace trace;
+  trace.world_size = request.gpus;
+  trace::Program program;
+  program.name = "collective";
+  program.streams = {"comm"};
+  for (std::size_t i = 0; i < request.sizes_bytes.size(); ++i) {
+    trace::Op op;
+    op.name = std::string(trace::to_string(request.kind)) + "." + std::to_string(i);
+    op.type = trace::OpType::Collective;
+    op.stream = 0;
+    if (i > 0) op.deps = {static_cast<std::uint32_t>(i - 1)};
+    op.collective.kind = request.kind;
+    op.collective.dtype = DType::FP32;
+    op.collective.bytes = request.sizes_bytes[i];
+    op.collective.group = 0;
+    program.ops.push_back(std::move(op));
+  }
+  trace.programs.push_back(std::move(program));
+  trace.rank_program.assign(static_cast<std::size_t>(request.gpus), 0);
+  trace::CommunicatorGroup world;
+  world.name = "world";
+  world.communicators.emplace_back();
+  for (int rank = 0; rank < request.gpus; ++rank) world.communicators.back().push_back(rank);
+  trace.groups.push_back(std::move(world));
+  trace.metadata.model = "collective";
+  trace.metadata.generator = "simtrain collective";
+  trace.metadata.parallelism = std::string(trace::to_string(request.kind));
+
+  RunRequest run = request.run;
+  run.workload.reset();
+  run.parallel.reset();
+  run.trace_path.clear();
+  run.trace = std::move(trace);
+  run.timeline_ranks = 1;
+  run.allow_oom = true;
+  const RunOutput out = simulate(run);
+
+  std::vector<CollectiveSample> samples(request.sizes_bytes.size());
+  for (const engine::OpEvent& event : out.replay.events) {
+    if (event.rank != 0 || event.op >= samples.size()) continue;
+    CollectiveSample& s = samples[event.op];
+    s.size_bytes = request.sizes_bytes[event.op];
+    s.time_s = event.end_s - event.start_s;
+    s.algbw_Bps = s.time_s > 0 ? s.size_bytes / s.time_s : 0;
+    s.busbw_Bps = s.algbw_Bps * cost::bus_bandwidth_factor(request.kind, request.gpus);
+  }
+  return samples;
+}
+
+}  // namespace simtrain::run

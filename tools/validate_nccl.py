@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Replays the nccl-tests tables of shared/reference/nccl/ with `simtrain collective` on platform specs that
+describe the measured systems, and prints predicted vs measured bus bandwidth per size: the mean absolute
+percentage error of busbw for sizes of 1 MiB and more, and the worst time error for sizes under 64 KiB.
+
+Exit status 1 when a table misses --max-mape (large sizes) or --max-small-error (small sizes), 2 on other
+failures.
+usage: tools/validate_nccl.py [--simtrain PATH] [--reference DIR] [--max-mape 10] [--max-small-error 25]
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# Each table: the platform spec that describes its system, and the nodes and GPUs it ran on.
+TABLES = {
+    "azure_nda100v4_8xA100_1node_allreduce.csv": ("dgx-a100", 1, 8),
+    "azure_ndh100v5_8xH100_1node_allreduce_nvls.csv": ("dgx-h100", 1, 8),
+    "azure_ndh200v5_8xH200_1node_allreduce_nvls.csv": ("hgx-h200", 1, 8),
+    "aws_p4de_a100_2node16gpu_efa_allreduce.csv": ("aws-p4de", 2, 16),
+}
+NOT_COVERED = {"deepbench_p100_pcie_allreduce.csv": "no P100 profile or PCIe-switch platform spec yet"}
+
+
+def read_table(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return [(float(r["size_bytes"]), float(r["time_us"]), float(r["busbw_GBps"])) for r in rows]
+
+
+def simulate(simtrain, platform, nodes, gpus, sizes):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "c.json")
+        args = [simtrain, "collective", "all_reduce", "--platform", platform, "--nodes", str(nodes), "--gpus",
+                str(gpus), "-b", str(int(min(sizes))), "-e", str(int(max(sizes))), "-f", "2", "--json", out]
+        proc = subprocess.run(args, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)}: {proc.stderr.strip()}")
+        with open(out) as f:
+            return {row["size_bytes"]: row for row in json.load(f)}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
+    parser.add_argument("--reference", default=os.path.join(here, "..", "..", "shared", "reference", "nccl"))
+    parser.add_argument("--max-mape", type=float, default=10.0)
+    parser.add_argument("--max-small-error", type=float, default=25.0)
+    parser.add_argument("--verbose", action="store_true", help="print every size")
+    args = parser.parse_args()
+    failed = False
+    print(f"{'table':<50} {'busbw MAPE >= 1 MiB':>20} {'worst time error < 64 KiB':>27}")
+    for name, (platform, nodes, gpus) in TABLES.items():
+        table = read_table(os.path.join(args.reference, name))
+        try:
+            predicted = simulate(args.simtrain, platform, nodes, gpus, [s for s, _, _ in table])
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
+        large, small = [], []
+        for size, time_us, busbw in table:
+            p = predicted.get(size)
+            if p is None:
+                continue
+            if args.verbose:
+                print(f"  {size:>12.0f} B  time {time_us:10.2f} / {p['time_us']:10.2f} us   "
+                      f"busbw {busbw:8.2f} / {p['busbw_GBps']:8.2f} GB/s")
+            if size >= 1 << 20 and busbw > 0:
+                large.append(abs(p["busbw_GBps"] - busbw) / busbw * 100)
+            if size < 1 << 16:
+                small.append((p["time_us"] - time_us) / time_us * 100)
+        mape = sum(large) / len(large) if large else float("nan")
+        worst = max(small, key=abs) if small else float("nan")
+        miss = mape > args.max_mape or abs(worst) > args.max_small_error
+        failed = failed or miss
+        print(f"{name + ' (' + platform + ')':<50} {mape:19.1f}% {worst:+26.1f}%{'  MISSES' if miss else ''}")
+    for name, why in NOT_COVERED.items():
+        print(f"{name:<50} not replayed: {why}")
+    print(f"targets: busbw MAPE <= {args.max_mape:g}% for sizes >= 1 MiB, time within "
+          f"{args.max_small_error:g}% for sizes < 64 KiB")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
