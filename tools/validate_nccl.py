@@ -6,6 +6,7 @@ percentage error of busbw for sizes of 1 MiB and more, and the worst time error 
 Exit status 1 when a table misses --max-mape (large sizes) or --max-small-error (small sizes), 2 on other
 failures.
 usage: tools/validate_nccl.py [--simtrain PATH] [--reference DIR] [--max-mape 10] [--max-small-error 25]
+                              [--only NAME-PART] [--verbose]
 """
 import argparse
 import csv
@@ -51,10 +52,13 @@ def main():
     parser.add_argument("--max-mape", type=float, default=10.0)
     parser.add_argument("--max-small-error", type=float, default=25.0)
     parser.add_argument("--verbose", action="store_true", help="print every size")
+    parser.add_argument("--only", help="replay only the tables whose file name contains this")
     args = parser.parse_args()
     failed = False
     print(f"{'table':<50} {'busbw MAPE >= 1 MiB':>20} {'worst time error < 64 KiB':>27}")
     for name, (platform, nodes, gpus) in TABLES.items():
+        if args.only and args.only not in name:
+            continue
         table = read_table(os.path.join(args.reference, name))
         try:
             predicted = simulate(args.simtrain, platform, nodes, gpus, [s for s, _, _ in table])

@@ -40,7 +40,7 @@ int run_command(const Arguments& args) {
   if (request.workload) {
     const auto overheads =
         workload::default_overheads(*workload::parse_framework(request.workload->framework));
-    request.job.startup_s = overheads.startup_s;
+    request.job.startup_s = overheads.startup_for(request.workload->gpus);
     request.job.step_overhead = overheads.step_overhead;
   }
   if (vm.count("startup-s")) request.job.startup_s = vm["startup-s"].as<double>();

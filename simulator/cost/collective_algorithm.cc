@@ -17,8 +17,15 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
 double intra_node_ring_s(double volume, int steps, const CollectiveLayout& layout,
                          const calibration::Efficiencies& efficiencies) {
   if (steps == 0) return 0;
-  return volume / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
-         steps * (layout.intra_node_latency_s + efficiencies.nccl_step_latency_s);
+  const double bandwidth_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
+  const RingProtocols& p = layout.intra_node_protocols;
+  if (p.ll128_bandwidth_fraction <= 0)
+    return volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + efficiencies.nccl_step_latency_s);
+  const double ll128_s = volume / (bandwidth_Bps * p.ll128_bandwidth_fraction) +
+                         steps * (layout.intra_node_latency_s + p.ll128_step_latency_s);
+  const double simple_s =
+      volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + p.simple_step_latency_s);
+  return std::min(ll128_s, simple_s);
 }
 
 }  // namespace

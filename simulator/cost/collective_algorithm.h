@@ -11,6 +11,15 @@
 
 namespace simtrain::cost {
 
+// NCCL's LL128 and Simple protocols for ring phases inside a node: each step costs its latency, and LL128
+// moves data at a fraction of the bandwidth; the faster of the two is taken. A zero fraction means one
+// protocol, priced with the profile's nccl_step_latency_s.
+struct RingProtocols {
+  double ll128_step_latency_s = 0;
+  double ll128_bandwidth_fraction = 0;
+  double simple_step_latency_s = 0;
+};
+
 // One coalesced flow of a rank's part in a collective.
 struct CoalescedFlow {
   int peer = -1;     // world rank at the other end
@@ -49,6 +58,7 @@ struct CollectiveLayout {
   double intra_node_latency_s = 0;                   // GPU to GPU inside a node
   double nvls_bandwidth_Bps = 0;                     // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
   double nvls_latency_s = 0;                         // per NVLS all-reduce
+  RingProtocols intra_node_protocols;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of

@@ -201,14 +201,17 @@ class StreamActor {
 
   void run_collective(const trace::Op& op) {
     const auto& members = state_.communicators.communicator(op.collective.group, rank_);
-    cost::CollectiveLayout layout{&members,
-                                  &state_.placement(members),
-                                  state_.communicators.position(op.collective.group, rank_),
-                                  state_.platform.gpus_per_node,
-                                  state_.platform.intra_node_bandwidth_Bps,
-                                  state_.platform.intra_node_latency_s,
-                                  state_.platform.nvls_bandwidth_Bps,
-                                  state_.platform.nvls_latency_s};
+    cost::CollectiveLayout layout{
+        &members,
+        &state_.placement(members),
+        state_.communicators.position(op.collective.group, rank_),
+        state_.platform.gpus_per_node,
+        state_.platform.intra_node_bandwidth_Bps,
+        state_.platform.intra_node_latency_s,
+        state_.platform.nvls_bandwidth_Bps,
+        state_.platform.nvls_latency_s,
+        {state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
+         state_.platform.simple_step_latency_s}};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
     // The intra-node phases pipeline with the inter-node flows: the collective lasts as long as the slower.

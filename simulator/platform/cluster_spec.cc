@@ -135,7 +135,8 @@ constexpr double kGbToBytes = 1e9 / 8;  // 1 Gb/s = 1e9 bits/s
 constexpr double kMicrosecond = 1e-6;
 
 IntraNodeSpec read_intra_node(const Section& section) {
-  section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us"});
+  section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
+                     "ll128_step_latency_us", "ll128_bandwidth_fraction", "simple_step_latency_us"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
@@ -149,6 +150,14 @@ IntraNodeSpec read_intra_node(const Section& section) {
     if (!(spec.nvls_efficiency > 0 && spec.nvls_efficiency <= 1))
       section.fail("nvls_efficiency", "must be in (0, 1]");
     spec.nvls_latency_s = section.number("nvls_latency_us") * kMicrosecond;
+  }
+  if (section.has("ll128_step_latency_us") || section.has("ll128_bandwidth_fraction") ||
+      section.has("simple_step_latency_us")) {
+    spec.ll128_step_latency_s = section.number("ll128_step_latency_us") * kMicrosecond;
+    spec.ll128_bandwidth_fraction = section.number("ll128_bandwidth_fraction");
+    if (!(spec.ll128_bandwidth_fraction > 0 && spec.ll128_bandwidth_fraction <= 1))
+      section.fail("ll128_bandwidth_fraction", "must be in (0, 1]");
+    spec.simple_step_latency_s = section.number("simple_step_latency_us") * kMicrosecond;
   }
   return spec;
 }

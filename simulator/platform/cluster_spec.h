@@ -20,6 +20,13 @@ struct IntraNodeSpec {
   // nvls_latency_s per all-reduce. 0 efficiency = no NVLS.
   double nvls_efficiency = 0;
   double nvls_latency_s = 0;
+  // NCCL's protocols on this fabric, for ring collectives inside a node: LL128 starts fast (a short
+  // per-step latency) but reaches only a fraction of the bandwidth; Simple reaches it all after a longer
+  // per-step latency; NCCL runs whichever finishes first for the size. 0 = one protocol, the profile's
+  // nccl_step_latency_s.
+  double ll128_step_latency_s = 0;
+  double ll128_bandwidth_fraction = 0;
+  double simple_step_latency_s = 0;
 };
 
 // The node's network interfaces; one NIC serves gpus_per_node / count GPUs (rail-aligned).

@@ -187,6 +187,9 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.intra_node_latency_s = spec.intra_node.latency_s;
   built.nvls_bandwidth_Bps = spec.intra_node.bandwidth_Bps * spec.intra_node.nvls_efficiency;
   built.nvls_latency_s = spec.intra_node.nvls_latency_s;
+  built.ll128_step_latency_s = spec.intra_node.ll128_step_latency_s;
+  built.ll128_bandwidth_fraction = spec.intra_node.ll128_bandwidth_fraction;
+  built.simple_step_latency_s = spec.intra_node.simple_step_latency_s;
   built.gpu = spec.gpu;
   built.gpu_hosts.reserve(static_cast<size_t>(spec.gpu_count()));
 

@@ -27,11 +27,11 @@ std::optional<Framework> parse_framework(std::string_view text) {
 FrameworkOverheads default_overheads(Framework framework) {
   switch (framework) {
     case Framework::PyTorchDDP:
-      return {3.0, 0.0};
+      return {3.0, 0.0, 0.0};
     case Framework::RayTrain:
-      return {6.0, 0.023};
+      return {4.0, 0.125, 0.023};
     case Framework::DeepSpeed:
-      return {5.0, 0.0};
+      return {5.0, 0.0, 0.0};
   }
   return {};
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validation against Megatron-LM on Selene (SC21 throughputs, Korthikanti et al. iteration times), predicted
 # from the A100 spec profile. Issue 4's target is a MAPE of 10% with no row beyond 20%; today's figures are
-# 12.7% and 20.4% (README), so this test guards them against regressions at 15% / 25% until the target is met.
+# 10.9% and 17.3% (README), so this test guards them against regressions at 15% / 25% until the target is met.
 set -euo pipefail
 simtrain=$1
 root=$2

@@ -177,6 +177,28 @@ TEST_CASE("with NVLS the switch reduces: the whole buffer at the NVLS bandwidth,
             .epsilon(kRel));
 }
 
+TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes first for the size") {
+  const std::vector<int> members = ranks(8);
+  const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
+  cost::CollectiveLayout layout{&members, &placement, 0, 8, kNvlinkBandwidth, kNvlinkLatency};
+  layout.intra_node_protocols = {2e-6, 0.5, 12e-6};
+  const double bandwidth = kNvlinkBandwidth * kIntraEff;
+  auto ring_s = [&](double s) {
+    const double volume = 7.0 / 8 * s;
+    const double ll128 = volume / (bandwidth * 0.5) + 7 * (kNvlinkLatency + 2e-6);
+    const double simple = volume / bandwidth + 7 * (kNvlinkLatency + 12e-6);
+    return std::min(ll128, simple);
+  };
+  for (double s : {1e3, 1e6, 1e9}) {
+    const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
+    CHECK(plan.intra_node_before_s == doctest::Approx(ring_s(s)).epsilon(kRel));
+  }
+  // Small messages take LL128's latency, large ones Simple's bandwidth.
+  CHECK(ring_s(1e3) < 7.0 / 8 * 1e3 / bandwidth + 7 * (kNvlinkLatency + 12e-6));
+  CHECK(ring_s(1e9) ==
+        doctest::Approx(7.0 / 8 * 1e9 / bandwidth + 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
+}
+
 TEST_CASE("a non-uniform placement falls back to a flat ring with per-hop efficiencies") {
   // Ranks 0, 1, 2 on node 0 and rank 8 on node 1.
   const Communicator c{{0, 1, 2, 8}, 8};

@@ -165,6 +165,10 @@ TEST_CASE("impossible values are errors naming the field") {
               9, "intra_node.nvls_efficiency", "nvswitch");
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnvls_efficiency = 0.6"), 5,
               "intra_node.nvls_latency_us", "missing");
+  check_error(replace(kValid, "latency_us = 0.7",
+                      "latency_us = 0.7\nll128_step_latency_us = 2\nll128_bandwidth_fraction = 1.5\n"
+                      "simple_step_latency_us = 12"),
+              10, "intra_node.ll128_bandwidth_fraction", "(0, 1]");
 }
 
 TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the same generation's") {
