@@ -232,7 +232,8 @@ std::string Scenario::key() const {
 std::vector<std::string> Scenario::run_arguments() const {
   std::vector<std::string> args;
   for (const Setting& s : settings) {
-    if (s.value == "false") continue;  // a switch left off (an option's value is never "false")
+    // A switch set to false, or an option set to "" (left out: zipped axes can say "not for this run").
+    if (s.value == "false" || s.value.empty()) continue;
     args.push_back("--" + s.option);
     if (s.value != "true") args.push_back(s.value);
   }

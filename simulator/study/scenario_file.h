@@ -69,7 +69,8 @@ struct Scenario {
   // 16 hex digits naming the configuration: a hash of its settings sorted by option, the same in every
   // process and on every machine, so that a finished run is recognised when a study is resumed or sharded.
   std::string key() const;
-  // The `simtrain run` arguments: "--option value", or "--option" alone for a switch set to true.
+  // The `simtrain run` arguments: "--option value", or "--option" alone for a switch set to true; a switch
+  // set to false and an option set to "" are left out.
   std::vector<std::string> run_arguments() const;
 };
 

@@ -78,6 +78,10 @@ TEST_CASE("switches appear alone when true and not at all when false; numbers ke
   const std::vector<Scenario> runs = expand(study);
   CHECK(runs[0].run_arguments() == std::vector<std::string>{"--bucket-mb", "0.1", "--sp"});
   CHECK(runs[1].run_arguments() == std::vector<std::string>{"--bucket-mb", "0.1"});
+  // An empty string leaves an option out of one zipped run.
+  const Study zipped = parse("[study]\nname = \"t\"\n[[zip]]\nzero = [3, 0]\nfsdp = [\"\", \"full\"]\n");
+  CHECK(expand(zipped)[0].run_arguments() == std::vector<std::string>{"--zero", "3"});
+  CHECK(expand(zipped)[1].run_arguments() == std::vector<std::string>{"--zero", "0", "--fsdp", "full"});
 }
 
 TEST_CASE("a configuration's key depends on its settings, not on their order or the study around it") {
