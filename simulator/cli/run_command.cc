@@ -1,5 +1,7 @@
 // simtrain run: simulate one training configuration and report.
+#include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -13,6 +15,36 @@
 namespace po = boost::program_options;
 
 namespace simtrain::cli {
+namespace {
+
+// "key=value,key=value" with exactly the keys `expected`; Error naming the option otherwise.
+std::map<std::string, std::string> key_values(const std::string& option, const std::string& text,
+                                              const std::vector<std::string>& expected) {
+  std::map<std::string, std::string> fields;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string field = text.substr(start, comma - start);
+    const std::size_t equals = field.find('=');
+    if (equals == std::string::npos) throw Error(option + ": expected key=value, got '" + field + "'");
+    fields[field.substr(0, equals)] = field.substr(equals + 1);
+    start = comma + 1;
+  }
+  for (const std::string& key : expected)
+    if (!fields.count(key)) throw Error(option + ": missing " + key + "= in '" + text + "'");
+  if (fields.size() != expected.size()) throw Error(option + ": unknown key in '" + text + "'");
+  return fields;
+}
+
+double number(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size())
+    throw Error(option + ": expected a number, got '" + text + "'");
+  return value;
+}
+
+}  // namespace
 
 int run_command(const Arguments& args) {
   const po::options_description options = run_options();
@@ -47,6 +79,17 @@ int run_command(const Arguments& args) {
   if (vm.count("step-overhead")) request.job.step_overhead = vm["step-overhead"].as<double>();
   if (request.job.startup_s < 0 || request.job.step_overhead < 0)
     throw Error("--startup-s, --step-overhead: must not be negative");
+  if (vm.count("degrade"))
+    for (const std::string& text : vm["degrade"].as<std::vector<std::string>>()) {
+      const auto fields = key_values("--degrade", text, {"link", "factor"});
+      request.degraded_links.emplace_back(fields.at("link"), number("--degrade", fields.at("factor")));
+    }
+  if (vm.count("straggler"))
+    for (const std::string& text : vm["straggler"].as<std::vector<std::string>>()) {
+      const auto fields = key_values("--straggler", text, {"rank", "slowdown"});
+      request.rank_slowdown[static_cast<int>(number("--straggler", fields.at("rank")))] =
+          number("--straggler", fields.at("slowdown"));
+    }
   request.jitter.seed = vm["seed"].as<std::uint64_t>();
   request.jitter.run_sigma = vm["jitter-run"].as<double>();
   request.jitter.kernel_sigma = vm["jitter-kernel"].as<double>();

@@ -31,6 +31,10 @@ po::options_description run_options() {
       "with --seed: sigma of the per-run speed factor")("jitter-kernel",
                                                         po::value<double>()->default_value(0.05),
                                                         "with --seed: sigma of each kernel's factor")(
+      "degrade", po::value<std::vector<std::string>>()->composing(),
+      "link=NAME,factor=F: scale a network link's bandwidth (repeatable; e.g. link=node3-uplink,factor=0.5)")(
+      "straggler", po::value<std::vector<std::string>>()->composing(),
+      "rank=R,slowdown=S: rank R computes S times slower (repeatable; simulates every rank on its own)")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
       "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
       "fidelity", po::value<std::string>()->default_value("full"),

@@ -78,6 +78,7 @@ struct ReplayState {
   std::vector<ProgramPlan> plans;
   std::vector<RankState> ranks;
   std::vector<char> on_timeline;  // [rank]: record this rank's op events
+  std::vector<double> slowdown;   // [rank]: compute slowdown of stragglers; empty = none
   std::map<const std::vector<int>*, cost::CommunicatorPlacement> placements;
   std::unordered_map<std::uint64_t, double> route_latency_s;
   std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
@@ -139,7 +140,8 @@ class StreamActor {
         self_(state.ranks[rank]),
         program_(state.trace.program_of(rank)),
         plan_(state.plans[state.trace.rank_program[rank]]),
-        durations_(state.costs.duration_s[state.trace.rank_program[rank]]) {}
+        durations_(state.costs.duration_s[state.trace.rank_program[rank]]),
+        slowdown_(state.slowdown.empty() ? 1.0 : state.slowdown[rank]) {}
 
   void operator()() {
     for (std::uint32_t index : plan_.stream_ops[stream_]) {
@@ -147,7 +149,7 @@ class StreamActor {
       wait_for_other_streams(op);
       double start = sg4::Engine::get_clock() + pending_s_;
       if (op.type == trace::OpType::Compute) {
-        pending_s_ += durations_[index];
+        pending_s_ += durations_[index] * slowdown_;
         if (plan_.awaited_by_other_stream[index]) flush_compute();
       } else {
         flush_compute();
@@ -161,9 +163,9 @@ class StreamActor {
         }
       }
       if (state_.on_timeline[rank_])
-        self_.events.push_back(
-            {rank_, index, start,
-             op.type == trace::OpType::Compute ? start + durations_[index] : sg4::Engine::get_clock()});
+        self_.events.push_back({rank_, index, start,
+                                op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
+                                                                  : sg4::Engine::get_clock()});
       mark_done(index);
     }
     flush_compute();
@@ -284,8 +286,24 @@ class StreamActor {
   const trace::Program& program_;
   const ProgramPlan& plan_;
   const std::vector<double>& durations_;
+  const double slowdown_;  // a straggler's compute factor, 1 otherwise
   double pending_s_ = 0;
 };
+
+// Scales a link's bandwidth; a split-duplex link is two SimGrid links, "<name>_UP" and "<name>_DOWN".
+void degrade_link(const std::string& name, double factor) {
+  if (!(factor > 0)) throw Error("--degrade: the factor must be positive, got " + std::to_string(factor));
+  int found = 0;
+  for (const std::string& candidate : {name, name + "_UP", name + "_DOWN"}) {
+    if (sg4::Link* link = sg4::Link::by_name_or_null(candidate)) {
+      link->set_bandwidth(link->get_bandwidth() * factor);
+      ++found;
+    }
+  }
+  if (found == 0)
+    throw Error("--degrade: no link named '" + name +
+                "' on this platform (links are named like node0-uplink, node0-gpu0-link, leaf0-uplink)");
+}
 
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
   if (source.spec) return platform::build_platform(*source.spec, engine);
@@ -310,13 +328,23 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   platform::configure_exact_network(engine);
 
   platform::BuiltPlatform built = build(source, engine);
-  LockstepPlan lockstep = plan_lockstep(trace, options.lockstep_group, built.gpus_per_node);
-  if (!options.folded_group.empty())
+  for (const auto& [name, factor] : options.degraded_links) degrade_link(name, factor);
+  const bool stragglers = !options.rank_slowdown.empty();
+  LockstepPlan lockstep = plan_lockstep(trace, stragglers ? "" : options.lockstep_group, built.gpus_per_node);
+  if (!options.folded_group.empty() && !stragglers)
     lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
     throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
                 std::to_string(state.platform.gpu_hosts.size()) + " GPUs");
+  for (const auto& [rank, factor] : options.rank_slowdown) {
+    if (rank < 0 || rank >= trace.world_size)
+      throw Error("--straggler: rank " + std::to_string(rank) + " is not in 0.." +
+                  std::to_string(trace.world_size - 1));
+    if (!(factor > 0)) throw Error("--straggler: the slowdown must be positive");
+    if (state.slowdown.empty()) state.slowdown.assign(trace.world_size, 1.0);
+    state.slowdown[rank] = factor;
+  }
   // The timeline shows the first simulated ranks (lockstep members have no events of their own).
   state.on_timeline.assign(trace.world_size, 0);
   for (int rank = 0, shown = 0; rank < trace.world_size && shown < options.timeline_ranks; ++rank)

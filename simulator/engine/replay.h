@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ struct ReplayOptions {
   // `--fidelity fast`: communicators of this group (data-parallel replicas) are folded onto their first
   // member (lockstep.h); empty = every replica simulated.
   std::string folded_group;
+  // What-if degradations: links whose bandwidth is multiplied by a factor (a flapping NIC, a bad cable),
+  // by SimGrid link name ("node3-uplink", "node0-gpu2-link"; a split-duplex link's both directions), and
+  // ranks whose compute runs slower by a factor (a straggler GPU). Stragglers need every rank simulated on
+  // its own: no lockstep, no folding.
+  std::vector<std::pair<std::string, double>> degraded_links;
+  std::map<int, double> rank_slowdown;
 };
 
 // One op's execution on one rank, for timelines.

@@ -111,6 +111,8 @@ RunOutput simulate(const RunRequest& request) {
   options.timeline_ranks = request.timeline_ranks;
   options.lockstep_group = request.lockstep_group;
   if (request.fold_replicas) options.folded_group = "dp";
+  options.degraded_links = request.degraded_links;
+  options.rank_slowdown = request.rank_slowdown;
   out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -3,6 +3,7 @@
 // command is a thin layer of option parsing over simulate().
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,9 @@ struct RunRequest {
   std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
   bool fold_replicas = false;         // --fidelity fast: data-parallel replicas folded onto one
   cost::Jitter jitter;                // run-to-run noise; none unless a seed is given
+  // What-ifs (engine/replay.h): link bandwidth factors by link name, compute slowdowns by rank.
+  std::vector<std::pair<std::string, double>> degraded_links;
+  std::map<int, double> rank_slowdown;
 };
 
 struct RunOutput {
