@@ -5,7 +5,7 @@
 #      prefix, the system, or PyTorch's nvidia-* wheels;
 #   2. times real PyTorch training steps (tools/pytorch_step_time.py) and records two Kineto traces;
 #   3. runs simtrain-calibrate --quick on the models those steps train, writing
-#      calibration/profiles/<gpu>.json.
+#      calibration/profiles/$SIMTRAIN_PROFILE_NAME.json (default h200-sxm, the GPU this was written for).
 # Each stage has its own time limit, and a stage that fails does not stop the next one. Results and logs go
 # to OUTDIR. Run from the repository root:
 #   calibration/run_on_gpu.sh OUTDIR [FALLBACK_TOOL]
@@ -46,11 +46,12 @@ for so in "$cudnn_so" "$nccl_so"; do
   [ -n "$so" ] && export LD_LIBRARY_PATH="$(dirname "$so")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
 for lib in cublas curand cuda_runtime; do
-  d=$(wheel_dir $lib) && [ -d "$d/lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d/lib"
+  d=$(wheel_dir $lib) && [ -d "$d/lib" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d/lib"
 done
 
 stage "building simtrain-calibrate"
 tool=build-cal/simtrain-calibrate
+rm -rf build-cal  # a binary of an earlier build must not pass for this one
 timeout 120 sh -c "cmake -S calibration/tool -B build-cal -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCUDNN_INCLUDE_DIR='$(dirname "$cudnn_h")' -DCUDNN_LIBRARY='$cudnn_so' \
   -DNCCL_INCLUDE_DIR='$(dirname "$nccl_h")' -DNCCL_LIBRARY='$nccl_so' >/dev/null && ninja -C build-cal | tail -3"
@@ -69,7 +70,7 @@ if [[ " $stages " == *" calibrate "* ]]; then
 stage "simtrain-calibrate --quick"
 # The models the PyTorch steps train, at their batches, plus the generic GEMM grid and the other built-in
 # transformers; fp32 is left to the full run (PyTorch runs fp32 convolutions as TF32 by default).
-profile=calibration/profiles/h200-sxm.json
+profile=calibration/profiles/${SIMTRAIN_PROFILE_NAME:-h200-sxm}.json
 mkdir -p calibration/profiles
 timeout 300 "$tool" --quick --grid --model resnet50:128,256 --model llama2-7b:1 --model bert-large \
   --model gpt2-xl --dtypes tf32,fp16,bf16,fp8 -o "$profile"

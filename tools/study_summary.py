@@ -36,7 +36,10 @@ def main():
     for key, members in groups.items():
         cells = list(key) + [str(len(members))]
         for m in metrics:
-            values = [float(r[m]) for r in members]
+            values = [float(r[m]) for r in members if r[m] != ""]
+            if not values:
+                cells += ["", "", "", ""]
+                continue
             std = statistics.stdev(values) if len(values) > 1 else 0.0
             cells += [f"{statistics.mean(values):.4g}", f"{std:.3g}", f"{min(values):.4g}", f"{max(values):.4g}"]
         print("| " + " | ".join(cells) + " |")

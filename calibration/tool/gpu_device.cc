@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 
 #include "calibration/tool/gpu_architecture.h"
 #include "calibration/tool/gpu_status.h"

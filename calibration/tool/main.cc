@@ -108,8 +108,9 @@ int run(const std::vector<std::string>& args) {
                          measurement_budget_bytes(),
                          options.quick};
 
-  // Fills in what a profile records besides its tables; repeated before every write, so that a partial
-  // profile loads like a finished one.
+  // Fills in what a profile records besides its tables (peaks, environment); repeated before every write.
+  // A partial profile lacks the efficiencies fitted at the end, and the measured memory bandwidth where the
+  // driver reports no memory clock: it keeps the measurements, it is not a finished profile.
   auto complete = [&] {
     const std::string peaks = set_peaks(profile, device);
     profile.environment = measurement_environment(options.command_line);

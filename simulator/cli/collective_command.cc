@@ -107,7 +107,8 @@ int collective_command(const Arguments& args) {
                                          : 1));
     std::cout << fmt::format("{:>12.0f}  {:>12.0f}  {:>8}  {:>6}  {:>6}  {:>7.2f}  {:>6.2f}  {:>6.2f}\n",
                              s.size_bytes, count, "float",
-                             rooted || request.kind == trace::CollectiveKind::AllReduce ||
+                             request.kind == trace::CollectiveKind::Reduce ||
+                                     request.kind == trace::CollectiveKind::AllReduce ||
                                      request.kind == trace::CollectiveKind::ReduceScatter
                                  ? "sum"
                                  : "none",

@@ -32,7 +32,9 @@ void run_gnuplot(const std::string& script) {
     throw Error("cannot run gnuplot: is it installed? (tools/setup.sh installs gnuplot-nox)");
   int status = 0;
   ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (!WIFEXITED(status))
+    throw Error(script, 0, "", "gnuplot was killed by signal " + std::to_string(WTERMSIG(status)));
+  if (WEXITSTATUS(status) != 0)
     throw Error(script, 0, "", "gnuplot failed (status " + std::to_string(WEXITSTATUS(status)) + ")");
 }
 
@@ -88,7 +90,12 @@ int plot_command(const Arguments& args) {
   const std::string script_path =
       vm.count("script") ? vm["script"].as<std::string>() : request.output + ".gp";
   write_file_atomically(script_path, script);
-  run_gnuplot(script_path);
+  try {
+    run_gnuplot(script_path);
+  } catch (const Error&) {
+    if (!vm.count("script")) std::filesystem::remove(script_path);
+    throw;
+  }
   if (!vm.count("script")) std::filesystem::remove(script_path);
   std::cout << "wrote " << request.output << "\n";
   return 0;

@@ -1,4 +1,5 @@
 // simtrain run: simulate one training configuration and report.
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -27,7 +28,8 @@ std::map<std::string, std::string> key_values(const std::string& option, const s
     const std::string field = text.substr(start, comma - start);
     const std::size_t equals = field.find('=');
     if (equals == std::string::npos) throw Error(option + ": expected key=value, got '" + field + "'");
-    fields[field.substr(0, equals)] = field.substr(equals + 1);
+    if (!fields.emplace(field.substr(0, equals), field.substr(equals + 1)).second)
+      throw Error(option + ": " + field.substr(0, equals) + "= given twice in '" + text + "'");
     start = comma + 1;
   }
   for (const std::string& key : expected)
@@ -87,8 +89,10 @@ int run_command(const Arguments& args) {
   if (vm.count("straggler"))
     for (const std::string& text : vm["straggler"].as<std::vector<std::string>>()) {
       const auto fields = key_values("--straggler", text, {"rank", "slowdown"});
-      request.rank_slowdown[static_cast<int>(number("--straggler", fields.at("rank")))] =
-          number("--straggler", fields.at("slowdown"));
+      const double rank = number("--straggler", fields.at("rank"));
+      if (rank != std::floor(rank) || rank < 0 || rank > 1e9)
+        throw Error("--straggler: rank must be a whole number >= 0, got '" + fields.at("rank") + "'");
+      request.rank_slowdown[static_cast<int>(rank)] = number("--straggler", fields.at("slowdown"));
     }
   request.jitter.seed = vm["seed"].as<std::uint64_t>();
   request.jitter.run_sigma = vm["jitter-run"].as<double>();

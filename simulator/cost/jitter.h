@@ -4,10 +4,12 @@
 //  - every kernel of the run is scaled by one factor e^(s_r z - s_r^2 / 2), drawn once per run: clocks,
 //    temperature and the GPU instance differ between runs (default s_r = 2%);
 //  - each kernel is scaled by its own e^(s_k z - s_k^2 / 2) (default s_k = 5%): launch and memory timing.
+//    Kernels are drawn per program, not per rank: ranks that share a program (every data-parallel rank) get
+//    the same draws, so the noise varies runs, not ranks against each other (--straggler does that).
 // Both factors have mean 1, so the mean time is unchanged. The defaults are assumptions, not measurements;
-// set them from repeated runs on your own cluster. The same seed gives the same durations on every machine:
-// the normal draws come from std::mt19937_64 through Box-Muller, not from a library distribution whose
-// algorithm varies between standard libraries.
+// set them from repeated runs on your own cluster. The same seed gives the same draws on every machine: they
+// come from std::mt19937_64 through Box-Muller, not from a library distribution whose algorithm varies
+// between standard libraries (the last bits of log, cos and exp may still differ between C libraries).
 #pragma once
 
 #include <cstdint>

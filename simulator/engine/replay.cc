@@ -293,6 +293,12 @@ class StreamActor {
 // Scales a link's bandwidth; a split-duplex link is two SimGrid links, "<name>_UP" and "<name>_DOWN".
 void degrade_link(const std::string& name, double factor) {
   if (!(factor > 0)) throw Error("--degrade: the factor must be positive, got " + std::to_string(factor));
+  // Collectives inside a node are costed analytically from the spec's NVLink figures, not by flows through
+  // the GPU links: degrading one would change nothing, so it is refused rather than ignored.
+  if (name.find("-gpu") != std::string::npos)
+    throw Error("--degrade: '" + name +
+                "' is a GPU's NVLink port; intra-node collectives are analytic, so "
+                "degrade a node uplink or a switch link instead");
   int found = 0;
   for (const std::string& candidate : {name, name + "_UP", name + "_DOWN"}) {
     if (sg4::Link* link = sg4::Link::by_name_or_null(candidate)) {
@@ -302,7 +308,7 @@ void degrade_link(const std::string& name, double factor) {
   }
   if (found == 0)
     throw Error("--degrade: no link named '" + name +
-                "' on this platform (links are named like node0-uplink, node0-gpu0-link, leaf0-uplink)");
+                "' on this platform (links are named like node0-uplink, leaf0-uplink)");
 }
 
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {

@@ -32,7 +32,7 @@ struct ReplayOptions {
   // member (lockstep.h); empty = every replica simulated.
   std::string folded_group;
   // What-if degradations: links whose bandwidth is multiplied by a factor (a flapping NIC, a bad cable),
-  // by SimGrid link name ("node3-uplink", "node0-gpu2-link"; a split-duplex link's both directions), and
+  // by SimGrid link name ("node3-uplink", "leaf0-uplink"; a split-duplex link's both directions), and
   // ranks whose compute runs slower by a factor (a straggler GPU). Stragglers need every rank simulated on
   // its own: no lockstep, no folding.
   std::vector<std::pair<std::string, double>> degraded_links;

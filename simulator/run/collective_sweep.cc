@@ -2,13 +2,16 @@
 // replayed once, each collective timed on rank 0 from the timeline events.
 #include "simulator/run/collective_sweep.h"
 
+#include <cmath>
+
 #include "common/error.h"
 #include "simulator/cost/collective_algorithm.h"
 
 namespace simtrain::run {
 
 std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double factor) {
-  if (!(min_bytes >= 1) || !(max_bytes >= min_bytes)) throw Error("-b/-e: need 1 <= min <= max bytes");
+  if (!(min_bytes >= 1) || !(max_bytes >= min_bytes) || !std::isfinite(max_bytes))
+    throw Error("-b/-e: need 1 <= min <= max bytes, finite");
   if (!(factor >= 2)) throw Error("-f: the size factor must be at least 2");
   std::vector<double> sizes;
   for (double size = min_bytes; size <= max_bytes; size *= factor) sizes.push_back(size);

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,19 @@
 namespace simtrain::study {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// This machine's name, without dots (scratch names are split on them).
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "host";
+  std::string host(name);
+  std::replace(host.begin(), host.end(), '.', '_');
+  return host.empty() ? "host" : host;
+}
+
+}  // namespace
 
 std::string_view to_string(RunStatus status) {
   switch (status) {
@@ -33,24 +47,22 @@ ResultStore::ResultStore(std::string directory) : directory_(std::move(directory
   fs::create_directories(directory_, error);
   if (error || !fs::is_directory(directory_))
     throw Error(directory_, 0, "", "cannot create the results directory: " + error.message());
-  // Scratch and temporary files of a sweep that was killed (their runs start again), recognised by the
-  // process id in their name being no live process: other shards may be writing here at the same time.
+  // Scratch files of a sweep that was killed on this host (their runs start again): named with the host and
+  // a process id that is no live process. Other shards, on this host or others, may be writing here too.
+  const std::string mine = ".scratch." + host_name() + ".";
   for (const auto& entry : fs::directory_iterator(directory_)) {
     const std::string name = entry.path().filename().string();
-    for (const char* marker : {".scratch.", ".tmp."}) {
-      const std::size_t at = name.find(marker);
-      if (at == std::string::npos) continue;
-      const long pid = std::strtol(name.c_str() + at + std::string_view(marker).size(), nullptr, 10);
-      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-        fs::remove(entry.path(), error);
-    }
+    const std::size_t at = name.find(mine);
+    if (at == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + at + mine.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), error);
   }
 }
 
 std::string ResultStore::path_of(const std::string& key) const { return directory_ + "/" + key + ".json"; }
 
 std::string ResultStore::scratch_path(const std::string& key, const std::string& suffix) const {
-  return directory_ + "/" + key + ".scratch." + std::to_string(::getpid()) + "." + suffix;
+  return directory_ + "/" + key + ".scratch." + host_name() + "." + std::to_string(::getpid()) + "." + suffix;
 }
 
 bool ResultStore::has(const std::string& key) const { return fs::exists(path_of(key)); }

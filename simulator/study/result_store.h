@@ -35,7 +35,7 @@ class ResultStore {
   // Throws Error naming the file when a record cannot be written or read back.
   void write(const RunRecord& record) const;
   std::optional<RunRecord> read(const std::string& key) const;
-  // Where a run's own output goes before it becomes a record; named with this process's id.
+  // Where a run's own output goes before it becomes a record; named with this host and process id.
   std::string scratch_path(const std::string& key, const std::string& suffix) const;
 
  private:

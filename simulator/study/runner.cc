@@ -33,14 +33,16 @@ pid_t start(const Scenario& scenario, const SweepOptions& options, const Running
   std::vector<std::string> args = {options.simtrain, "run"};
   for (const std::string& arg : scenario.run_arguments()) args.push_back(arg);
   args.insert(args.end(), {"--json", run.json_path, "--omit-wall-time"});
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error("sweep: cannot start a run: fork failed");
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its runs with it
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // a killed sweep takes its runs with it
+    if (::getppid() != parent) ::_exit(127);  // it died before the line above took effect
     const int null = ::open("/dev/null", O_WRONLY);
     const int err = ::open(run.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (null >= 0) ::dup2(null, STDOUT_FILENO);
-    if (err >= 0) ::dup2(err, STDERR_FILENO);
+    if (null >= 0) ::dup2(null, STDOUT_FILENO), ::close(null);
+    if (err >= 0) ::dup2(err, STDERR_FILENO), ::close(err);
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);

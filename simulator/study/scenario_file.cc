@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <set>
 
 #include "common/error.h"
 #include "common/file_io.h"

@@ -20,6 +20,7 @@ assert abs(r['busbw_GBps'] - r['algbw_GBps'] * 7 / 8) <= 1e-9 * r['busbw_GBps'],
 expect_error "unknown collective" "unknown collective 'allreduce'" collective allreduce
 expect_error "bad size" "-b: unknown size suffix" collective all_reduce -b 1X2
 expect_error "not a size" "-e: expected a size" collective all_reduce -e lots
+expect_error "an infinite size" "-b/-e: need 1 <= min <= max bytes, finite" collective all_reduce -e inf
 expect_error "one GPU" "--gpus: a collective needs at least 2 GPUs" collective all_reduce -g 1
 expect_error "step factor" "-f: the size factor must be at least 2" collective all_reduce -f 1
 finish

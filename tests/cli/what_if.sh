@@ -28,6 +28,10 @@ PY
 
 expect_error "a link that does not exist" "--degrade: no link named 'node9-uplink'" \
   run --gpus 32 --degrade link=node9-uplink,factor=0.5
+expect_error "a GPU's NVLink port (analytic inside a node)" "--degrade: 'node0-gpu2-link' is a GPU's NVLink port" \
+  run --degrade link=node0-gpu2-link,factor=0.5
+expect_error "a key given twice" "--straggler: rank= given twice" run --straggler rank=1,rank=2,slowdown=2
+expect_error "a fractional rank" "--straggler: rank must be a whole number" run --straggler rank=1.5,slowdown=2
 expect_error "a malformed degradation" "--degrade: missing factor=" run --degrade link=node0-uplink
 expect_error "a zero factor" "--degrade: the factor must be positive" run --degrade link=node0-uplink,factor=0
 expect_error "a straggler outside the job" "--straggler: rank 40 is not in 0..31" \

@@ -2,8 +2,6 @@
 // exclusions, run arguments and the stable key of a configuration.
 #include <doctest/doctest.h>
 
-#include <set>
-
 #include "common/error.h"
 #include "simulator/study/scenario_file.h"
 
