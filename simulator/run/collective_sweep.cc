@@ -21,8 +21,6 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double facto
 std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepRequest& request) {
   if (request.gpus < 2) throw Error("--gpus: a collective needs at least 2 GPUs");
   if (request.sizes_bytes.empty()) throw Error("no message sizes to simulate");
-  trace::Trace trace;
-  trace.world_size = request.gpus;
   trace::Program program;
   program.name = "collective";
   program.streams = {"comm"};
@@ -38,13 +36,7 @@ std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepReq
     op.collective.group = 0;
     program.ops.push_back(std::move(op));
   }
-  trace.programs.push_back(std::move(program));
-  trace.rank_program.assign(static_cast<std::size_t>(request.gpus), 0);
-  trace::CommunicatorGroup world;
-  world.name = "world";
-  world.communicators.emplace_back();
-  for (int rank = 0; rank < request.gpus; ++rank) world.communicators.back().push_back(rank);
-  trace.groups.push_back(std::move(world));
+  trace::Trace trace = trace::single_program_trace(std::move(program), request.gpus, "world");
   trace.metadata.model = "collective";
   trace.metadata.generator = "simtrain collective";
   trace.metadata.parallelism = std::string(trace::to_string(request.kind));

@@ -123,19 +123,16 @@ std::string scaling(const StudyTable& table,
 std::string bars(const StudyTable& table, const std::vector<const std::map<std::string, std::string>*>& rows,
                  const std::vector<std::pair<std::string, std::string>>& stacks, double factor,
                  const std::string& y_label, const std::string& capacity_column) {
+  // The stacked columns, then the capacity marker's when there is one.
+  std::vector<std::string> columns;
+  for (const auto& stack : stacks) columns.push_back(stack.first);
+  if (!capacity_column.empty()) columns.push_back(capacity_column);
   std::string script = "$bars << EOD\n";
   for (const auto* row : rows) {
     script += quoted(run_label(table, *row));
-    for (const auto& [column, title] : stacks) {
+    for (const std::string& column : columns) {
       double v = 0;
       numeric(cell(*row, column), v);
-      char value[40];
-      std::snprintf(value, sizeof value, " %.17g", v * factor);
-      script += value;
-    }
-    if (!capacity_column.empty()) {
-      double v = 0;
-      numeric(cell(*row, capacity_column), v);
       char value[40];
       std::snprintf(value, sizeof value, " %.17g", v * factor);
       script += value;

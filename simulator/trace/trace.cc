@@ -166,6 +166,19 @@ void validate_groups(const Trace& trace, const std::string& origin) {
 
 }  // namespace
 
+Trace single_program_trace(Program program, int world_size, std::string group_name) {
+  Trace trace;
+  trace.world_size = world_size;
+  trace.programs.push_back(std::move(program));
+  trace.rank_program.assign(static_cast<std::size_t>(world_size), 0);
+  CommunicatorGroup group;
+  group.name = std::move(group_name);
+  group.communicators.emplace_back(static_cast<std::size_t>(world_size));
+  for (int rank = 0; rank < world_size; ++rank) group.communicators.back()[rank] = rank;
+  trace.groups.push_back(std::move(group));
+  return trace;
+}
+
 std::string_view to_string(OpType type) { return name_of(kOpTypeNames, type); }
 std::string_view to_string(ComputeKind kind) { return name_of(kComputeKindNames, kind); }
 std::string_view to_string(Pass pass) { return name_of(kPassNames, pass); }

@@ -149,6 +149,10 @@ class CommunicatorIndex {
 // positive sizes); throws Error naming the offending field path, e.g. "programs[0].ops[12].deps[1]".
 void validate(const Trace& trace, const std::string& origin);
 
+// A trace in which all `world_size` ranks run `program` and form one communicator, group 0 named
+// `group_name`: a data-parallel job, or a collective benchmark. Metadata is left for the caller.
+Trace single_program_trace(Program program, int world_size, std::string group_name);
+
 std::string_view to_string(OpType type);
 std::string_view to_string(ComputeKind kind);
 std::string_view to_string(Pass pass);

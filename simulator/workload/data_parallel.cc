@@ -226,15 +226,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   optimizer.deps = all_reduces;
   append(program, std::move(optimizer));
 
-  trace::Trace trace;
-  trace.world_size = config.gpus;
-  trace.programs.push_back(std::move(program));
-  trace.rank_program.assign(static_cast<std::size_t>(config.gpus), 0);
-  trace::CommunicatorGroup dp;
-  dp.name = "dp";
-  dp.communicators.emplace_back();
-  for (int rank = 0; rank < config.gpus; ++rank) dp.communicators.back().push_back(rank);
-  trace.groups.push_back(std::move(dp));
+  trace::Trace trace = trace::single_program_trace(std::move(program), config.gpus, "dp");
 
   const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;
   trace::TraceMetadata& meta = trace.metadata;
