@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "simulator/cli/commands.h"
+#include "simulator/cli/run_options.h"
 #include "simulator/cli/workload_options.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/run/collective_sweep.h"
@@ -66,7 +67,11 @@ int collective_command(const Arguments& args) {
       "minbytes,b", po::value<std::string>()->default_value("8"), "smallest size (8, 64K, 1M, 8G)")(
       "maxbytes,e", po::value<std::string>()->default_value("8G"), "largest size")(
       "stepfactor,f", po::value<double>()->default_value(2), "size multiplier between rows")(
-      "json", po::value<std::string>(), "also write the rows as JSON to this file");
+      "json", po::value<std::string>(), "also write the rows as JSON to this file")(
+      "stepwise",
+      "send each collective's algorithm steps one after the other instead of as coalesced flows (the "
+      "reference for checking coalescing; O(N^2) transfers)");
+  add_nccl_options(options);
   po::positional_options_description positional;
   positional.add("operation", 1);
   po::variables_map vm;
@@ -83,6 +88,8 @@ int collective_command(const Arguments& args) {
   request.run.platform = vm["platform"].as<std::string>();
   if (vm.count("nodes")) request.run.nodes = vm["nodes"].as<int>();
   if (vm.count("profile")) request.run.profile = vm["profile"].as<std::string>();
+  request.run.nccl = nccl_override_from_options(vm);
+  request.run.stepwise_collectives = vm.count("stepwise") > 0;
   if (vm.count("gpus")) {
     request.gpus = vm["gpus"].as<int>();
   } else {
@@ -116,7 +123,9 @@ int collective_command(const Arguments& args) {
     rows.push_back({{"size_bytes", s.size_bytes},
                     {"time_us", s.time_s * 1e6},
                     {"algbw_GBps", s.algbw_Bps / 1e9},
-                    {"busbw_GBps", s.busbw_Bps / 1e9}});
+                    {"busbw_GBps", s.busbw_Bps / 1e9},
+                    {"algorithm", s.algorithm},
+                    {"protocol", s.protocol}});
   }
   if (vm.count("json")) write_file_atomically(vm["json"].as<std::string>(), rows.dump(1) + "\n");
   return 0;

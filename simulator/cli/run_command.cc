@@ -94,6 +94,7 @@ int run_command(const Arguments& args) {
         throw Error("--straggler: rank must be a whole number >= 0, got '" + fields.at("rank") + "'");
       request.rank_slowdown[static_cast<int>(rank)] = number("--straggler", fields.at("slowdown"));
     }
+  request.nccl = nccl_override_from_options(vm);
   request.jitter.seed = vm["seed"].as<std::uint64_t>();
   request.jitter.run_sigma = vm["jitter-run"].as<double>();
   request.jitter.kernel_sigma = vm["jitter-kernel"].as<double>();

@@ -7,11 +7,30 @@ namespace po = boost::program_options;
 
 namespace simtrain::cli {
 
+void add_nccl_options(po::options_description& options) {
+  options.add_options()("nccl-algo", po::value<std::string>(),
+                        "ring | tree | nvls | nvlstree: every all-reduce's algorithm, as NCCL_ALGO sets it "
+                        "(default: NCCL's choice by size and scale)")(
+      "nccl-proto", po::value<std::string>(),
+      "ll | ll128 | simple: the protocol of ring phases inside nodes, as NCCL_PROTO sets it (default: the "
+      "fastest for the size)");
+}
+
+cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
+  cost::NcclOverride nccl;
+  if (vm.count("nccl-algo"))
+    nccl.algorithm = cost::parse_nccl_algorithm(vm["nccl-algo"].as<std::string>(), "--nccl-algo");
+  if (vm.count("nccl-proto"))
+    nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
+  return nccl;
+}
+
 po::options_description run_options() {
   po::options_description options("simtrain run options");
   options.add_options()("help,h", "show this help");
   add_workload_options(options);
   add_parallel_options(options);
+  add_nccl_options(options);
   options.add_options()("trace", po::value<std::string>(),
                         "replay this trace file instead of generating a workload")(
       "platform", po::value<std::string>()->default_value("dgx-a100"),

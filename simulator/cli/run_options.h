@@ -4,11 +4,17 @@
 
 #include <boost/program_options.hpp>
 
+#include "simulator/cost/nccl_choice.h"
 #include "simulator/study/scenario_file.h"
 
 namespace simtrain::cli {
 
 boost::program_options::options_description run_options();
+
+// --nccl-algo and --nccl-proto, as NCCL_ALGO and NCCL_PROTO force NCCL (shared with simtrain collective),
+// and what they say; throws Error on an unknown name.
+void add_nccl_options(boost::program_options::options_description& options);
+cost::NcclOverride nccl_override_from_options(const boost::program_options::variables_map& vm);
 
 // What `simtrain run` accepts, for checking a scenario file's keys before anything runs: unknown options,
 // switches, and the options a sweep sets itself (--json, --omit-wall-time, --timeline...).

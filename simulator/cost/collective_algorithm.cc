@@ -1,8 +1,13 @@
-// Implements collective_algorithm.h: rings (flat or hierarchical) and all-to-all as coalesced flows.
+// Implements collective_algorithm.h: rings (flat or hierarchical), double binary trees and all-to-all as
+// coalesced flows, and the choice between them.
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <utility>
+
+#include "simulator/cost/double_binary_tree.h"
 
 namespace simtrain::cost {
 namespace {
@@ -13,19 +18,108 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
   return bytes / (same_node ? efficiencies.nccl_intra_node : efficiencies.nccl_inter_node);
 }
 
-// A ring over the `ranks` GPUs of one node moving `volume` bytes per rank in `steps` steps, analytically.
-double intra_node_ring_s(double volume, int steps, const CollectiveLayout& layout,
-                         const calibration::Efficiencies& efficiencies) {
-  if (steps == 0) return 0;
+// A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, analytically, under
+// the forced protocol or the fastest one the platform has. Returns (seconds, protocol).
+std::pair<double, NcclProtocol> intra_node_ring(double volume, int steps, const CollectiveLayout& layout,
+                                                const calibration::Efficiencies& efficiencies) {
+  if (steps == 0) return {0, NcclProtocol::Simple};
   const double bandwidth_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
   const RingProtocols& p = layout.intra_node_protocols;
   if (p.ll128_bandwidth_fraction <= 0)
-    return volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + efficiencies.nccl_step_latency_s);
-  const double ll128_s = volume / (bandwidth_Bps * p.ll128_bandwidth_fraction) +
-                         steps * (layout.intra_node_latency_s + p.ll128_step_latency_s);
-  const double simple_s =
-      volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + p.simple_step_latency_s);
-  return std::min(ll128_s, simple_s);
+    return {volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + efficiencies.nccl_step_latency_s),
+            NcclProtocol::Simple};
+  auto time_s = [&](double step_latency_s, double fraction) {
+    return volume / (bandwidth_Bps * fraction) + steps * (layout.intra_node_latency_s + step_latency_s);
+  };
+  std::vector<std::pair<double, NcclProtocol>> options = {
+      {time_s(p.ll128_step_latency_s, p.ll128_bandwidth_fraction), NcclProtocol::LL128},
+      {time_s(p.simple_step_latency_s, 1.0), NcclProtocol::Simple}};
+  if (p.ll_bandwidth_fraction > 0)
+    options.push_back({time_s(p.ll_step_latency_s, p.ll_bandwidth_fraction), NcclProtocol::LL});
+  if (layout.forced.protocol) {
+    for (const auto& option : options)
+      if (option.second == *layout.forced.protocol) return option;
+  }
+  return *std::min_element(options.begin(), options.end());
+}
+
+// The estimates NCCL's tuner would compare for the part across nodes of an all-reduce.
+bool tree_is_faster(double bytes, const CollectiveLayout& layout,
+                    const calibration::Efficiencies& efficiencies) {
+  const CommunicatorPlacement& placement = *layout.placement;
+  if (layout.inter_node_bandwidth_Bps <= 0) return false;
+  const double m = placement.nodes;
+  const double share = bytes / placement.per_node;
+  const double step_s = layout.inter_node_latency_s + efficiencies.nccl_step_latency_s;
+  const double bandwidth_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node;
+  const double ring_s = 2 * (m - 1) * step_s + 2 * (m - 1) / m * share / bandwidth_Bps;
+  const double tree_s =
+      2 * binary_tree_depth(placement.nodes) * step_s + placement.tree_peak_volume * share / bandwidth_Bps;
+  return tree_s < ring_s;
+}
+
+// The flows of one rank (local index `local` on the `node`-th node) in both trees over the nodes, each
+// tree carrying half of `share` up and down every edge; flows to the same peer merged, peers in order.
+void add_tree_flows(RankCollectivePlan& plan, double share, int node, int local, int self,
+                    const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies) {
+  const CommunicatorPlacement& placement = *layout.placement;
+  auto member = [&](int at_node) { return placement.by_node[at_node * placement.per_node + local]; };
+  std::map<int, double> sends, receives;
+  const DoubleBinaryTree tree = double_binary_tree(placement.nodes, node);
+  for (const TreeNeighbours& t : tree.trees) {
+    if (t.parent >= 0) {
+      sends[member(t.parent)] += share / 2;     // the partial reduction, up
+      receives[member(t.parent)] += share / 2;  // the result, down
+    }
+    for (int child : t.children) {
+      sends[member(child)] += share / 2;
+      receives[member(child)] += share / 2;
+    }
+  }
+  // Every flow is held to end when the busiest node's would, at the bandwidth of one tree.
+  const double pipeline_s = layout.inter_node_bandwidth_Bps > 0
+                                ? placement.tree_peak_volume * share /
+                                      (layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node)
+                                : 0;
+  for (const auto& [peer, volume] : sends) {
+    const double bytes = wire_bytes(volume, self, peer, layout, efficiencies);
+    plan.sends.push_back({peer, bytes, pipeline_s > 0 ? bytes / pipeline_s : 0});
+  }
+  for (const auto& [peer, volume] : receives) {
+    const double bytes = wire_bytes(volume, peer, self, layout, efficiencies);
+    plan.receives.push_back({peer, bytes, pipeline_s > 0 ? bytes / pipeline_s : 0});
+  }
+  plan.steps = 2 * binary_tree_depth(placement.nodes);
+}
+
+// All-to-all over M > 1 nodes of L members each, aggregated per node pair.
+void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, const CollectiveLayout& layout,
+                                     const calibration::Efficiencies& efficiencies) {
+  const CommunicatorPlacement& placement = *layout.placement;
+  const int per_node = placement.per_node, nodes = placement.nodes;
+  const double n = static_cast<double>(per_node) * nodes;
+  const int slot = placement.slot[layout.position];
+  const int node = slot / per_node, local = slot % per_node;
+  const int self = (*layout.members)[layout.position];
+  if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
+    plan.intra_node_before_s =
+        (per_node - 1) * bytes / n / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
+        layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
+  const double pair_bytes = per_node * per_node * bytes / n;
+  for (int i = 1; i < nodes; ++i) {
+    const int to = (node + i) % nodes;
+    const int from = (node + nodes - i) % nodes;
+    if (to % per_node == local) {
+      const int peer = placement.by_node[to * per_node + node % per_node];
+      plan.sends.push_back({peer, wire_bytes(pair_bytes, self, peer, layout, efficiencies)});
+    }
+    if (from % per_node == local) {
+      const int peer = placement.by_node[from * per_node + node % per_node];
+      plan.receives.push_back({peer, wire_bytes(pair_bytes, peer, self, layout, efficiencies)});
+    }
+  }
+  plan.steps = 1;
+  plan.software_latency_s = efficiencies.nccl_step_latency_s;
 }
 
 }  // namespace
@@ -49,14 +143,21 @@ CommunicatorPlacement place_communicator(const std::vector<int>& members, int gp
     placement.per_node = 0;
     return placement;
   }
+  placement.by_node.resize(n);
+  placement.slot.resize(n);
+  for (int i = 0; i < n; ++i) {
+    placement.by_node[i] = members[by_node[i].second];
+    placement.slot[by_node[i].second] = i;
+  }
   // Members sorted node by node: the next node's member of the same local index is per_node further on.
   placement.inter_node_next.assign(n, 0);
   placement.inter_node_prev.assign(n, 0);
   for (int i = 0; i < n; ++i) {
     int position = by_node[i].second;
-    placement.inter_node_next[position] = members[by_node[(i + placement.per_node) % n].second];
-    placement.inter_node_prev[position] = members[by_node[(i + n - placement.per_node) % n].second];
+    placement.inter_node_next[position] = placement.by_node[(i + placement.per_node) % n];
+    placement.inter_node_prev[position] = placement.by_node[(i + n - placement.per_node) % n];
   }
+  placement.tree_peak_volume = double_binary_tree_peak_volume(placement.nodes);
   return placement;
 }
 
@@ -100,16 +201,48 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       kind == trace::CollectiveKind::AllReduce || kind == trace::CollectiveKind::ReduceScatter;
   const bool all_gather_part =
       kind == trace::CollectiveKind::AllReduce || kind == trace::CollectiveKind::AllGather;
-  if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0 && (reduce_scatter_part || all_gather_part)) {
+  const bool hierarchical = per_node > 1 && layout.intra_node_bandwidth_Bps > 0;
+  if (kind == trace::CollectiveKind::AllToAll && per_node > 0 && nodes > 1 && !layout.pairwise_all_to_all &&
+      (per_node == 1 || layout.intra_node_bandwidth_Bps > 0)) {
+    plan.algorithm = NcclAlgorithm::Ring;
+    plan_node_aggregated_all_to_all(plan, bytes, layout, efficiencies);
+    return plan;
+  }
+  // The all-reduce's algorithm: NVLS inside the node when it has it, ring or tree across nodes.
+  bool nvls = false, tree = false;
+  if (kind == trace::CollectiveKind::AllReduce && per_node > 0) {
+    if (layout.forced.algorithm) {
+      const NcclAlgorithm forced = *layout.forced.algorithm;
+      nvls = forced == NcclAlgorithm::NVLS || forced == NcclAlgorithm::NVLSTree;
+      tree = forced == NcclAlgorithm::Tree || forced == NcclAlgorithm::NVLSTree;
+    } else {
+      nvls = layout.nvls_bandwidth_Bps > 0;
+      tree = nodes > 1 && tree_is_faster(bytes, layout, efficiencies);
+    }
+    nvls = nvls && hierarchical && layout.nvls_bandwidth_Bps > 0;
+    tree = tree && nodes > 1;
+    plan.algorithm = nvls ? (tree ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS)
+                          : (tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring);
+  }
+  if ((hierarchical || (per_node == 1 && tree)) && (reduce_scatter_part || all_gather_part)) {
     const double l = per_node, m = nodes;
-    const double intra_s = intra_node_ring_s((l - 1) / l * bytes, per_node - 1, layout, efficiencies);
-    if (reduce_scatter_part) plan.intra_node_before_s = intra_s;
-    if (all_gather_part) plan.intra_node_after_s = intra_s;
-    if (kind == trace::CollectiveKind::AllReduce && layout.nvls_bandwidth_Bps > 0) {
+    if (per_node > 1) {
+      const auto [intra_s, protocol] =
+          intra_node_ring((l - 1) / l * bytes, per_node - 1, layout, efficiencies);
+      plan.protocol = protocol;
+      if (reduce_scatter_part) plan.intra_node_before_s = intra_s;
+      if (all_gather_part) plan.intra_node_after_s = intra_s;
+    }
+    if (nvls) {
       const double nvls_s = layout.nvls_latency_s + bytes / layout.nvls_bandwidth_Bps;
       plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
+      plan.protocol = NcclProtocol::Simple;
     }
-    if (nodes > 1) {
+    if (nodes > 1 && tree) {
+      const int slot = layout.placement->slot[layout.position];
+      add_tree_flows(plan, bytes / l, slot / per_node, slot % per_node, self, layout, efficiencies);
+      plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
+    } else if (nodes > 1) {
       // The ring across nodes links the members of equal local index.
       const int inter_next = layout.placement->inter_node_next[layout.position];
       const int inter_prev = layout.placement->inter_node_prev[layout.position];

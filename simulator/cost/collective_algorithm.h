@@ -7,14 +7,17 @@
 #include <vector>
 
 #include "calibration/calibration_profile.h"
+#include "simulator/cost/nccl_choice.h"
 #include "simulator/trace/trace.h"
 
 namespace simtrain::cost {
 
-// NCCL's LL128 and Simple protocols for ring phases inside a node: each step costs its latency, and LL128
-// moves data at a fraction of the bandwidth; the faster of the two is taken. A zero fraction means one
-// protocol, priced with the profile's nccl_step_latency_s.
+// NCCL's protocols for ring phases inside a node: each step costs its latency, and LL and LL128 move data
+// at a fraction of the bandwidth; the fastest for the size is taken unless one is forced. A zero LL128
+// fraction means one protocol, priced with the profile's nccl_step_latency_s; a zero LL fraction, no LL.
 struct RingProtocols {
+  double ll_step_latency_s = 0;
+  double ll_bandwidth_fraction = 0;
   double ll128_step_latency_s = 0;
   double ll128_bandwidth_fraction = 0;
   double simple_step_latency_s = 0;
@@ -24,6 +27,10 @@ struct RingProtocols {
 struct CoalescedFlow {
   int peer = -1;     // world rank at the other end
   double bytes = 0;  // wire bytes, already divided by the achieved-bandwidth efficiency
+  // Most bytes per second it may take; 0 = as much as the network gives. A pipelined tree moves a chunk
+  // along every edge at the pace of its busiest node, so its flows are held to end together; without the
+  // cap, flows of lightly loaded nodes would finish early and leave the busiest links idle at times.
+  double rate_Bps = 0;
 };
 
 struct RankCollectivePlan {
@@ -36,15 +43,23 @@ struct RankCollectivePlan {
   std::vector<CoalescedFlow> receives;  // flows this rank receives (peer = sender)
   int steps = 0;  // algorithm steps the flows stand for; the engine charges steps - 1 extra route latencies
   double software_latency_s = 0;  // NCCL's per-step overhead, all steps together
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  NcclProtocol protocol = NcclProtocol::Simple;  // of the intra-node ring phases (Simple when there are none)
 };
 
 // How a communicator's ranks sit on nodes, worked out once per communicator (it is O(N log N)).
 struct CommunicatorPlacement {
   int nodes = 0;     // nodes holding members
   int per_node = 0;  // members on every node, or 0 when nodes hold different numbers of members
+  // With per_node > 0: the members node by node (nodes ascending, a node's members in communicator order),
+  // so that the member of local index j on the i-th node is by_node[i * per_node + j]; and each position's
+  // index in by_node.
+  std::vector<int> by_node;
+  std::vector<int> slot;
   // For hierarchical rings: the member of equal local index on the next and previous node, by position.
   std::vector<int> inter_node_next;
   std::vector<int> inter_node_prev;
+  double tree_peak_volume = 0;  // double_binary_tree_peak_volume(nodes)
 };
 CommunicatorPlacement place_communicator(const std::vector<int>& members, int gpus_per_node);
 
@@ -59,6 +74,13 @@ struct CollectiveLayout {
   double nvls_bandwidth_Bps = 0;                     // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
   double nvls_latency_s = 0;                         // per NVLS all-reduce
   RingProtocols intra_node_protocols;
+  // Between nodes, for choosing an algorithm as NCCL's tuner does: the route latency and the bandwidth one
+  // ring (or tree) of GPUs of equal local index gets; 0 = one node only.
+  double inter_node_latency_s = 0;
+  double inter_node_bandwidth_Bps = 0;
+  NcclOverride forced;  // NCCL_ALGO / NCCL_PROTO
+  // Reference mode for checking coalescing: all-to-all as one flow per rank pair, not per node pair.
+  bool pairwise_all_to_all = false;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -68,11 +90,23 @@ struct CollectiveLayout {
 // steps). Inside one node (M = 1) the collective is analytic only: NVSwitch traffic does not meet the
 // fabric (DESIGN.md §5). Otherwise rings are flat: all-reduce 2(N-1) steps of 2(N-1)/N of the buffer per
 // rank, all-gather and reduce-scatter (N-1) steps of (N-1)/N; pipelined broadcast and reduce N-1 steps of the
-// whole buffer; all-to-all one flow to every peer of 1/N of the buffer. Flows between GPUs of one node are
-// divided by the intra-node NCCL efficiency, flows between nodes by the inter-node one.
-// With NVLS (third-generation NVSwitch), an all-reduce's intra-node part runs in the switch instead: the
-// whole buffer at the NVLS algorithm bandwidth plus its latency inside one node, and around an inter-node
-// ring that time split evenly into its reduce-scatter and all-gather halves.
+// whole buffer. Flows between GPUs of one node are divided by the intra-node NCCL efficiency, flows between
+// nodes by the inter-node one.
+// An all-reduce's algorithm is the user's, or else the one of least estimated time, as NCCL's tuner picks:
+// - NVLS (third-generation NVSwitch) whenever the node has it: the intra-node part runs in the switch, the
+//   whole buffer at the NVLS algorithm bandwidth plus its latency, and around an inter-node phase that time
+//   split evenly into its reduce-scatter and all-gather halves;
+// - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
+//   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
+//   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's
+//   peak volume for the tree) over inter_node_bandwidth_Bps. Tree flows: half the share up to each parent and
+//   down to each child in each tree, merged per peer, each capped to end when the busiest node's volume
+//   would at inter_node_bandwidth_Bps, so that on a uniform network the tree takes exactly
+//   2 floor(log2 M) route latencies plus its peak volume over the bandwidth.
+// All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
+// GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
+// by local index i mod L, so the flows spread over the node's GPUs and NICs. On one node, or with
+// pairwise_all_to_all, or when nodes hold different numbers of members, one flow to every peer of 1/N.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);

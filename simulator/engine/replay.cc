@@ -1,12 +1,14 @@
 // Implements replay.h: the SimGrid actors that replay a trace, and the breakdown of their timelines.
 #include "simulator/engine/replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -57,6 +59,15 @@ struct RankState {
   std::vector<OpEvent> events;
   double end_s = 0;
   int streams_finished = 0;
+  // Collectives started so far per (communicator, stream): the instance a rendezvous belongs to.
+  std::map<std::pair<const std::vector<int>*, int>, std::uint64_t> collectives_started;
+};
+
+// Where the simulated members of one collective instance wait for each other: a ring's or tree's result
+// reaches a rank only once every member's data has gone round, so no member is done before the slowest.
+struct Rendezvous {
+  int arrived = 0;
+  sg4::ConditionVariablePtr all_arrived;
 };
 
 struct ReplayState {
@@ -84,6 +95,44 @@ struct ReplayState {
   std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
   std::uint64_t flows = 0;
   std::uint64_t compute_waits = 0;
+  cost::NcclOverride nccl;
+  bool stepwise = false;
+  // Between nodes, for the algorithm choice (collective_algorithm.h); 0 on one node.
+  double inter_node_latency_s = 0;
+  double inter_node_bandwidth_Bps = 0;
+  std::map<const std::vector<int>*, int> simulated_members;
+  std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
+  sg4::MutexPtr rendezvous_mutex;
+  std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
+
+  int simulated_member_count(const std::vector<int>& members) {
+    auto it = simulated_members.find(&members);
+    if (it != simulated_members.end()) return it->second;
+    int count = 0;
+    for (int member : members) count += lockstep.is_representative(member) ? 1 : 0;
+    return simulated_members.emplace(&members, count).first->second;
+  }
+
+  // The route from the first GPU of node 0 to the first of node 1: its latency, and the bandwidth one ring
+  // of equal local index gets on it (its slowest link, shared by the node's GPUs when their routes all
+  // cross it, as they do through an aggregated uplink).
+  void measure_inter_node_route() {
+    if (platform.nodes < 2) return;
+    const int other = platform.gpus_per_node;
+    std::vector<sg4::Link*> links;
+    platform.gpu_hosts[0]->route_to(platform.gpu_hosts[other], links, &inter_node_latency_s);
+    const sg4::Link* slowest = nullptr;
+    for (const sg4::Link* link : links)
+      if (!slowest || link->get_bandwidth() < slowest->get_bandwidth()) slowest = link;
+    if (!slowest) return;
+    inter_node_bandwidth_Bps = slowest->get_bandwidth();
+    if (platform.gpus_per_node < 2) return;
+    std::vector<sg4::Link*> neighbour_links;
+    double unused = 0;
+    platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
+    if (std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end())
+      inter_node_bandwidth_Bps /= platform.gpus_per_node;
+  }
 
   const cost::CommunicatorPlacement& placement(const std::vector<int>& members) {
     auto it = placements.find(&members);
@@ -95,8 +144,10 @@ struct ReplayState {
   // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
   // stand for its whole group's, which share the node's uplinks; inside a node each member has its own links.
   std::uint64_t wire_bytes(double bytes, int from, int to) const {
-    if (platform.node_of(from) != platform.node_of(to)) bytes *= lockstep.size;
-    return static_cast<std::uint64_t>(std::llround(bytes));
+    return static_cast<std::uint64_t>(std::llround(bytes * wire_scale(from, to)));
+  }
+  double wire_scale(int from, int to) const {
+    return platform.node_of(from) != platform.node_of(to) ? lockstep.size : 1;
   }
 
   double route_bandwidth(int from, int to) {
@@ -162,10 +213,16 @@ class StreamActor {
           self_.p2p_busy.push_back({start, sg4::Engine::get_clock()});
         }
       }
-      if (state_.on_timeline[rank_])
-        self_.events.push_back({rank_, index, start,
-                                op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
-                                                                  : sg4::Engine::get_clock()});
+      if (state_.on_timeline[rank_]) {
+        OpEvent event;
+        event.rank = rank_;
+        event.op = index;
+        event.start_s = start;
+        event.end_s = op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
+                                                        : sg4::Engine::get_clock();
+        if (op.type == trace::OpType::Collective) event.algorithm = algorithm_, event.protocol = protocol_;
+        self_.events.push_back(event);
+      }
       mark_done(index);
     }
     flush_compute();
@@ -212,10 +269,18 @@ class StreamActor {
         state_.platform.intra_node_latency_s,
         state_.platform.nvls_bandwidth_Bps,
         state_.platform.nvls_latency_s,
-        {state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
-         state_.platform.simple_step_latency_s}};
+        {0, 0, state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
+         state_.platform.simple_step_latency_s},
+        state_.inter_node_latency_s,
+        state_.inter_node_bandwidth_Bps,
+        state_.nccl,
+        state_.stepwise};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
+    if (members.size() > 1)
+      ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
+    algorithm_ = plan.algorithm;
+    protocol_ = plan.protocol;
     // The intra-node phases pipeline with the inter-node flows: the collective lasts as long as the slower.
     const double started = sg4::Engine::get_clock();
     double extra_latency_s = 0;
@@ -226,6 +291,24 @@ class StreamActor {
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
     const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
+    wait_for_members(members);
+  }
+
+  // Blocks until every simulated member of this collective instance has reached the same point.
+  void wait_for_members(const std::vector<int>& members) {
+    const int expected = state_.simulated_member_count(members);
+    if (expected <= 1) return;
+    const auto key = std::make_tuple(&members, stream_, self_.collectives_started[{&members, stream_}]++);
+    std::unique_lock lock(*state_.rendezvous_mutex);
+    Rendezvous& r = state_.rendezvous[key];
+    if (!r.all_arrived) r.all_arrived = sg4::ConditionVariable::create();
+    if (++r.arrived == expected) {
+      r.all_arrived->notify_all();
+      state_.rendezvous.erase(key);
+      return;
+    }
+    const sg4::ConditionVariablePtr all_arrived = r.all_arrived;
+    while (state_.rendezvous.count(key)) all_arrived->wait(lock);
   }
 
   // The flows of a collective over folded replicas, whose other members are not simulated: each flow takes
@@ -236,8 +319,10 @@ class StreamActor {
     for (const auto& send : plan.sends) {
       const double latency = state_.route_latency(rank_, send.peer);
       hop_latency_s = std::max(hop_latency_s, latency);
-      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) /
-                                                state_.route_bandwidth(rank_, send.peer));
+      double bandwidth = state_.route_bandwidth(rank_, send.peer);
+      if (send.rate_Bps > 0)
+        bandwidth = std::min(bandwidth, send.rate_Bps * state_.wire_scale(rank_, send.peer));
+      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) / bandwidth);
     }
     if (flows_s > 0) sg4::this_actor::sleep_for(flows_s);
     return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
@@ -247,14 +332,25 @@ class StreamActor {
   // one SimGrid charged. A ring step lasts as long as its slowest hop; each rank charges the slowest of its
   // own hops, which on a uniform fabric is every hop's latency.
   double run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
+    if (state_.stepwise) return run_flows_step_by_step(op, plan);
     std::vector<sg4::CommPtr> comms;
-    for (const auto& send : plan.sends)
-      comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                          ->put_async(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer)));
+    for (const auto& send : plan.sends) {
+      sg4::CommPtr comm = mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                              ->put_init(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer));
+      if (send.rate_Bps > 0) comm->set_rate(send.rate_Bps * state_.wire_scale(rank_, send.peer));
+      comm->start();
+      comms.push_back(comm);
+    }
     std::vector<char*> received(plan.receives.size());
-    for (std::size_t i = 0; i < plan.receives.size(); ++i)
-      comms.push_back(
-          mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
+    for (std::size_t i = 0; i < plan.receives.size(); ++i) {
+      const cost::CoalescedFlow& receive = plan.receives[i];
+      // SimGrid keeps the rate of whichever side of a transfer starts last, so both sides set it.
+      sg4::CommPtr comm = mailbox('c', op.collective.group, stream_, receive.peer, rank_)->get_init();
+      comm->set_dst_data(reinterpret_cast<void**>(&received[i]), sizeof(char*));
+      if (receive.rate_Bps > 0) comm->set_rate(receive.rate_Bps * state_.wire_scale(receive.peer, rank_));
+      comm->start();
+      comms.push_back(comm);
+    }
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
     double hop_latency_s = 0;
@@ -263,6 +359,26 @@ class StreamActor {
     for (const auto& recv : plan.receives)
       hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
     return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
+  }
+
+  // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
+  // lasting until this rank's sends and receives of the step are done; SimGrid charges every step's
+  // latency itself.
+  double run_flows_step_by_step(const trace::Op& op, const cost::RankCollectivePlan& plan) {
+    std::vector<char*> received(plan.receives.size());
+    for (int step = 0; step < plan.steps; ++step) {
+      std::vector<sg4::CommPtr> comms;
+      for (const auto& send : plan.sends)
+        comms.push_back(
+            mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                ->put_async(&payload_marker, state_.wire_bytes(send.bytes / plan.steps, rank_, send.peer)));
+      for (std::size_t i = 0; i < plan.receives.size(); ++i)
+        comms.push_back(mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)
+                            ->get_async(&received[i]));
+      sg4::Comm::wait_all(comms);
+      state_.flows += plan.sends.size();
+    }
+    return plan.software_latency_s;
   }
 
   void run_point_to_point(const trace::Op& op) {
@@ -288,6 +404,8 @@ class StreamActor {
   const std::vector<double>& durations_;
   const double slowdown_;  // a straggler's compute factor, 1 otherwise
   double pending_s_ = 0;
+  cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective
+  cost::NcclProtocol protocol_ = cost::NcclProtocol::Simple;
 };
 
 // Scales a link's bandwidth; a split-duplex link is two SimGrid links, "<name>_UP" and "<name>_DOWN".
@@ -340,6 +458,22 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (!options.folded_group.empty() && !stragglers)
     lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
+  state.nccl = options.nccl;
+  state.stepwise = options.stepwise_collectives;
+  state.rendezvous_mutex = sg4::Mutex::create();
+  state.measure_inter_node_route();
+  const bool nvls_forced =
+      options.nccl.algorithm && (*options.nccl.algorithm == cost::NcclAlgorithm::NVLS ||
+                                 *options.nccl.algorithm == cost::NcclAlgorithm::NVLSTree);
+  if (nvls_forced && state.platform.nvls_bandwidth_Bps <= 0)
+    throw Error(std::string("--nccl-algo ") + cost::to_string(*options.nccl.algorithm) +
+                ": this platform's NVSwitch has no NVLS (its spec sets no intra_node.nvls_efficiency)");
+  if (options.nccl.protocol == cost::NcclProtocol::LL)
+    throw Error("--nccl-proto ll: this platform's spec gives no LL figures");
+  if (options.nccl.protocol == cost::NcclProtocol::LL128 && state.platform.ll128_bandwidth_fraction <= 0)
+    throw Error(
+        "--nccl-proto ll128: this platform's spec gives no LL128 figures "
+        "(intra_node.ll128_step_latency_us, ll128_bandwidth_fraction)");
   if (static_cast<int>(state.platform.gpu_hosts.size()) < trace.world_size)
     throw Error("the trace has " + std::to_string(trace.world_size) + " ranks but the platform only " +
                 std::to_string(state.platform.gpu_hosts.size()) + " GPUs");
@@ -385,6 +519,12 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.compute_waits = state.compute_waits;
   result.lockstep_size = state.lockstep.size;
   result.replicas_folded = state.lockstep.folded_group >= 0;
+  for (int a = 0; a < 4; ++a)
+    for (int p = 0; p < 3; ++p)
+      if (state.algorithm_counts[a][p] > 0)
+        result.collective_algorithms[std::string(cost::to_string(static_cast<cost::NcclAlgorithm>(a))) + "/" +
+                                     cost::to_string(static_cast<cost::NcclProtocol>(p))] =
+            state.algorithm_counts[a][p];
   for (int rank = 0; rank < trace.world_size; ++rank) {
     const RankState& r = state.ranks[state.lockstep.representative[rank]];
     if (r.streams_finished != static_cast<int>(trace.program_of(rank).streams.size()))

@@ -11,6 +11,7 @@
 
 #include "calibration/calibration_profile.h"
 #include "simulator/cost/compute_cost.h"
+#include "simulator/cost/nccl_choice.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/trace/trace.h"
 
@@ -37,6 +38,12 @@ struct ReplayOptions {
   // its own: no lockstep, no folding.
   std::vector<std::pair<std::string, double>> degraded_links;
   std::map<int, double> rank_slowdown;
+  // NCCL_ALGO / NCCL_PROTO: the algorithm and protocol every collective uses, instead of NCCL's choice.
+  cost::NcclOverride nccl;
+  // The reference against which coalescing is checked (DESIGN.md §4): each collective's flows cut into
+  // their algorithm steps and sent step after step, every rank waiting for its step's sends and receives
+  // before the next; all-to-all one flow per rank pair. O(N^2) transfers: small N only.
+  bool stepwise_collectives = false;
 };
 
 // One op's execution on one rank, for timelines.
@@ -45,6 +52,9 @@ struct OpEvent {
   std::uint32_t op = 0;
   double start_s = 0;
   double end_s = 0;
+  // For collectives: the algorithm and intra-node protocol that ran (cost::NcclAlgorithm, NcclProtocol).
+  std::optional<cost::NcclAlgorithm> algorithm;
+  std::optional<cost::NcclProtocol> protocol;
 };
 
 // Where one rank's iteration time went. compute_s: time its compute stream was busy; exposed_comm_s: time a
@@ -69,6 +79,8 @@ struct ReplayResult {
   int gpus_per_node = 0;
   int lockstep_size = 1;         // ranks of a lockstep group each simulated rank stood for
   bool replicas_folded = false;  // data-parallel replicas folded (--fidelity fast)
+  // Collectives run, per simulated rank, by "algorithm/protocol" ("tree/simple", "nvls/simple"), sorted.
+  std::map<std::string, std::uint64_t> collective_algorithms;
 };
 
 // Runs the replay. Creates the process's one SimGrid engine, so call it once per process.

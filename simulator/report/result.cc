@@ -68,6 +68,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   r.trace_timed_ops = costs.trace_timed_ops;
   r.lockstep_size = replay.lockstep_size;
   r.replicas_folded = replay.replicas_folded;
+  r.collective_algorithms = replay.collective_algorithms;
   r.simulated_flows = replay.flows;
   r.simulated_compute_intervals = replay.compute_waits;
   r.sim_wall_s = sim_wall_s;
@@ -117,6 +118,7 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
       {"ops_interpolated", r.interpolated_ops},
       {"ops_roofline", r.roofline_ops},
       {"ops_timed_in_trace", r.trace_timed_ops}};
+  j["collective_algorithms"] = r.collective_algorithms;
   j["simulated_flows"] = r.simulated_flows;
   j["simulated_compute_intervals"] = r.simulated_compute_intervals;
   if (include_wall_time) j["sim_wall_s"] = r.sim_wall_s;

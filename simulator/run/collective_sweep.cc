@@ -58,6 +58,8 @@ std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepReq
     s.time_s = event.end_s - event.start_s;
     s.algbw_Bps = s.time_s > 0 ? s.size_bytes / s.time_s : 0;
     s.busbw_Bps = s.algbw_Bps * cost::bus_bandwidth_factor(request.kind, request.gpus);
+    if (event.algorithm) s.algorithm = cost::to_string(*event.algorithm);
+    if (event.protocol) s.protocol = cost::to_string(*event.protocol);
   }
   return samples;
 }

@@ -20,8 +20,10 @@ struct CollectiveSweepRequest {
 struct CollectiveSample {
   double size_bytes = 0;
   double time_s = 0;
-  double algbw_Bps = 0;  // size / time
-  double busbw_Bps = 0;  // algbw x nccl-tests' bus factor
+  double algbw_Bps = 0;   // size / time
+  double busbw_Bps = 0;   // algbw x nccl-tests' bus factor
+  std::string algorithm;  // NCCL's algorithm and intra-node protocol as simulated ("tree", "ll128")
+  std::string protocol;
 };
 
 // nccl-tests' sizes from -b to -e multiplying by -f (both ends included when reached). Throws Error on

@@ -113,6 +113,8 @@ RunOutput simulate(const RunRequest& request) {
   if (request.fold_replicas) options.folded_group = "dp";
   options.degraded_links = request.degraded_links;
   options.rank_slowdown = request.rank_slowdown;
+  options.nccl = request.nccl;
+  options.stepwise_collectives = request.stepwise_collectives;
   out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

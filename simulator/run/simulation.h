@@ -38,6 +38,8 @@ struct RunRequest {
   // What-ifs (engine/replay.h): link bandwidth factors by link name, compute slowdowns by rank.
   std::vector<std::pair<std::string, double>> degraded_links;
   std::map<int, double> rank_slowdown;
+  cost::NcclOverride nccl;            // NCCL_ALGO / NCCL_PROTO (engine/replay.h)
+  bool stepwise_collectives = false;  // the step-by-step reference instead of coalesced flows
 };
 
 struct RunOutput {

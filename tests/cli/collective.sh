@@ -17,6 +17,28 @@ check "all-gather busbw is algbw x (N-1)/N" python3 -c "
 import json; r = json.load(open('$work/ag.json'))[0]
 assert abs(r['busbw_GBps'] - r['algbw_GBps'] * 7 / 8) <= 1e-9 * r['busbw_GBps'], r"
 
+# NCCL's algorithm choice, and NCCL_ALGO / NCCL_PROTO forcing it. 64 nodes, small messages: NCCL's tuner
+# takes the tree (log2 steps); forcing the ring costs 2(M-1) latency-bound steps instead.
+"$simtrain" collective all_reduce --platform dgx-a100 --nodes 64 -b 64K -e 1G -f 16384 --json "$work/auto.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-a100 --nodes 64 -b 64K -e 1G -f 16384 --nccl-algo ring \
+  --json "$work/ring.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-a100 --nodes 64 -b 64K -e 1G -f 16384 --nccl-algo Tree \
+  --nccl-proto LL128 --json "$work/tree.json" >/dev/null
+check "the chosen algorithm is reported; small messages across 64 nodes take the tree, faster than the ring" \
+  python3 - "$work" <<'PY'
+import json, sys
+auto, ring, tree = (json.load(open(f"{sys.argv[1]}/{name}.json")) for name in ("auto", "ring", "tree"))
+assert auto[0]["algorithm"] == "tree" and ring[0]["algorithm"] == "ring", (auto, ring)
+assert all(r["algorithm"] == "tree" and r["protocol"] == "ll128" for r in tree), tree
+assert auto[0]["time_us"] < 0.5 * ring[0]["time_us"], (auto[0], ring[0])
+assert abs(auto[0]["time_us"] - tree[0]["time_us"]) <= 1e-6 * tree[0]["time_us"], (auto[0], tree[0])
+PY
+expect_error "NVLS on a node without it" "--nccl-algo nvls: this platform's NVSwitch has no NVLS" \
+  collective all_reduce --platform dgx-a100 --nccl-algo nvls -b 1M -e 1M
+expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree)" \
+  collective all_reduce --nccl-algo collnet
+expect_error "LL without its figures" "--nccl-proto ll: this platform's spec gives no LL figures" \
+  collective all_reduce --nccl-proto ll -b 1M -e 1M
 expect_error "unknown collective" "unknown collective 'allreduce'" collective allreduce
 expect_error "bad size" "-b: unknown size suffix" collective all_reduce -b 1X2
 expect_error "not a size" "-e: expected a size" collective all_reduce -e lots

@@ -2,9 +2,11 @@
 // per-node hierarchy (analytic NVLink phases around a ring across nodes), the fall-backs, and placement.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <numeric>
 
 #include "simulator/cost/collective_algorithm.h"
+#include "simulator/cost/double_binary_tree.h"
 
 namespace simtrain {
 namespace {
@@ -181,7 +183,8 @@ TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes f
   const std::vector<int> members = ranks(8);
   const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
   cost::CollectiveLayout layout{&members, &placement, 0, 8, kNvlinkBandwidth, kNvlinkLatency};
-  layout.intra_node_protocols = {2e-6, 0.5, 12e-6};
+  layout.intra_node_protocols = {
+      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
   const double bandwidth = kNvlinkBandwidth * kIntraEff;
   auto ring_s = [&](double s) {
     const double volume = 7.0 / 8 * s;
@@ -256,6 +259,134 @@ TEST_CASE("placement reports per_node 0 and no pairs when nodes hold different n
   CHECK(p.per_node == 0);
   CHECK(p.inter_node_next.empty());
   CHECK(p.inter_node_prev.empty());
+}
+
+}  // namespace simtrain
+
+namespace simtrain {
+namespace {
+
+// A layout across nodes of `per_node` GPUs, with the inter-node figures the algorithm choice uses.
+struct MultiNode {
+  std::vector<int> members;
+  int per_node;
+  cost::CommunicatorPlacement placement = cost::place_communicator(members, per_node);
+
+  cost::CollectiveLayout layout(int position) const {
+    cost::CollectiveLayout l{&members, &placement, position, per_node, kNvlinkBandwidth, kNvlinkLatency};
+    l.inter_node_latency_s = 5e-6;
+    l.inter_node_bandwidth_Bps = 10e9;
+    return l;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a forced tree sends half the rank's share up and down every tree edge, merged per peer") {
+  // 8 nodes of 4 GPUs: each local index has its own trees over the nodes, carrying S / 4.
+  const MultiNode c{ranks(32), 4};
+  const double s = 8e6, share = s / 4;
+  for (int position : {0, 5, 13, 31}) {
+    CAPTURE(position);
+    cost::CollectiveLayout layout = c.layout(position);
+    layout.forced.algorithm = cost::NcclAlgorithm::Tree;
+    const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
+    CHECK(plan.algorithm == cost::NcclAlgorithm::Tree);
+    CHECK(plan.steps == 2 * 3);
+    CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
+    // The neighbours are the same local index on the tree-neighbour nodes, and volumes follow the trees.
+    const int node = position / 4, local = position % 4;
+    const cost::DoubleBinaryTree tree = cost::double_binary_tree(8, node);
+    std::map<int, double> expected;
+    for (const cost::TreeNeighbours& t : tree.trees) {
+      if (t.parent >= 0) expected[t.parent * 4 + local] += share / 2;
+      for (int child : t.children) expected[child * 4 + local] += share / 2;
+    }
+    REQUIRE(plan.sends.size() == expected.size());
+    REQUIRE(plan.receives.size() == expected.size());
+    double sent = 0;
+    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
+      CHECK(plan.sends[i].bytes ==
+            doctest::Approx(expected.at(plan.sends[i].peer) / kInterEff).epsilon(kRel));
+      CHECK(plan.receives[i].bytes ==
+            doctest::Approx(expected.at(plan.receives[i].peer) / kInterEff).epsilon(kRel));
+      // Every edge is held to the pace of the busiest node: peak volume 2 shares at the ring bandwidth.
+      CHECK(plan.sends[i].bytes / plan.sends[i].rate_Bps ==
+            doctest::Approx(2 * share / kInterEff / 10e9).epsilon(kRel));
+      sent += plan.sends[i].bytes;
+    }
+    CHECK(sent <= 2 * share / kInterEff * (1 + kRel));
+    // The intra-node ring phases are those of the hierarchical ring.
+    CHECK(plan.intra_node_before_s > 0);
+    CHECK(plan.intra_node_after_s == plan.intra_node_before_s);
+  }
+}
+
+TEST_CASE(
+    "without a forced algorithm, small all-reduces over many nodes take the tree, large ones the ring") {
+  const MultiNode many{ranks(64 * 2), 2};
+  const auto small = cost::plan_collective(CollectiveKind::AllReduce, 64e3, many.layout(0), efficiencies());
+  CHECK(small.algorithm == cost::NcclAlgorithm::Tree);
+  const MultiNode few{ranks(8 * 2), 2};  // up to 4 nodes the tree moves no more than the ring
+  const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, few.layout(0), efficiencies());
+  CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
+  // The crossing point is where the estimates meet: the ring's 2(M-1) step latencies against the tree's
+  // 2 floor(log2 M), and its 2(M-1)/M of the share against the tree's peak volume of 2 (M = 64 nodes).
+  const double step = 5e-6 + kStepLatency, bandwidth = 10e9 * kInterEff, m = 64;
+  const double crossing = (2 * (m - 1) - 2 * 6) * step / ((2 - 2 * (m - 1) / m) / bandwidth) * 2;
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, crossing * 0.99, many.layout(0), efficiencies())
+            .algorithm == cost::NcclAlgorithm::Tree);
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, crossing * 1.01, many.layout(0), efficiencies())
+            .algorithm == cost::NcclAlgorithm::Ring);
+  // Other collectives are rings whatever is forced.
+  cost::CollectiveLayout forced = many.layout(0);
+  forced.forced.algorithm = cost::NcclAlgorithm::Tree;
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 64e3, forced, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+}
+
+TEST_CASE("a forced protocol prices the intra-node ring with that protocol even where another is faster") {
+  const std::vector<int> members = ranks(8);
+  const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
+  cost::CollectiveLayout layout{&members, &placement, 0, 8, kNvlinkBandwidth, kNvlinkLatency};
+  layout.intra_node_protocols = {
+      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
+  const double bandwidth = kNvlinkBandwidth * kIntraEff, s = 1e9, volume = 7.0 / 8 * s;
+  layout.forced.protocol = cost::NcclProtocol::LL128;
+  const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
+  CHECK(plan.protocol == cost::NcclProtocol::LL128);
+  CHECK(plan.intra_node_before_s ==
+        doctest::Approx(volume / (bandwidth * 0.5) + 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  layout.forced.protocol.reset();
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
+        cost::NcclProtocol::Simple);
+}
+
+TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the node's GPUs") {
+  // 5 nodes of 2 GPUs, N = 10: node i's flow to node k carries L*L*S/N and leaves from local index k mod 2.
+  const MultiNode c{ranks(10), 2};
+  const double s = 10e6, pair = 2 * 2 * s / 10;
+  std::map<std::pair<int, int>, int> node_pairs;
+  for (int position = 0; position < 10; ++position) {
+    const auto plan = cost::plan_collective(CollectiveKind::AllToAll, s, c.layout(position), efficiencies());
+    CHECK(plan.steps == 1);
+    CHECK(plan.intra_node_before_s ==
+          doctest::Approx(s / 10 / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
+              .epsilon(kRel));
+    for (const auto& send : plan.sends) {
+      CHECK(send.bytes == doctest::Approx(pair / kInterEff).epsilon(kRel));
+      CHECK(send.peer / 2 != position / 2);
+      CHECK(position % 2 == (send.peer / 2) % 2);  // sent by local index (destination node) mod L
+      CHECK(send.peer % 2 == (position / 2) % 2);  // received by local index (source node) mod L
+      ++node_pairs[{position / 2, send.peer / 2}];
+    }
+  }
+  CHECK(node_pairs.size() == 5 * 4);
+  for (const auto& [pair_of_nodes, count] : node_pairs) CHECK(count == 1);
+  // The reference mode keeps one flow per rank pair.
+  cost::CollectiveLayout pairwise = c.layout(0);
+  pairwise.pairwise_all_to_all = true;
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, pairwise, efficiencies()).sends.size() == 9);
 }
 
 }  // namespace simtrain

@@ -1,8 +1,10 @@
-// The engine's collectives against the closed form of a ring all-reduce on a uniform network:
-// T = 2(N-1) * (alpha + S / (N * B)), with alpha the route latency and B the bottleneck link bandwidth.
+// The engine's collectives against the closed forms of ring and tree all-reduce on a uniform network:
+// T = 2(N-1) * (alpha + S / (N * B)) for the ring, with alpha the route latency and B the bottleneck link
+// bandwidth; for the tree, 2 floor(log2 N) alpha plus the busiest node's volume over B.
 #include <doctest/doctest.h>
 
 #include "simulator/cost/compute_cost.h"
+#include "simulator/cost/double_binary_tree.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
 
@@ -50,7 +52,8 @@ trace::Trace one_all_reduce(int ranks, double bytes) {
   return t;
 }
 
-double simulated_all_reduce_s(int ranks, double bytes, bool fat_tree) {
+double simulated_all_reduce_s(int ranks, double bytes, bool fat_tree,
+                              cost::NcclAlgorithm algorithm = cost::NcclAlgorithm::Ring) {
   return testing::in_child_process([=] {
     trace::Trace t = one_all_reduce(ranks, bytes);
     cost::ProgramCosts costs;
@@ -60,7 +63,9 @@ double simulated_all_reduce_s(int ranks, double bytes, bool fat_tree) {
     ideal.nccl_step_latency_s = 0;
     engine::PlatformSource source;
     source.spec = uniform_cluster(ranks, fat_tree);
-    return engine::replay(t, costs, ideal, source, {}).makespan_s;
+    engine::ReplayOptions options;
+    options.nccl.algorithm = algorithm;
+    return engine::replay(t, costs, ideal, source, options).makespan_s;
   });
 }
 
@@ -82,6 +87,20 @@ TEST_CASE("ring all-reduce on uniform star and fat-tree networks equals 2(N-1)(a
       double expected = closed_form_s(n, bytes);
       CHECK(simulated == doctest::Approx(expected).epsilon(1e-9));
     }
+  }
+}
+
+TEST_CASE("tree all-reduce on a uniform star equals 2 floor(log2 N) alpha + (peak volume) S / B") {
+  // The pipelined double binary tree: every edge moves at the pace of the busiest node, which sends and
+  // receives double_binary_tree_peak_volume(N) buffers (1 for two nodes, 1.5 for three and four, 2 from
+  // five).
+  const double bytes = 64.0 * 1024 * 1024;
+  for (int n : {2, 3, 4, 5, 8, 64}) {
+    CAPTURE(n);
+    const double simulated = simulated_all_reduce_s(n, bytes, false, cost::NcclAlgorithm::Tree);
+    const double expected = 2 * cost::binary_tree_depth(n) * kRouteLatency +
+                            cost::double_binary_tree_peak_volume(n) * bytes / kNicBandwidth;
+    CHECK(simulated == doctest::Approx(expected).epsilon(1e-9));
   }
 }
 

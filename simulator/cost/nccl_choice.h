@@ -1,0 +1,37 @@
+// NCCL's algorithms and protocols, by the names NCCL_ALGO and NCCL_PROTO give them, and the user's choice of
+// them. NCCL picks an (algorithm, protocol) pair per collective from its own cost model; simtrain does the
+// same from the platform's figures (collective_algorithm.h) unless the user forces one, as NCCL_ALGO and
+// NCCL_PROTO force NCCL.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace simtrain::cost {
+
+// How an all-reduce is organised. Ring: rings inside and across nodes. Tree: ring phases inside each node,
+// NCCL's double binary tree across nodes. NVLS: the NVSwitch reduces inside the node (NVLink SHARP, third
+// generation NVSwitch), a ring across nodes. NVLSTree: NVLS inside, the tree across. The other collectives
+// are rings whatever is chosen (all-to-all: direct exchanges), as in NCCL.
+enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree };
+
+// How the bytes of a ring step move inside a node. LL: 8-byte stores carrying 4 bytes of data and a flag,
+// the shortest latency and the least bandwidth; LL128: 128-byte lines with 8 bytes of flags; Simple: bulk
+// copies behind a fence per step, the most bandwidth after the longest latency.
+enum class NcclProtocol { LL, LL128, Simple };
+
+// What the user forced; unset = chosen per collective.
+struct NcclOverride {
+  std::optional<NcclAlgorithm> algorithm;
+  std::optional<NcclProtocol> protocol;
+};
+
+const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"
+const char* to_string(NcclProtocol protocol);    // "ll", "ll128", "simple"
+
+// Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "LL128", ...). Throw Error
+// naming `option` and the accepted values otherwise.
+NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
+NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
+
+}  // namespace simtrain::cost
