@@ -106,6 +106,17 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
         (per_node - 1) * bytes / n / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
         layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
   const double pair_bytes = per_node * per_node * bytes / n;
+  if (layout.node_representative) {
+    for (int i = 1; i < nodes; ++i) {
+      const int to = placement.by_node[(node + i) % nodes * per_node];
+      const int from = placement.by_node[(node + nodes - i) % nodes * per_node];
+      plan.sends.push_back({to, wire_bytes(pair_bytes / per_node, self, to, layout, efficiencies)});
+      plan.receives.push_back({from, wire_bytes(pair_bytes / per_node, from, self, layout, efficiencies)});
+    }
+    plan.steps = 1;
+    plan.software_latency_s = efficiencies.nccl_step_latency_s;
+    return;
+  }
   for (int i = 1; i < nodes; ++i) {
     const int to = (node + i) % nodes;
     const int from = (node + nodes - i) % nodes;

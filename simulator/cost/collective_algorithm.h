@@ -81,6 +81,10 @@ struct CollectiveLayout {
   NcclOverride forced;  // NCCL_ALGO / NCCL_PROTO
   // Reference mode for checking coalescing: all-to-all as one flow per rank pair, not per node pair.
   bool pairwise_all_to_all = false;
+  // Node lockstep (engine/lockstep.h): this rank, local index 0, stands for its node, whose flows the
+  // engine scales by the GPUs per node; an all-to-all then sends 1/L of each node pair's bytes to every
+  // other node's first rank.
+  bool node_representative = false;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -105,7 +109,8 @@ struct CollectiveLayout {
 //   2 floor(log2 M) route latencies plus its peak volume over the bandwidth.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
-// by local index i mod L, so the flows spread over the node's GPUs and NICs. On one node, or with
+// by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
+// the node's first rank). On one node, or with
 // pairwise_all_to_all, or when nodes hold different numbers of members, one flow to every peer of 1/N.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,

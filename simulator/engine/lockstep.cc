@@ -63,6 +63,41 @@ LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_n
   return plan;
 }
 
+LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node) {
+  if (gpus_per_node < 2 || trace.world_size % gpus_per_node != 0) return none(trace);
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    if (trace.rank_program[rank] != trace.rank_program[rank - rank % gpus_per_node]) return none(trace);
+  std::vector<char> used(trace.groups.size(), 0);
+  for (const trace::Program& program : trace.programs)
+    for (const trace::Op& op : program.ops) {
+      if (op.type == trace::OpType::Send || op.type == trace::OpType::Recv) return none(trace);
+      if (op.type != trace::OpType::Collective) continue;
+      if (op.collective.kind == trace::CollectiveKind::Broadcast ||
+          op.collective.kind == trace::CollectiveKind::Reduce)
+        return none(trace);
+      used[op.collective.group] = 1;
+    }
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    if (!used[g]) continue;
+    for (const auto& members : trace.groups[g].communicators) {
+      std::vector<int> per_node(trace.world_size / gpus_per_node, 0);
+      bool one_node = true;
+      for (int rank : members) {
+        ++per_node[rank / gpus_per_node];
+        one_node = one_node && rank / gpus_per_node == members[0] / gpus_per_node;
+      }
+      if (one_node) continue;
+      for (int count : per_node)
+        if (count != 0 && count != gpus_per_node) return none(trace);
+    }
+  }
+  LockstepPlan plan = none(trace);
+  for (int rank = 0; rank < trace.world_size; ++rank) plan.representative[rank] = rank - rank % gpus_per_node;
+  plan.size = gpus_per_node;
+  plan.whole_nodes = true;
+  return plan;
+}
+
 LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_name, LockstepPlan plan) {
   int group = -1;
   for (std::size_t g = 0; g < trace.groups.size(); ++g)

@@ -18,6 +18,7 @@ struct LockstepPlan {
   // With replicas folded (fold_replicas): the group whose communicators are folded onto their first member,
   // -1 when none. Its collectives are costed analytically over the platform's routes, without contention.
   int folded_group = -1;
+  bool whole_nodes = false;  // plan_node_lockstep(): each node's ranks stand behind its first
 
   bool is_representative(int rank) const { return representative[rank] == rank; }
 };
@@ -27,6 +28,15 @@ struct LockstepPlan {
 // representative holds only representatives (so representatives talk only to representatives). Otherwise
 // every rank stands for itself.
 LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_name, int gpus_per_node);
+
+// Node lockstep, for traces no group's lockstep applies to (a data-parallel job over whole nodes, an
+// nccl-tests sweep): each node's first rank stands for the node when every node's ranks run one program, no
+// op is a point-to-point transfer or a broadcast or reduce (chains through every rank), and every
+// communicator of a group the ops use either lies within one node or holds all GPUs of every node it
+// touches. Then every collective is analytic inside nodes and, across them, runs between ranks of equal
+// local index, so the node's ranks do identical work; the first rank's flows stand for the node's
+// (all-to-all: one flow per node pair for all of them). Otherwise every rank stands for itself.
+LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node);
 
 // `--fidelity fast`: on top of `plan`, every communicator of the group named `group_name` (the data-parallel
 // replicas) is simulated by its first member. Applies when every such communicator runs one program and every

@@ -100,6 +100,7 @@ struct ReplayState {
   // Between nodes, for the algorithm choice (collective_algorithm.h); 0 on one node.
   double inter_node_latency_s = 0;
   double inter_node_bandwidth_Bps = 0;
+  bool node_gpus_share_uplink = true;  // the GPUs of a node reach other nodes through one bottleneck link
   std::map<const std::vector<int>*, int> simulated_members;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
   sg4::MutexPtr rendezvous_mutex;
@@ -130,8 +131,9 @@ struct ReplayState {
     std::vector<sg4::Link*> neighbour_links;
     double unused = 0;
     platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
-    if (std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end())
-      inter_node_bandwidth_Bps /= platform.gpus_per_node;
+    node_gpus_share_uplink =
+        std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
+    if (node_gpus_share_uplink) inter_node_bandwidth_Bps /= platform.gpus_per_node;
   }
 
   const cost::CommunicatorPlacement& placement(const std::vector<int>& members) {
@@ -147,7 +149,7 @@ struct ReplayState {
     return static_cast<std::uint64_t>(std::llround(bytes * wire_scale(from, to)));
   }
   double wire_scale(int from, int to) const {
-    return platform.node_of(from) != platform.node_of(to) ? lockstep.size : 1;
+    return platform.node_of(from) == platform.node_of(to) ? 1 : node_gpus_share_uplink ? lockstep.size : 1;
   }
 
   double route_bandwidth(int from, int to) {
@@ -274,7 +276,8 @@ class StreamActor {
         state_.inter_node_latency_s,
         state_.inter_node_bandwidth_Bps,
         state_.nccl,
-        state_.stepwise};
+        state_.stepwise,
+        state_.lockstep.whole_nodes};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
     if (members.size() > 1)
@@ -455,6 +458,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   for (const auto& [name, factor] : options.degraded_links) degrade_link(name, factor);
   const bool stragglers = !options.rank_slowdown.empty();
   LockstepPlan lockstep = plan_lockstep(trace, stragglers ? "" : options.lockstep_group, built.gpus_per_node);
+  if (lockstep.group < 0 && !stragglers && !options.lockstep_group.empty() &&
+      built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives)
+    lockstep = plan_node_lockstep(trace, built.gpus_per_node);
   if (!options.folded_group.empty() && !stragglers)
     lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));

@@ -37,6 +37,8 @@ nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResu
         break;
       case trace::OpType::Collective:
         args = {{"op", trace::to_string(op.collective.kind)}, {"bytes", op.collective.bytes}};
+        if (e.algorithm) args["algorithm"] = cost::to_string(*e.algorithm);
+        if (e.protocol) args["protocol"] = cost::to_string(*e.protocol);
         break;
       default:
         args = {{"peer_offset", op.p2p.peer_offset}, {"bytes", op.p2p.bytes}};

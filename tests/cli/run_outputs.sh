@@ -25,13 +25,18 @@ assert r["startup_s"] == 3 and r["step_overhead"] == 0, (r["startup_s"], r["step
 assert abs(r["job_time_s"] - (3 + 158 * r["iteration_time_s"])) < 1e-9 * r["job_time_s"]
 assert 0 < r["mfu"] < 1
 PY
-check "timeline is a Trace Event Format document with one process per rank" python3 - "$work/timeline.json" <<'PY'
+check "timeline is a Trace Event Format document with one process per simulated rank" python3 - \
+  "$work/timeline.json" "$work/r.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
+# DDP over whole DGX nodes: each node's first rank stands for the node (node lockstep), and the timeline
+# shows the first 8 simulated ranks.
+lockstep = json.load(open(sys.argv[2]))["fidelity"]["lockstep_group_size"]
+assert lockstep == 8, lockstep
 events = t["traceEvents"]
 complete = [e for e in events if e["ph"] == "X"]
 assert complete and all(e["dur"] >= 0 for e in complete)
-assert {e["pid"] for e in complete} == set(range(8))
+assert {e["pid"] for e in complete} == set(range(0, 64, lockstep))
 names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
 assert names == {"compute", "comm"}, names
 PY

@@ -59,3 +59,64 @@ TEST_CASE("folding data-parallel replicas leaves one representative per tensor-p
 }
 
 }  // namespace simtrain
+
+namespace simtrain {
+namespace {
+
+// 8 ranks on 2 nodes of 4 GPUs, one program whose ops are `ops`, over a world group and the given others.
+trace::Trace whole_nodes(std::vector<trace::Op> ops, std::vector<trace::CommunicatorGroup> groups) {
+  trace::Trace t;
+  t.world_size = 8;
+  t.programs.resize(1);
+  t.programs[0].ops = std::move(ops);
+  t.rank_program.assign(8, 0);
+  t.groups = std::move(groups);
+  return t;
+}
+
+trace::Op collective(trace::CollectiveKind kind, int group) {
+  trace::Op op;
+  op.type = trace::OpType::Collective;
+  op.collective.kind = kind;
+  op.collective.group = group;
+  return op;
+}
+
+const trace::CommunicatorGroup kWorld{"world", {{0, 1, 2, 3, 4, 5, 6, 7}}};
+
+}  // namespace
+
+TEST_CASE("node lockstep: each node's first rank stands for the node when all its communicators are whole") {
+  const auto t = whole_nodes(
+      {collective(trace::CollectiveKind::AllReduce, 0), collective(trace::CollectiveKind::AllToAll, 1)},
+      {kWorld, {"local", {{0, 1}, {2, 3}, {4, 5}, {6, 7}}}});
+  const engine::LockstepPlan plan = engine::plan_node_lockstep(t, 4);
+  CHECK(plan.whole_nodes);
+  CHECK(plan.size == 4);
+  CHECK(plan.representative == std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4});
+}
+
+TEST_CASE("node lockstep does not apply where a node's ranks would not do the same work") {
+  using trace::CollectiveKind;
+  // A communicator holding part of a node and part of another: its ring would pass through non-firsts.
+  CHECK_FALSE(
+      engine::plan_node_lockstep(
+          whole_nodes({collective(CollectiveKind::AllReduce, 0)}, {{"dp", {{0, 1, 4, 5}, {2, 3, 6, 7}}}}), 4)
+          .whole_nodes);
+  // Broadcasts and reductions are chains through every rank; point-to-point transfers name their peers.
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({collective(CollectiveKind::Broadcast, 0)}, {kWorld}), 4)
+                  .whole_nodes);
+  trace::Op send;
+  send.type = trace::OpType::Send;
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({send}, {kWorld}), 4).whole_nodes);
+  // Ranks of one node running different programs.
+  trace::Trace programs = whole_nodes({collective(CollectiveKind::AllReduce, 0)}, {kWorld});
+  programs.programs.resize(2);
+  programs.rank_program[3] = 1;
+  CHECK_FALSE(engine::plan_node_lockstep(programs, 4).whole_nodes);
+  // One GPU per node, or ranks that do not fill the last node.
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({}, {kWorld}), 1).whole_nodes);
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({}, {kWorld}), 3).whole_nodes);
+}
+
+}  // namespace simtrain

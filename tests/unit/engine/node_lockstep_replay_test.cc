@@ -1,0 +1,93 @@
+// Node lockstep is exact: an all-reduce (ring and tree) and an all-to-all over whole nodes take the same
+// simulated time whether each node's first rank stands for the node or every rank is simulated.
+#include <doctest/doctest.h>
+
+#include "simulator/cost/compute_cost.h"
+#include "simulator/engine/replay.h"
+#include "tests/support/child_process.h"
+
+namespace simtrain {
+namespace {
+
+// 8 nodes of 4 GPUs under a 2-level fat-tree of 2 nodes per leaf with a 2:1 leaf oversubscription, so that
+// flows contend on the way.
+platform::ClusterSpec cluster() {
+  platform::ClusterSpec spec;
+  spec.name = "contended";
+  spec.nodes = 8;
+  spec.gpus_per_node = 4;
+  spec.gpu = "a100-sxm4-80gb";
+  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 300e9, 0.7e-6};
+  spec.nics = {4, 25e9, 1e-6};
+  spec.fabric.topology = platform::FabricTopology::FatTree;
+  spec.fabric.levels = 2;
+  spec.fabric.nodes_per_leaf = 2;
+  spec.fabric.leaf_oversubscription = 2;
+  spec.fabric.switch_latency_s = 0.3e-6;
+  return spec;
+}
+
+// Three back-to-back collectives over all 32 ranks.
+trace::Trace collectives() {
+  trace::Trace t;
+  t.world_size = 32;
+  trace::Program program;
+  program.name = "collectives";
+  program.streams = {"comm"};
+  const std::pair<trace::CollectiveKind, double> kinds[] = {{trace::CollectiveKind::AllReduce, 256e6},
+                                                            {trace::CollectiveKind::AllReduce, 64e3},
+                                                            {trace::CollectiveKind::AllToAll, 64e6}};
+  for (const auto& [kind, bytes] : kinds) {
+    trace::Op op;
+    op.name = trace::to_string(kind);
+    op.type = trace::OpType::Collective;
+    op.collective.kind = kind;
+    op.collective.bytes = bytes;
+    if (!program.ops.empty()) op.deps = {static_cast<std::uint32_t>(program.ops.size() - 1)};
+    program.ops.push_back(op);
+  }
+  t.programs.push_back(program);
+  t.rank_program.assign(32, 0);
+  trace::CommunicatorGroup world{"world", {{}}};
+  for (int r = 0; r < 32; ++r) world.communicators[0].push_back(r);
+  t.groups.push_back(world);
+  return t;
+}
+
+// Each collective's end on rank 5 (a non-first rank of node 1), then the lockstep size.
+std::vector<double> run(bool node_lockstep) {
+  return testing::run_in_child([=] {
+    const trace::Trace t = collectives();
+    cost::ProgramCosts costs;
+    costs.duration_s = {{0.0, 0.0, 0.0}};
+    engine::PlatformSource source;
+    source.spec = cluster();
+    engine::ReplayOptions options;
+    options.timeline_ranks = 32;
+    options.lockstep_group = node_lockstep ? "tp" : "";  // no "tp" group: node lockstep is tried
+    const engine::ReplayResult r = engine::replay(t, costs, calibration::Efficiencies{}, source, options);
+    std::vector<double> ends(3, 0);
+    for (const engine::OpEvent& e : r.events)
+      if (e.rank == (node_lockstep ? 4 : 5)) ends[e.op] = e.end_s;
+    ends.push_back(r.lockstep_size);
+    ends.push_back(r.ranks[5].end_s);
+    return ends;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("node lockstep gives every collective the time that simulating every rank gives") {
+  const std::vector<double> lockstep = run(true), every_rank = run(false);
+  CHECK(lockstep[3] == 4);
+  CHECK(every_rank[3] == 1);
+  for (int op = 0; op < 3; ++op) {
+    CAPTURE(op);
+    CHECK(lockstep[op] > 0);
+    // Wire sizes are rounded to whole bytes per flow, so the two differ by rounding only.
+    CHECK(lockstep[op] == doctest::Approx(every_rank[op]).epsilon(1e-9));
+  }
+  CHECK(lockstep[4] == doctest::Approx(every_rank[4]).epsilon(1e-9));
+}
+
+}  // namespace simtrain
