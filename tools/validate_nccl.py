@@ -23,6 +23,12 @@ TABLES = {
     "azure_ndh200v5_8xH200_1node_allreduce_nvls.csv": ("hgx-h200", 1, 8),
     "aws_p4de_a100_2node16gpu_efa_allreduce.csv": ("aws-p4de", 2, 16),
 }
+# What the benchmark forced, as its NCCL_ALGO: Azure's script runs every algorithm by name and publishes the
+# NVLS run (github Azure/AI-benchmarking-guide, Benchmarks/NCCLBandwidth.py), so small sizes were NVLS too.
+FORCED = {
+    "azure_ndh100v5_8xH100_1node_allreduce_nvls.csv": ["--nccl-algo", "nvls"],
+    "azure_ndh200v5_8xH200_1node_allreduce_nvls.csv": ["--nccl-algo", "nvls"],
+}
 NOT_COVERED = {"deepbench_p100_pcie_allreduce.csv": "no P100 profile or PCIe-switch platform spec yet"}
 
 
@@ -32,11 +38,12 @@ def read_table(path):
     return [(float(r["size_bytes"]), float(r["time_us"]), float(r["busbw_GBps"])) for r in rows]
 
 
-def simulate(simtrain, platform, nodes, gpus, sizes):
+def simulate(simtrain, platform, nodes, gpus, sizes, forced=()):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "c.json")
         args = [simtrain, "collective", "all_reduce", "--platform", platform, "--nodes", str(nodes), "--gpus",
-                str(gpus), "-b", str(int(min(sizes))), "-e", str(int(max(sizes))), "-f", "2", "--json", out]
+                str(gpus), "-b", str(int(min(sizes))), "-e", str(int(max(sizes))), "-f", "2", "--json", out,
+                *forced]
         proc = subprocess.run(args, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(args)}: {proc.stderr.strip()}")
@@ -61,7 +68,8 @@ def main():
             continue
         table = read_table(os.path.join(args.reference, name))
         try:
-            predicted = simulate(args.simtrain, platform, nodes, gpus, [s for s, _, _ in table])
+            predicted = simulate(args.simtrain, platform, nodes, gpus, [s for s, _, _ in table],
+                                 FORCED.get(name, ()))
         except RuntimeError as error:
             print(error, file=sys.stderr)
             return 2

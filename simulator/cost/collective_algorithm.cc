@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "simulator/cost/double_binary_tree.h"
+#include "simulator/cost/nvls_pipeline.h"
 
 namespace simtrain::cost {
 namespace {
@@ -41,6 +42,11 @@ std::pair<double, NcclProtocol> intra_node_ring(double volume, int steps, const 
       if (option.second == *layout.forced.protocol) return option;
   }
   return *std::min_element(options.begin(), options.end());
+}
+
+NvlsFigures nvls_figures(const CollectiveLayout& layout) {
+  return {layout.nvls_bandwidth_Bps, layout.nvls_latency_s, layout.nvls_step_latency_s,
+          layout.placement->per_node};
 }
 
 // The estimates NCCL's tuner would compare for the part across nodes of an all-reduce.
@@ -227,7 +233,11 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       nvls = forced == NcclAlgorithm::NVLS || forced == NcclAlgorithm::NVLSTree;
       tree = forced == NcclAlgorithm::Tree || forced == NcclAlgorithm::NVLSTree;
     } else {
-      nvls = layout.nvls_bandwidth_Bps > 0;
+      // NVLS when its pipeline beats the ring's two intra-node phases (small buffers go round the ring).
+      nvls = hierarchical && layout.nvls_bandwidth_Bps > 0 &&
+             nvls_all_reduce_s(bytes, nvls_figures(layout)) <
+                 2 * intra_node_ring((per_node - 1.0) / per_node * bytes, per_node - 1, layout, efficiencies)
+                         .first;
       tree = nodes > 1 && tree_is_faster(bytes, layout, efficiencies);
     }
     nvls = nvls && hierarchical && layout.nvls_bandwidth_Bps > 0;
@@ -245,7 +255,7 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       if (all_gather_part) plan.intra_node_after_s = intra_s;
     }
     if (nvls) {
-      const double nvls_s = layout.nvls_latency_s + bytes / layout.nvls_bandwidth_Bps;
+      const double nvls_s = nvls_all_reduce_s(bytes, nvls_figures(layout));
       plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
       plan.protocol = NcclProtocol::Simple;
     }

@@ -73,6 +73,7 @@ struct CollectiveLayout {
   double intra_node_latency_s = 0;                   // GPU to GPU inside a node
   double nvls_bandwidth_Bps = 0;                     // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
   double nvls_latency_s = 0;                         // per NVLS all-reduce
+  double nvls_step_latency_s = 0;                    // per step of its pipeline (nvls_pipeline.h)
   RingProtocols intra_node_protocols;
   // Between nodes, for choosing an algorithm as NCCL's tuner does: the route latency and the bandwidth one
   // ring (or tree) of GPUs of equal local index gets; 0 = one node only.
@@ -97,9 +98,9 @@ struct CollectiveLayout {
 // whole buffer. Flows between GPUs of one node are divided by the intra-node NCCL efficiency, flows between
 // nodes by the inter-node one.
 // An all-reduce's algorithm is the user's, or else the one of least estimated time, as NCCL's tuner picks:
-// - NVLS (third-generation NVSwitch) whenever the node has it: the intra-node part runs in the switch, the
-//   whole buffer at the NVLS algorithm bandwidth plus its latency, and around an inter-node phase that time
-//   split evenly into its reduce-scatter and all-gather halves;
+// - NVLS (third-generation NVSwitch) when the node has it and its pipeline (nvls_pipeline.h) takes less
+//   than the ring's two intra-node phases: the intra-node part runs in the switch, and around an inter-node
+//   phase that time is split evenly into its reduce-scatter and all-gather halves;
 // - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
 //   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
 //   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's

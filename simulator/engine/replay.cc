@@ -271,6 +271,7 @@ class StreamActor {
         state_.platform.intra_node_latency_s,
         state_.platform.nvls_bandwidth_Bps,
         state_.platform.nvls_latency_s,
+        state_.platform.nvls_step_latency_s,
         {0, 0, state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
          state_.platform.simple_step_latency_s},
         state_.inter_node_latency_s,

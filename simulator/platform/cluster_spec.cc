@@ -136,7 +136,8 @@ constexpr double kMicrosecond = 1e-6;
 
 IntraNodeSpec read_intra_node(const Section& section) {
   section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
-                     "ll128_step_latency_us", "ll128_bandwidth_fraction", "simple_step_latency_us"});
+                     "nvls_step_latency_us", "ll128_step_latency_us", "ll128_bandwidth_fraction",
+                     "simple_step_latency_us"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
@@ -150,6 +151,10 @@ IntraNodeSpec read_intra_node(const Section& section) {
     if (!(spec.nvls_efficiency > 0 && spec.nvls_efficiency <= 1))
       section.fail("nvls_efficiency", "must be in (0, 1]");
     spec.nvls_latency_s = section.number("nvls_latency_us") * kMicrosecond;
+    if (section.has("nvls_step_latency_us"))
+      spec.nvls_step_latency_s = section.number("nvls_step_latency_us") * kMicrosecond;
+  } else if (section.has("nvls_step_latency_us")) {
+    section.fail("nvls_step_latency_us", "needs nvls_efficiency and nvls_latency_us");
   }
   if (section.has("ll128_step_latency_us") || section.has("ll128_bandwidth_fraction") ||
       section.has("simple_step_latency_us")) {

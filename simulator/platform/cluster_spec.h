@@ -20,6 +20,9 @@ struct IntraNodeSpec {
   // nvls_latency_s per all-reduce. 0 efficiency = no NVLS.
   double nvls_efficiency = 0;
   double nvls_latency_s = 0;
+  // The fixed cost of each step of NCCL's NVLS pipeline (cost/nvls_pipeline.h); 0 = no pipeline, the
+  // all-reduce takes nvls_latency_s + bytes / (bandwidth x nvls_efficiency).
+  double nvls_step_latency_s = 0;
   // NCCL's protocols on this fabric, for ring collectives inside a node: LL128 starts fast (a short
   // per-step latency) but reaches only a fraction of the bandwidth; Simple reaches it all after a longer
   // per-step latency; NCCL runs whichever finishes first for the size. 0 = one protocol, the profile's

@@ -189,6 +189,7 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.intra_node_latency_s = spec.intra_node.latency_s;
   built.nvls_bandwidth_Bps = spec.intra_node.bandwidth_Bps * spec.intra_node.nvls_efficiency;
   built.nvls_latency_s = spec.intra_node.nvls_latency_s;
+  built.nvls_step_latency_s = spec.intra_node.nvls_step_latency_s;
   built.ll128_step_latency_s = spec.intra_node.ll128_step_latency_s;
   built.ll128_bandwidth_fraction = spec.intra_node.ll128_bandwidth_fraction;
   built.simple_step_latency_s = spec.intra_node.simple_step_latency_s;

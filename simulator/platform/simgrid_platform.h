@@ -24,6 +24,7 @@ struct BuiltPlatform {
   double intra_node_latency_s = 0;
   double nvls_bandwidth_Bps = 0;  // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
   double nvls_latency_s = 0;
+  double nvls_step_latency_s = 0;  // per step of NCCL's NVLS pipeline (cost/nvls_pipeline.h)
   // NCCL's protocols inside a node (cluster_spec.h); 0 fraction = one protocol.
   double ll128_step_latency_s = 0, ll128_bandwidth_fraction = 0, simple_step_latency_s = 0;
   std::string gpu;  // profile name from the spec, empty for XML platforms

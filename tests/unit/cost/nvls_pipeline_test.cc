@@ -1,0 +1,46 @@
+// Specification of the NVLS pipeline: NCCL's chunk rule, the fill and drain of three stages around the
+// steps, and the plain latency-bandwidth form without a per-step cost.
+#include <doctest/doctest.h>
+
+#include "simulator/cost/nvls_pipeline.h"
+
+namespace simtrain {
+namespace {
+
+constexpr double kKiB = 1024, kMiB = 1024 * 1024;
+
+}  // namespace
+
+TEST_CASE(
+    "NVLS chunks on 8 GPUs: 16 KiB below 8 MiB, 32 KiB below 64 MiB, 64 KiB below 1 GiB, then 128 KiB") {
+  // 16 channels x 8 heads = 128 concurrent chunks; thresholds at 2, 8 and 64 loops of the current chunk.
+  CHECK(cost::nvls_chunk_bytes(1 * kMiB, 8) == 16 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(8 * kMiB - 1, 8) == 16 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(8 * kMiB, 8) == 32 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(64 * kMiB - 1, 8) == 32 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(64 * kMiB, 8) == 64 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(1024 * kMiB - 1, 8) == 64 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(1024 * kMiB, 8) == 128 * kKiB);
+  // Fewer GPUs, fewer heads: the thresholds scale with them.
+  CHECK(cost::nvls_chunk_bytes(4 * kMiB, 4) == 32 * kKiB);
+}
+
+TEST_CASE("an NVLS all-reduce is its latency plus (steps + 2) pipeline steps") {
+  const cost::NvlsFigures nvls{300e9, 16e-6, 4e-6, 8};
+  // 64 MiB: 64 KiB chunks, loops of 128 x 64 KiB = 8 MiB, 8 steps.
+  const double loop = 8 * kMiB;
+  CHECK(cost::nvls_all_reduce_s(64 * kMiB, nvls) ==
+        doctest::Approx(16e-6 + (8 + 2) * (4e-6 + loop / 300e9)).epsilon(1e-12));
+  // Below one loop there is one step of the whole buffer.
+  CHECK(cost::nvls_all_reduce_s(1 * kMiB, nvls) ==
+        doctest::Approx(16e-6 + 3 * (4e-6 + 1 * kMiB / 300e9)).epsilon(1e-12));
+  // Large buffers approach bytes / bandwidth plus one step cost per 16 MiB loop (128 KiB chunks).
+  const double huge = 64 * 1024 * kMiB;
+  CHECK(cost::nvls_all_reduce_s(huge, nvls) / (huge / 300e9) ==
+        doctest::Approx(1 + 4e-6 * 300e9 / (16 * kMiB)).epsilon(1e-3));
+  // Without a per-step cost: latency + bytes / bandwidth.
+  CHECK(cost::nvls_all_reduce_s(64 * kMiB, {300e9, 16e-6, 0, 8}) ==
+        doctest::Approx(16e-6 + 64 * kMiB / 300e9).epsilon(1e-12));
+}
+
+}  // namespace simtrain
