@@ -70,30 +70,14 @@ void add_tree_flows(RankCollectivePlan& plan, double share, int node, int local,
                     const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;
   auto member = [&](int at_node) { return placement.by_node[at_node * placement.per_node + local]; };
-  std::map<int, double> sends, receives;
   const DoubleBinaryTree tree = double_binary_tree(placement.nodes, node);
+  auto edge = [&](int peer) {
+    plan.sends.push_back({peer, wire_bytes(share / 2, self, peer, layout, efficiencies)});
+    plan.receives.push_back({peer, wire_bytes(share / 2, peer, self, layout, efficiencies)});
+  };
   for (const TreeNeighbours& t : tree.trees) {
-    if (t.parent >= 0) {
-      sends[member(t.parent)] += share / 2;     // the partial reduction, up
-      receives[member(t.parent)] += share / 2;  // the result, down
-    }
-    for (int child : t.children) {
-      sends[member(child)] += share / 2;
-      receives[member(child)] += share / 2;
-    }
-  }
-  // Every flow is held to end when the busiest node's would, at the bandwidth of one tree.
-  const double pipeline_s = layout.inter_node_bandwidth_Bps > 0
-                                ? placement.tree_peak_volume * share /
-                                      (layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node)
-                                : 0;
-  for (const auto& [peer, volume] : sends) {
-    const double bytes = wire_bytes(volume, self, peer, layout, efficiencies);
-    plan.sends.push_back({peer, bytes, pipeline_s > 0 ? bytes / pipeline_s : 0});
-  }
-  for (const auto& [peer, volume] : receives) {
-    const double bytes = wire_bytes(volume, peer, self, layout, efficiencies);
-    plan.receives.push_back({peer, bytes, pipeline_s > 0 ? bytes / pipeline_s : 0});
+    if (t.parent >= 0) edge(member(t.parent));
+    for (int child : t.children) edge(member(child));
   }
   plan.steps = 2 * binary_tree_depth(placement.nodes);
 }

@@ -27,10 +27,6 @@ struct RingProtocols {
 struct CoalescedFlow {
   int peer = -1;     // world rank at the other end
   double bytes = 0;  // wire bytes, already divided by the achieved-bandwidth efficiency
-  // Most bytes per second it may take; 0 = as much as the network gives. A pipelined tree moves a chunk
-  // along every edge at the pace of its busiest node, so its flows are held to end together; without the
-  // cap, flows of lightly loaded nodes would finish early and leave the busiest links idle at times.
-  double rate_Bps = 0;
 };
 
 struct RankCollectivePlan {
@@ -104,10 +100,10 @@ struct CollectiveLayout {
 // - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
 //   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
 //   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's
-//   peak volume for the tree) over inter_node_bandwidth_Bps. Tree flows: half the share up to each parent and
-//   down to each child in each tree, merged per peer, each capped to end when the busiest node's volume
-//   would at inter_node_bandwidth_Bps, so that on a uniform network the tree takes exactly
-//   2 floor(log2 M) route latencies plus its peak volume over the bandwidth.
+//   peak volume for the tree) over inter_node_bandwidth_Bps. Tree flows: one flow of half the share each way
+//   along every edge of each tree (up to the parent, down to each child). Being of equal size, they share
+//   every link fairly, so that on a uniform network the tree takes exactly 2 floor(log2 M) route latencies
+//   plus its peak volume over the bandwidth, as its pipelined chunks do.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from

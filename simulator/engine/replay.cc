@@ -323,10 +323,8 @@ class StreamActor {
     for (const auto& send : plan.sends) {
       const double latency = state_.route_latency(rank_, send.peer);
       hop_latency_s = std::max(hop_latency_s, latency);
-      double bandwidth = state_.route_bandwidth(rank_, send.peer);
-      if (send.rate_Bps > 0)
-        bandwidth = std::min(bandwidth, send.rate_Bps * state_.wire_scale(rank_, send.peer));
-      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) / bandwidth);
+      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) /
+                                                state_.route_bandwidth(rank_, send.peer));
     }
     if (flows_s > 0) sg4::this_actor::sleep_for(flows_s);
     return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
@@ -338,23 +336,13 @@ class StreamActor {
   double run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
     if (state_.stepwise) return run_flows_step_by_step(op, plan);
     std::vector<sg4::CommPtr> comms;
-    for (const auto& send : plan.sends) {
-      sg4::CommPtr comm = mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                              ->put_init(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer));
-      if (send.rate_Bps > 0) comm->set_rate(send.rate_Bps * state_.wire_scale(rank_, send.peer));
-      comm->start();
-      comms.push_back(comm);
-    }
+    for (const auto& send : plan.sends)
+      comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                          ->put_async(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer)));
     std::vector<char*> received(plan.receives.size());
-    for (std::size_t i = 0; i < plan.receives.size(); ++i) {
-      const cost::CoalescedFlow& receive = plan.receives[i];
-      // SimGrid keeps the rate of whichever side of a transfer starts last, so both sides set it.
-      sg4::CommPtr comm = mailbox('c', op.collective.group, stream_, receive.peer, rank_)->get_init();
-      comm->set_dst_data(reinterpret_cast<void**>(&received[i]), sizeof(char*));
-      if (receive.rate_Bps > 0) comm->set_rate(receive.rate_Bps * state_.wire_scale(receive.peer, rank_));
-      comm->start();
-      comms.push_back(comm);
-    }
+    for (std::size_t i = 0; i < plan.receives.size(); ++i)
+      comms.push_back(
+          mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
     double hop_latency_s = 0;

@@ -164,12 +164,10 @@ void configure_exact_network(sg4::Engine& engine) {
   // acknowledgement traffic and caps each flow by a TCP window; CM02 without cross-traffic and with the
   // window cap off gives transfer time = route latency + size / bottleneck share, which calibrated NCCL
   // efficiencies can then be layered on explicitly. The factors are CM02's defaults but are pinned here so a
-  // user's --cfg cannot leave LV08's values in place. The window is made too large to ever bind rather than
-  // 0: CM02 bounds a flow by min(its own rate cap, window / (2 x latency)), so a 0 window would also drop
-  // the rate caps of pipelined collectives (Comm::set_rate) on every route with latency.
+  // user's --cfg cannot leave LV08's values in place.
   engine.set_config("network/model:CM02");
   engine.set_config("network/crosstraffic:0");
-  engine.set_config("network/TCP-gamma:1e18");
+  engine.set_config("network/TCP-gamma:0");
   engine.set_config("network/latency-factor:1");
   engine.set_config("network/bandwidth-factor:1");
   engine.set_config("network/weight-S:0");

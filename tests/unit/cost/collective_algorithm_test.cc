@@ -4,6 +4,7 @@
 
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/cost/double_binary_tree.h"
@@ -282,7 +283,7 @@ struct MultiNode {
 
 }  // namespace
 
-TEST_CASE("a forced tree sends half the rank's share up and down every tree edge, merged per peer") {
+TEST_CASE("a forced tree sends half the rank's share each way along every edge of both trees") {
   // 8 nodes of 4 GPUs: each local index has its own trees over the nodes, carrying S / 4.
   const MultiNode c{ranks(32), 4};
   const double s = 8e6, share = s / 4;
@@ -294,28 +295,26 @@ TEST_CASE("a forced tree sends half the rank's share up and down every tree edge
     CHECK(plan.algorithm == cost::NcclAlgorithm::Tree);
     CHECK(plan.steps == 2 * 3);
     CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
-    // The neighbours are the same local index on the tree-neighbour nodes, and volumes follow the trees.
+    // The neighbours are the same local index on the tree-neighbour nodes, one flow per edge and direction.
     const int node = position / 4, local = position % 4;
     const cost::DoubleBinaryTree tree = cost::double_binary_tree(8, node);
-    std::map<int, double> expected;
+    std::multiset<int> expected;
     for (const cost::TreeNeighbours& t : tree.trees) {
-      if (t.parent >= 0) expected[t.parent * 4 + local] += share / 2;
-      for (int child : t.children) expected[child * 4 + local] += share / 2;
+      if (t.parent >= 0) expected.insert(t.parent * 4 + local);
+      for (int child : t.children) expected.insert(child * 4 + local);
     }
-    REQUIRE(plan.sends.size() == expected.size());
-    REQUIRE(plan.receives.size() == expected.size());
-    double sent = 0;
-    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
-      CHECK(plan.sends[i].bytes ==
-            doctest::Approx(expected.at(plan.sends[i].peer) / kInterEff).epsilon(kRel));
-      CHECK(plan.receives[i].bytes ==
-            doctest::Approx(expected.at(plan.receives[i].peer) / kInterEff).epsilon(kRel));
-      // Every edge is held to the pace of the busiest node: peak volume 2 shares at the ring bandwidth.
-      CHECK(plan.sends[i].bytes / plan.sends[i].rate_Bps ==
-            doctest::Approx(2 * share / kInterEff / 10e9).epsilon(kRel));
-      sent += plan.sends[i].bytes;
+    std::multiset<int> sent_to, received_from;
+    for (const auto& send : plan.sends) {
+      sent_to.insert(send.peer);
+      CHECK(send.bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
     }
-    CHECK(sent <= 2 * share / kInterEff * (1 + kRel));
+    for (const auto& receive : plan.receives) {
+      received_from.insert(receive.peer);
+      CHECK(receive.bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+    }
+    CHECK(sent_to == expected);
+    CHECK(received_from == expected);
+    CHECK(plan.sends.size() <= 4);  // the peak volume, 2 shares, in halves
     // The intra-node ring phases are those of the hierarchical ring.
     CHECK(plan.intra_node_before_s > 0);
     CHECK(plan.intra_node_after_s == plan.intra_node_before_s);

@@ -1,0 +1,113 @@
+// Coalesced flows against the step-by-step decomposition they stand for (DESIGN.md §4), on every fabric:
+// each collective is run once as one flow per rank and phase (latencies of the further steps added
+// analytically) and once as its steps, each a round of flows every rank waits for. Several communicators
+// run at once, one per local GPU index, so that their flows meet on uplinks, leaves and spines.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simulator/cost/compute_cost.h"
+#include "simulator/engine/replay.h"
+#include "tests/support/child_process.h"
+
+namespace simtrain {
+namespace {
+
+platform::ClusterSpec base(const std::string& name, int nodes, int gpus_per_node) {
+  platform::ClusterSpec spec;
+  spec.name = name;
+  spec.nodes = nodes;
+  spec.gpus_per_node = gpus_per_node;
+  spec.gpu = "a100-sxm4-80gb";
+  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 300e9, 0.7e-6};
+  spec.nics = {gpus_per_node, 25e9, 1e-6};
+  spec.fabric.switch_latency_s = 0.3e-6;
+  return spec;
+}
+
+std::vector<std::pair<std::string, platform::ClusterSpec>> fabrics() {
+  std::vector<std::pair<std::string, platform::ClusterSpec>> all;
+  all.emplace_back("star", base("star", 32, 2));
+  platform::ClusterSpec two = base("fat-tree-2", 32, 2);
+  two.fabric.topology = platform::FabricTopology::FatTree;
+  two.fabric.nodes_per_leaf = 4;
+  two.fabric.leaf_oversubscription = 4;
+  all.emplace_back("fat-tree, 2 levels, 4:1 at the leaves", two);
+  platform::ClusterSpec three = two;
+  three.name = "fat-tree-3";
+  three.fabric.levels = 3;
+  three.fabric.leaves_per_pod = 2;
+  three.fabric.leaf_oversubscription = 2;
+  three.fabric.spine_oversubscription = 2;
+  all.emplace_back("fat-tree, 3 levels, 2:1 at leaves and pods", three);
+  return all;
+}
+
+// One collective of `bytes` over one communicator per local GPU index (ranks l, L + l, 2L + l, ...), all
+// started at once. The communicators hold one rank per node, so the collective is all flows.
+trace::Trace per_local_index(const platform::ClusterSpec& spec, trace::CollectiveKind kind, double bytes) {
+  trace::Trace t;
+  t.world_size = spec.gpu_count();
+  trace::Program program;
+  program.name = "collective";
+  program.streams = {"comm"};
+  trace::Op op;
+  op.name = trace::to_string(kind);
+  op.type = trace::OpType::Collective;
+  op.collective.kind = kind;
+  op.collective.bytes = bytes;
+  program.ops.push_back(op);
+  t.programs.push_back(program);
+  t.rank_program.assign(t.world_size, 0);
+  trace::CommunicatorGroup group{"rails", {}};
+  for (int local = 0; local < spec.gpus_per_node; ++local) {
+    group.communicators.emplace_back();
+    for (int node = 0; node < spec.nodes; ++node)
+      group.communicators.back().push_back(node * spec.gpus_per_node + local);
+  }
+  t.groups.push_back(group);
+  return t;
+}
+
+double makespan_s(const platform::ClusterSpec& spec, trace::CollectiveKind kind, double bytes,
+                  cost::NcclAlgorithm algorithm, bool stepwise) {
+  return testing::in_child_process([=] {
+    const trace::Trace t = per_local_index(spec, kind, bytes);
+    cost::ProgramCosts costs;
+    costs.duration_s = {{0.0}};
+    engine::PlatformSource source;
+    source.spec = spec;
+    engine::ReplayOptions options;
+    options.nccl.algorithm = algorithm;
+    options.stepwise_collectives = stepwise;
+    return engine::replay(t, costs, calibration::Efficiencies{}, source, options).makespan_s;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("coalesced collectives take the time of their step-by-step decomposition on every fabric") {
+  using trace::CollectiveKind;
+  const std::pair<CollectiveKind, cost::NcclAlgorithm> cases[] = {
+      {CollectiveKind::AllReduce, cost::NcclAlgorithm::Ring},
+      {CollectiveKind::AllReduce, cost::NcclAlgorithm::Tree},
+      {CollectiveKind::AllGather, cost::NcclAlgorithm::Ring},
+      {CollectiveKind::AllToAll, cost::NcclAlgorithm::Ring}};
+  for (const auto& [name, spec] : fabrics()) {
+    for (const auto& [kind, algorithm] : cases) {
+      for (double bytes : {256e3, 64e6}) {
+        CAPTURE(name);
+        CAPTURE(trace::to_string(kind));
+        CAPTURE(cost::to_string(algorithm));
+        CAPTURE(bytes);
+        const double coalesced = makespan_s(spec, kind, bytes, algorithm, false);
+        const double stepwise = makespan_s(spec, kind, bytes, algorithm, true);
+        CHECK(coalesced == doctest::Approx(stepwise).epsilon(0.02));
+      }
+    }
+  }
+}
+
+}  // namespace simtrain
