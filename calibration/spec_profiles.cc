@@ -3,6 +3,7 @@
 //
 // Figures come from shared/reference/datasheets/gpu_peak_specs.csv and interconnect_specs.csv: dense
 // rates (no structured sparsity), TFLOP/s x 1e12, HBM GB/s x 1e9, NVLink per direction = bidirectional / 2.
+// The P100, absent from those tables, takes NVIDIA's Tesla P100 PCIe datasheet figures.
 #include "calibration/spec_profiles.h"
 
 #include <algorithm>
@@ -43,6 +44,15 @@ CalibrationProfile spec(std::string device_name, int sm_count, double clock_mhz,
   return profile;
 }
 
+// Tesla P100 PCIe datasheet (NVIDIA, 2016): 9.3 TFLOP/s fp32 and 18.7 fp16 (Pascal has no tensor cores; fp16
+// is the packed half2 rate), 16 GB HBM2 at 732 GB/s, 56 SMs at 1303 MHz boost, PCIe Gen3 x16, no NVLink.
+CalibrationProfile p100_pcie() {
+  CalibrationProfile profile = spec("P100-PCIE-16GB", 56, 1303, 16 * kGiB, gb_per_s(732),
+                                    {{DType::FP32, tflops(9.3)}, {DType::FP16, tflops(18.7)}}, 0, kPcieGen3);
+  profile.environment.source = std::string(kSource) + "; P100: NVIDIA Tesla P100 PCIe datasheet";
+  return profile;
+}
+
 // Volta: fp16 is tensor-core mixed precision; no tf32, bf16 or fp8.
 std::map<DType, double> volta_peaks() { return {{DType::FP32, tflops(15.7)}, {DType::FP16, tflops(125)}}; }
 
@@ -77,6 +87,7 @@ const std::map<std::string, CalibrationProfile>& catalogue() {
                               gb_per_s(300) / 2, kPcieGen3)},
       {"v100-sxm2-32gb", spec("V100-SXM2-32GB", 80, 1530, 32 * kGiB, gb_per_s(900), volta_peaks(),
                               gb_per_s(300) / 2, kPcieGen3)},
+      {"p100-pcie-16gb", p100_pcie()},
       // The PCIe card: lower clocks (1380 MHz) give 14 / 112 TFLOP/s; no NVLink.
       {"v100-pcie-16gb", spec("V100-PCIE-16GB", 80, 1380, 16 * kGiB, gb_per_s(900),
                               {{DType::FP32, tflops(14)}, {DType::FP16, tflops(112)}}, 0, kPcieGen3)},

@@ -2,12 +2,51 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.h"
 #include "simulator/cli/commands.h"
 #include "simulator/platform/cluster_spec.h"
 
 namespace simtrain::cli {
+namespace {
+
+std::string describe_pcie(const platform::PcieTreeSpec& p) {
+  std::string text = fmt::format("  PCIe tree: {} socket(s), host bridge {:.0f} GB/s per direction",
+                                 p.sockets, p.host_bridge_Bps / 1e9);
+  if (p.gpus_per_switch)
+    text += fmt::format(", {} GPUs per PCIe switch (uplink {:.0f} GB/s)", p.gpus_per_switch,
+                        p.switch_uplink_Bps / 1e9);
+  if (p.sockets == 2) text += fmt::format(", socket link {:.1f} GB/s", p.socket_link_Bps / 1e9);
+  return text + "\n";
+}
+
+std::string describe_fabric(const platform::FabricSpec& f) {
+  switch (f.topology) {
+    case platform::FabricTopology::Star:
+      return "  single non-blocking switch\n";
+    case platform::FabricTopology::FatTree:
+      return fmt::format("  {}-level {}fat-tree, {} nodes per leaf, oversubscription {} (leaf) {} (spine)\n",
+                         f.levels, f.rail_optimized ? "rail-optimized " : "", f.nodes_per_leaf,
+                         f.leaf_oversubscription, f.spine_oversubscription);
+    case platform::FabricTopology::Dragonfly: {
+      const platform::DragonflySpec& d = f.dragonfly;
+      return fmt::format(
+          "  dragonfly: {} groups ({} links between two), {} chassis per group ({}), {} routers per chassis "
+          "({}), "
+          "{} nodes per router; links {:.0f} Gb/s, {:.2f} us\n",
+          d.groups, d.group_links, d.chassis_per_group, d.chassis_links, d.routers_per_chassis,
+          d.router_links, d.nodes_per_router, f.link_bandwidth_Bps * 8 / 1e9, f.link_latency_s * 1e6);
+    }
+    case platform::FabricTopology::Torus:
+      return fmt::format("  torus {}; links {:.0f} Gb/s, {:.2f} us per hop\n",
+                         fmt::join(f.torus_dimensions, "x"), f.link_bandwidth_Bps * 8 / 1e9,
+                         f.link_latency_s * 1e6);
+  }
+  return "";
+}
+
+}  // namespace
 
 int platforms_command(const Arguments& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
@@ -17,7 +56,7 @@ int platforms_command(const Arguments& args) {
   if (args.empty() || args[0] == "list") {
     for (const std::string& name : platform::shipped_platform_names()) {
       platform::ClusterSpec spec = platform::load_cluster_spec(name);
-      std::cout << fmt::format("{:<14} {}\n", name, spec.description);
+      std::cout << fmt::format("{:<18} {}\n", name, spec.description);
     }
     return 0;
   }
@@ -28,12 +67,8 @@ int platforms_command(const Arguments& args) {
                            s.nodes, s.gpus_per_node, s.gpu, s.intra_node.bandwidth_Bps / 1e9);
   std::cout << fmt::format("  {} NIC(s) x {:.0f} Gb/s per node\n", s.nics.count,
                            s.nics.bandwidth_Bps * 8 / 1e9);
-  if (s.fabric.topology == platform::FabricTopology::FatTree)
-    std::cout << fmt::format(
-        "  {}-level fat-tree, {} nodes per leaf, oversubscription {} (leaf) {} (spine)\n", s.fabric.levels,
-        s.fabric.nodes_per_leaf, s.fabric.leaf_oversubscription, s.fabric.spine_oversubscription);
-  else
-    std::cout << "  single non-blocking switch\n";
+  if (s.intra_node.fabric == platform::IntraNodeFabric::PCIe) std::cout << describe_pcie(s.intra_node.pcie);
+  std::cout << describe_fabric(s.fabric);
   return 0;
 }
 

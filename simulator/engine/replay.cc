@@ -100,7 +100,7 @@ struct ReplayState {
   // Between nodes, for the algorithm choice (collective_algorithm.h); 0 on one node.
   double inter_node_latency_s = 0;
   double inter_node_bandwidth_Bps = 0;
-  bool node_gpus_share_uplink = true;  // the GPUs of a node reach other nodes through one bottleneck link
+  bool node_gpus_share_uplink = true;
   std::map<const std::vector<int>*, int> simulated_members;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
   sg4::MutexPtr rendezvous_mutex;
@@ -112,28 +112,6 @@ struct ReplayState {
     int count = 0;
     for (int member : members) count += lockstep.is_representative(member) ? 1 : 0;
     return simulated_members.emplace(&members, count).first->second;
-  }
-
-  // The route from the first GPU of node 0 to the first of node 1: its latency, and the bandwidth one ring
-  // of equal local index gets on it (its slowest link, shared by the node's GPUs when their routes all
-  // cross it, as they do through an aggregated uplink).
-  void measure_inter_node_route() {
-    if (platform.nodes < 2) return;
-    const int other = platform.gpus_per_node;
-    std::vector<sg4::Link*> links;
-    platform.gpu_hosts[0]->route_to(platform.gpu_hosts[other], links, &inter_node_latency_s);
-    const sg4::Link* slowest = nullptr;
-    for (const sg4::Link* link : links)
-      if (!slowest || link->get_bandwidth() < slowest->get_bandwidth()) slowest = link;
-    if (!slowest) return;
-    inter_node_bandwidth_Bps = slowest->get_bandwidth();
-    if (platform.gpus_per_node < 2) return;
-    std::vector<sg4::Link*> neighbour_links;
-    double unused = 0;
-    platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
-    node_gpus_share_uplink =
-        std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
-    if (node_gpus_share_uplink) inter_node_bandwidth_Bps /= platform.gpus_per_node;
   }
 
   const cost::CommunicatorPlacement& placement(const std::vector<int>& members) {
@@ -175,6 +153,37 @@ struct ReplayState {
     return latency;
   }
 };
+
+// Between nodes, for the algorithm choice (collective_algorithm.h) and lockstep: the route from the first GPU
+// of node 0 to the first of node 1, its latency, and the bandwidth one ring of equal local index gets on it
+// (its slowest link, shared by the node's GPUs when their routes all cross it, as they do through an
+// aggregated uplink; not where each GPU has its own rail). Zeros on one node.
+struct InterNodeRoute {
+  double latency_s = 0;
+  double ring_bandwidth_Bps = 0;
+  bool shared_by_node = true;  // the node's GPUs reach other nodes through one bottleneck link
+};
+
+InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform) {
+  InterNodeRoute route;
+  if (platform.nodes < 2) return route;
+  const int other = platform.gpus_per_node;
+  std::vector<sg4::Link*> links;
+  platform.gpu_hosts[0]->route_to(platform.gpu_hosts[other], links, &route.latency_s);
+  const sg4::Link* slowest = nullptr;
+  for (const sg4::Link* link : links)
+    if (!slowest || link->get_bandwidth() < slowest->get_bandwidth()) slowest = link;
+  if (!slowest) return route;
+  route.ring_bandwidth_Bps = slowest->get_bandwidth();
+  if (platform.gpus_per_node < 2) return route;
+  std::vector<sg4::Link*> neighbour_links;
+  double unused = 0;
+  platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
+  route.shared_by_node =
+      std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
+  if (route.shared_by_node) route.ring_bandwidth_Bps /= platform.gpus_per_node;
+  return route;
+}
 
 sg4::Mailbox* mailbox(char kind, int group, int channel, int from, int to) {
   return sg4::Mailbox::by_name(std::string(1, kind) + std::to_string(group) + "." + std::to_string(channel) +
@@ -445,18 +454,24 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
 
   platform::BuiltPlatform built = build(source, engine);
   for (const auto& [name, factor] : options.degraded_links) degrade_link(name, factor);
-  const bool stragglers = !options.rank_slowdown.empty();
-  LockstepPlan lockstep = plan_lockstep(trace, stragglers ? "" : options.lockstep_group, built.gpus_per_node);
-  if (lockstep.group < 0 && !stragglers && !options.lockstep_group.empty() &&
+  const InterNodeRoute route = inter_node_route(built);
+  // Lockstep stands a rank for others that see the same machine: not with a straggler, nor with a degraded
+  // link where each GPU has its own rail (the rail of a represented GPU would not be simulated).
+  const bool asymmetric =
+      !options.rank_slowdown.empty() || (!options.degraded_links.empty() && !route.shared_by_node);
+  LockstepPlan lockstep = plan_lockstep(trace, asymmetric ? "" : options.lockstep_group, built.gpus_per_node);
+  if (lockstep.group < 0 && !asymmetric && !options.lockstep_group.empty() &&
       built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives)
     lockstep = plan_node_lockstep(trace, built.gpus_per_node);
-  if (!options.folded_group.empty() && !stragglers)
+  if (!options.folded_group.empty() && !asymmetric)
     lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   state.nccl = options.nccl;
   state.stepwise = options.stepwise_collectives;
   state.rendezvous_mutex = sg4::Mutex::create();
-  state.measure_inter_node_route();
+  state.inter_node_latency_s = route.latency_s;
+  state.inter_node_bandwidth_Bps = route.ring_bandwidth_Bps;
+  state.node_gpus_share_uplink = route.shared_by_node;
   const bool nvls_forced =
       options.nccl.algorithm && (*options.nccl.algorithm == cost::NcclAlgorithm::NVLS ||
                                  *options.nccl.algorithm == cost::NcclAlgorithm::NVLSTree);

@@ -1,143 +1,62 @@
 // Reads cluster specs (TOML) strictly: every mistake in a spec becomes an Error naming the file, line and
-// "section.key", because a silently ignored typo would change the simulated machine.
+// "section.key", because a silently ignored typo would change the simulated machine. [fabric] is read by
+// fabric_spec.cc.
 #include "simulator/platform/cluster_spec.h"
 
-#include <toml++/toml.h>
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <optional>
-#include <set>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/toml_parse.h"
+#include "simulator/platform/fabric_spec.h"
+#include "simulator/platform/spec_section.h"
 
 namespace simtrain::platform {
 namespace {
 
 namespace fs = std::filesystem;
 
-int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
-
-// One table of the spec being read, with the file name and section prefix errors need.
-class Section {
- public:
-  Section(const toml::table& table, std::string file, std::string prefix)
-      : table_(table), file_(std::move(file)), prefix_(std::move(prefix)) {}
-
-  std::string field(std::string_view key) const {
-    return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
-  }
-
-  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
-    const toml::node* node = table_.get(key);
-    throw Error(file_, node ? line_of(*node) : line_of(table_), field(key), message);
-  }
-
-  bool has(std::string_view key) const { return table_.contains(key); }
-
-  // Rejects keys outside `allowed`, so that a misspelt key cannot be silently ignored.
-  void only_keys(const std::set<std::string, std::less<>>& allowed) const {
-    for (auto&& [key, node] : table_) {
-      if (allowed.count(key.str()) == 0) {
-        std::string list;
-        for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
-        throw Error(file_, static_cast<int>(key.source().begin.line), field(key.str()),
-                    "unknown key (expected one of: " + list + ")");
-      }
-    }
-  }
-
-  const toml::node& require(std::string_view key) const {
-    const toml::node* node = table_.get(key);
-    if (!node) throw Error(file_, line_of(table_), field(key), "missing required key");
-    return *node;
-  }
-
-  std::string string(std::string_view key) const {
-    const toml::node& node = require(key);
-    if (!node.is_string()) fail(key, "expected a string");
-    return node.as_string()->get();
-  }
-
-  std::string string_or(std::string_view key, std::string fallback) const {
-    return has(key) ? string(key) : std::move(fallback);
-  }
-
-  // A positive integer that fits an int.
-  int positive_int(std::string_view key) const {
-    const toml::node& node = require(key);
-    if (!node.is_integer()) fail(key, "expected an integer");
-    const int64_t value = node.as_integer()->get();
-    if (value <= 0) fail(key, "must be positive, got " + std::to_string(value));
-    if (value > 1'000'000'000) fail(key, "too large: " + std::to_string(value));
-    return static_cast<int>(value);
-  }
-
-  // A finite number (integer or float) of at least `minimum` (exclusive when minimum is 0).
-  double number(std::string_view key, double minimum = 0) const {
-    const toml::node& node = require(key);
-    double value = 0;
-    if (node.is_integer()) {
-      value = static_cast<double>(node.as_integer()->get());
-    } else if (node.is_floating_point()) {
-      value = node.as_floating_point()->get();
-    } else {
-      fail(key, "expected a number");
-    }
-    if (!std::isfinite(value)) fail(key, "must be a finite number");
-    if (minimum == 0 && value <= 0) fail(key, "must be positive, got " + format(value));
-    if (minimum > 0 && value < minimum)
-      fail(key, "must be at least " + format(minimum) + ", got " + format(value));
-    return value;
-  }
-
-  double number_or(std::string_view key, double fallback, double minimum = 0) const {
-    return has(key) ? number(key, minimum) : fallback;
-  }
-
-  template <typename Enum>
-  Enum choice(std::string_view key, const std::map<std::string, Enum, std::less<>>& options) const {
-    const std::string value = string(key);
-    const auto found = options.find(value);
-    if (found == options.end()) {
-      std::string list;
-      for (const auto& [name, unused] : options) list += (list.empty() ? "" : " | ") + name;
-      fail(key, "unknown value \"" + value + "\" (expected " + list + ")");
-    }
-    return found->second;
-  }
-
-  Section table(std::string_view key) const {
-    const toml::node& node = require(key);
-    if (!node.is_table()) fail(key, "expected a table [" + field(key) + "]");
-    return Section(*node.as_table(), file_, field(key));
-  }
-
- private:
-  static std::string format(double value) {
-    std::ostringstream out;
-    out << value;
-    return out.str();
-  }
-
-  const toml::table& table_;
-  std::string file_;
-  std::string prefix_;
-};
-
 constexpr double kGB = 1e9;             // bytes
 constexpr double kGbToBytes = 1e9 / 8;  // 1 Gb/s = 1e9 bits/s
 constexpr double kMicrosecond = 1e-6;
 
-IntraNodeSpec read_intra_node(const Section& section) {
+const std::vector<std::string_view> kPcieKeys = {"gpus_per_switch", "switch_uplink_GBps", "sockets",
+                                                 "host_bridge_GBps", "socket_link_GBps"};
+
+PcieTreeSpec read_pcie_tree(const Section& section, int gpus_per_node) {
+  PcieTreeSpec tree;
+  tree.host_bridge_Bps = section.number("host_bridge_GBps") * kGB;
+  tree.sockets = section.positive_int_or("sockets", 1);
+  if (tree.sockets > 2) section.fail("sockets", "1 or 2 sockets are modelled");
+  if (section.has("gpus_per_switch")) {
+    tree.gpus_per_switch = section.positive_int("gpus_per_switch");
+    if (gpus_per_node % tree.gpus_per_switch != 0)
+      section.fail("gpus_per_switch",
+                   std::to_string(tree.gpus_per_switch) +
+                       " does not divide gpus_per_node = " + std::to_string(gpus_per_node));
+    tree.switch_uplink_Bps = section.number("switch_uplink_GBps") * kGB;
+  } else {
+    section.forbid({"switch_uplink_GBps"}, "nodes with PCIe switches (gpus_per_switch)");
+  }
+  // Each socket gets the same share of switches (or of GPUs when there are none).
+  const int units = tree.gpus_per_switch ? gpus_per_node / tree.gpus_per_switch : gpus_per_node;
+  if (units % tree.sockets != 0)
+    section.fail("sockets", std::to_string(units) + (tree.gpus_per_switch ? " PCIe switches" : " GPUs") +
+                                " do not split evenly between " + std::to_string(tree.sockets) + " sockets");
+  if (tree.sockets == 2)
+    tree.socket_link_Bps = section.number("socket_link_GBps") * kGB;
+  else
+    section.forbid({"socket_link_GBps"}, "sockets = 2");
+  return tree;
+}
+
+IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
   section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
                      "nvls_step_latency_us", "ll128_step_latency_us", "ll128_bandwidth_fraction",
-                     "simple_step_latency_us"});
+                     "simple_step_latency_us", "gpus_per_switch", "switch_uplink_GBps", "sockets",
+                     "host_bridge_GBps", "socket_link_GBps"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
@@ -164,6 +83,10 @@ IntraNodeSpec read_intra_node(const Section& section) {
       section.fail("ll128_bandwidth_fraction", "must be in (0, 1]");
     spec.simple_step_latency_s = section.number("simple_step_latency_us") * kMicrosecond;
   }
+  if (spec.fabric == IntraNodeFabric::PCIe)
+    spec.pcie = read_pcie_tree(section, gpus_per_node);
+  else
+    section.forbid(kPcieKeys, "fabric = \"pcie\"");
   return spec;
 }
 
@@ -177,36 +100,6 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   }
   spec.bandwidth_Bps = section.number("bandwidth_Gbps") * kGbToBytes;
   spec.latency_s = section.number("latency_us") * kMicrosecond;
-  return spec;
-}
-
-FabricSpec read_fabric(const Section& section) {
-  section.only_keys({"topology", "levels", "nodes_per_leaf", "leaves_per_pod", "leaf_oversubscription",
-                     "spine_oversubscription", "switch_latency_us"});
-  FabricSpec spec;
-  spec.topology = section.choice<FabricTopology>(
-      "topology", {{"star", FabricTopology::Star}, {"fat-tree", FabricTopology::FatTree}});
-  spec.switch_latency_s = section.number("switch_latency_us") * kMicrosecond;
-  if (spec.topology == FabricTopology::Star) {
-    // Fat-tree keys on a star would be silently meaningless: say so instead.
-    for (const char* key :
-         {"levels", "nodes_per_leaf", "leaves_per_pod", "leaf_oversubscription", "spine_oversubscription"}) {
-      if (section.has(key)) section.fail(key, "only meaningful for topology = \"fat-tree\"");
-    }
-    return spec;
-  }
-  spec.levels = section.positive_int("levels");
-  if (spec.levels != 2 && spec.levels != 3) section.fail("levels", "a fat-tree has 2 or 3 levels");
-  spec.nodes_per_leaf = section.positive_int("nodes_per_leaf");
-  spec.leaf_oversubscription = section.number_or("leaf_oversubscription", 1.0, 1.0);
-  if (spec.levels == 3) {
-    spec.leaves_per_pod = section.positive_int("leaves_per_pod");
-    spec.spine_oversubscription = section.number_or("spine_oversubscription", 1.0, 1.0);
-  } else {
-    for (const char* key : {"leaves_per_pod", "spine_oversubscription"}) {
-      if (section.has(key)) section.fail(key, "only meaningful for levels = 3");
-    }
-  }
   return spec;
 }
 
@@ -225,10 +118,34 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
   spec.gpus_per_node = root.positive_int("gpus_per_node");
   spec.gpu = root.string("gpu");
   if (spec.gpu.empty()) root.fail("gpu", "must name a GPU profile");
-  spec.intra_node = read_intra_node(root.table("intra_node"));
+  spec.intra_node = read_intra_node(root.table("intra_node"), spec.gpus_per_node);
   spec.nics = read_nics(root.table("nics"), spec.gpus_per_node);
-  spec.fabric = read_fabric(root.table("fabric"));
+  spec.fabric = read_fabric(root.table("fabric"), spec);
+  check_nodes_fit(spec);
   return spec;
+}
+
+int FabricSpec::capacity() const {
+  if (topology == FabricTopology::Dragonfly) return dragonfly.capacity();
+  if (topology != FabricTopology::Torus) return 0;
+  int product = 1;
+  for (const int size : torus_dimensions) product *= size;
+  return product;
+}
+
+void check_nodes_fit(const ClusterSpec& spec) {
+  const int capacity = spec.fabric.capacity();
+  if (capacity == 0 || spec.nodes <= capacity) return;
+  const bool torus = spec.fabric.topology == FabricTopology::Torus;
+  std::string shape;
+  if (torus) {
+    for (const int size : spec.fabric.torus_dimensions)
+      shape += (shape.empty() ? "" : "x") + std::to_string(size);
+  }
+  throw Error(spec.source_file, spec.fabric.shape_line, torus ? "fabric.dimensions" : "fabric.groups",
+              std::to_string(spec.nodes) + " nodes do not fit: the " +
+                  (torus ? shape + " torus" : std::string("dragonfly")) + " holds " +
+                  std::to_string(capacity));
 }
 
 ClusterSpec read_cluster_spec(const std::string& path) { return parse_cluster_spec(read_file(path), path); }

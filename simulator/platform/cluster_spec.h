@@ -8,7 +8,19 @@
 namespace simtrain::platform {
 
 enum class IntraNodeFabric { NVSwitch, NVLinkMesh, PCIe };
-enum class FabricTopology { Star, FatTree };
+enum class FabricTopology { Star, FatTree, Dragonfly, Torus };
+
+// A PCIe node's tree: GPUs on PCIe switches (or directly on the CPU's ports), switches under the host bridge
+// (root complex) of their socket, sockets joined by a socket link (QPI/UPI). Every flow between a PCIe port
+// and the CPU crosses the socket's host bridge, so GPU-to-GPU traffic between switches and the NICs' traffic
+// (the NICs sit on socket 0's bridge) share its bandwidth.
+struct PcieTreeSpec {
+  int gpus_per_switch = 0;       // 0: the GPUs sit directly on the host bridge's ports
+  double switch_uplink_Bps = 0;  // a PCIe switch's link to the host bridge, per direction
+  int sockets = 1;               // 1 or 2; GPUs (or switches) split evenly between them
+  double host_bridge_Bps = 0;    // a socket's root complex, per direction (ports -> CPU, CPU -> ports)
+  double socket_link_Bps = 0;    // between the two sockets, per direction
+};
 
 // How the GPUs of one node talk to each other.
 struct IntraNodeSpec {
@@ -30,6 +42,7 @@ struct IntraNodeSpec {
   double ll128_step_latency_s = 0;
   double ll128_bandwidth_fraction = 0;
   double simple_step_latency_s = 0;
+  PcieTreeSpec pcie;  // fabric = PCIe only
 };
 
 // The node's network interfaces; one NIC serves gpus_per_node / count GPUs (rail-aligned).
@@ -39,9 +52,26 @@ struct NicSpec {
   double latency_s = 0;
 };
 
+// SimGrid's dragonfly (Cray Cascade's naming): `groups` groups joined all-to-all by global links (blue),
+// `chassis_per_group` chassis per group (black links between the same router of every chassis),
+// `routers_per_chassis` routers per chassis joined all-to-all (green), `nodes_per_router` nodes on each
+// router. The *_links figures are how many parallel links make up one connection (its bandwidth multiple).
+struct DragonflySpec {
+  int groups = 0, group_links = 0;
+  int chassis_per_group = 0, chassis_links = 0;
+  int routers_per_chassis = 0, router_links = 0;
+  int nodes_per_router = 0;
+
+  int capacity() const { return groups * chassis_per_group * routers_per_chassis * nodes_per_router; }
+};
+
 // The network between nodes. Star: one non-blocking switch. FatTree: nodes under leaf switches
 // (nodes_per_leaf), leaves under spines; with three levels, leaves_per_pod leaves form a pod under the core.
-// Each level's uplinks carry the sum of the bandwidth below divided by its oversubscription ratio.
+// Each level's uplinks carry the sum of the bandwidth below divided by its oversubscription ratio. A
+// rail-optimized fat-tree (2 levels) gives each group of nodes_per_leaf nodes one leaf per NIC index
+// ("rail"): NIC i of every node of the group plugs into rail leaf i, and the leaves meet at the spines.
+// Dragonfly and Torus are SimGrid's own cluster zones with a node (its GPUs and NIC uplink) at every leaf;
+// nodes fill the leaves in order, and leaves beyond `nodes` are routers only.
 struct FabricSpec {
   FabricTopology topology = FabricTopology::Star;
   int levels = 2;                     // fat-tree only: 2 or 3
@@ -49,7 +79,16 @@ struct FabricSpec {
   int leaves_per_pod = 0;             // fat-tree, 3 levels only
   double leaf_oversubscription = 1;   // >= 1: downlink bandwidth / uplink bandwidth at the leaf
   double spine_oversubscription = 1;  // >= 1: the same at the pod level (3 levels)
-  double switch_latency_s = 0;        // per switch hop
+  bool rail_optimized = false;        // fat-tree, 2 levels only
+  double switch_latency_s = 0;        // star and fat-tree: per switch hop
+  DragonflySpec dragonfly;
+  std::vector<int> torus_dimensions;  // e.g. {8, 8, 8}; the first dimension varies fastest
+  double link_bandwidth_Bps = 0;      // dragonfly and torus: each link, per direction
+  double link_latency_s = 0;          // dragonfly and torus: per link (a hop, its router included)
+  int shape_line = 0;                 // where the dragonfly or torus shape was given, for errors
+
+  // Nodes a dragonfly or torus can hold; 0 for trees, which grow with the node count.
+  int capacity() const;
 };
 
 struct ClusterSpec {
@@ -65,6 +104,10 @@ struct ClusterSpec {
 
   int gpu_count() const { return nodes * gpus_per_node; }
 };
+
+// Throws Error (the spec's file, the shape's line) when `spec.nodes` do not fit its dragonfly or torus; for
+// a node count set after parsing (--nodes).
+void check_nodes_fit(const ClusterSpec& spec);
 
 // Parses a cluster spec; throws Error with file, line and field on malformed or impossible values.
 ClusterSpec read_cluster_spec(const std::string& path);

@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <regex>
-#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -14,148 +13,32 @@
 #include <string>
 
 #include "common/error.h"
+#include "simulator/platform/fabric_builders.h"
+#include "simulator/platform/zone_tree.h"
 
 namespace simtrain::platform {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-using simgrid::kernel::routing::NetPoint;
 
-// Builds the zone tree in O(GPUs). SimGrid 3.32 makes two things cost O(size of the tree under the root):
-// checking that a new host or link name is unique (a search of every zone), and sealing a zone (a scan of
-// every host, to seal its own). Built in place, 2048 nodes x 8 GPUs took 23 s. So zones are created
-// detached from the root (with the root's models, which creating a host or link needs) and attached
-// bottom-up at the end, each sealed as soon as it is attached to a parent that is itself still detached;
-// the root's few children come last. Both searches then see almost nothing. Names are unique by
-// construction, so the weakened check costs nothing; hosts and links, which the detached zones' seals
-// cannot find, are sealed where they are made. 2048 x 8 now builds in about 0.3 s.
-class ZoneTree {
- public:
-  explicit ZoneTree(sg4::NetZone* root) : root_(root) {}
-
-  sg4::NetZone* root() const { return root_; }
-
-  sg4::NetZone* create_zone(const std::string& name) {
-    sg4::NetZone* zone = sg4::create_star_zone(name);
-    auto* impl = zone->get_impl();
-    const auto* models = root_->get_impl();
-    impl->set_network_model(models->get_network_model());
-    impl->set_cpu_pm_model(models->get_cpu_pm_model());
-    impl->set_cpu_vm_model(models->get_cpu_vm_model());
-    impl->set_disk_model(models->get_disk_model());
-    impl->set_host_model(models->get_host_model());
-    return zone;
+// The per-GPU bandwidth of a ring through the GPUs of node 0 in local order, every hop sending at once: each
+// link's capacity shared by the hops crossing it, the smallest share. On an NVSwitch it is a GPU's own link;
+// on a PCIe tree the host bridges and the socket link may be shared. Fat-pipe links are never shared.
+double node_ring_bandwidth_Bps(const std::vector<sg4::Host*>& node_gpus) {
+  std::map<const sg4::Link*, int> crossings;
+  for (size_t i = 0; i < node_gpus.size(); ++i) {
+    std::vector<sg4::Link*> links;
+    double latency_s = 0;
+    node_gpus[i]->route_to(node_gpus[(i + 1) % node_gpus.size()], links, &latency_s);
+    for (const sg4::Link* link : links) ++crossings[link];
   }
-
-  // Connects `child` (reached through its router `gateway`) to the star zone `parent` by a split-duplex
-  // uplink created now, so that both directions run at full rate at once; without a link when `uplink` is
-  // null. The route is added in finish(), once `child` is attached.
-  void connect(sg4::NetZone* parent, sg4::NetZone* child, NetPoint* gateway, const std::string& uplink_name,
-               double bandwidth_Bps, double latency_s) {
-    sg4::Link* uplink = nullptr;
-    if (!uplink_name.empty()) {
-      uplink = parent->create_split_duplex_link(uplink_name, bandwidth_Bps);
-      uplink->set_latency(latency_s)->seal();
-    }
-    connections_.push_back({parent, child, gateway, uplink});
+  double share_Bps = std::numeric_limits<double>::infinity();
+  for (const auto& [link, count] : crossings) {
+    const bool shared = link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE;
+    share_Bps = std::min(share_Bps, link->get_bandwidth() / (shared ? count : 1));
   }
-
-  // A switch router as the gateway of `owner`, a zone holding sub-zones (a leaf, a pod). SimGrid 3.32's
-  // route search cannot go from a host nested two zones down to a router placed directly in an ancestor
-  // zone (find_common_ancestors stops one level short and looks the host up in the wrong zone), so the
-  // router gets a zone of its own, connected to its owner with no link: every search is then between
-  // sibling zones.
-  NetPoint* create_switch(sg4::NetZone* owner, const std::string& name) {
-    sg4::NetZone* zone = create_zone(name + "-zone");
-    NetPoint* router = zone->create_router(name);
-    connect(owner, zone, router, "", 0, 0);
-    return router;
-  }
-
-  // Connections were made children first, so attaching in that order is bottom-up. The root's own
-  // children come last: once one is attached, every later seal scans its hosts.
-  void finish() {
-    for (const bool to_root : {false, true}) {
-      for (const Connection& c : connections_) {
-        if ((c.parent == root_) != to_root) continue;
-        c.child->set_parent(c.parent);
-        std::vector<sg4::LinkInRoute> links;
-        if (c.uplink) links.emplace_back(c.uplink, sg4::LinkInRoute::Direction::UP);
-        c.parent->add_route(c.child->get_netpoint(), nullptr, c.gateway, nullptr, links, true);
-        c.child->seal();
-      }
-    }
-    root_->seal();
-  }
-
- private:
-  struct Connection {
-    sg4::NetZone* parent;
-    sg4::NetZone* child;
-    NetPoint* gateway;
-    sg4::Link* uplink;
-  };
-  sg4::NetZone* root_;
-  std::vector<Connection> connections_;
-};
-
-// Latency conventions, so that every switch on a path is counted exactly once and every NIC once per end:
-// a node's uplink carries one NIC traversal plus half of the first switch above it; a leaf's or pod's
-// uplink carries half of the switch below and half of the switch above (one switch latency in total).
-// Then two GPUs under the same leaf see 2 NIC + 1 switch, under different leaves 2 NIC + 3 switches, in
-// different pods 2 NIC + 5 switches.
-double node_uplink_latency_s(const ClusterSpec& spec) {
-  return spec.nics.latency_s + spec.fabric.switch_latency_s / 2;
+  return share_Bps;
 }
-
-// One node under `parent`: a star zone whose centre is the NVSwitch (or the PCIe switch, or the NVLink
-// mesh seen as one hop) and whose gateway is that switch. Each GPU reaches the centre through its own
-// split-duplex link carrying half the GPU-to-GPU latency, so that a GPU-to-GPU route (two links) has the
-// spec's latency. The node's NICs are one uplink of their summed bandwidth. Returns that bandwidth.
-double build_node(const ClusterSpec& spec, int node, sg4::NetZone* parent, ZoneTree& tree,
-                  std::vector<sg4::Host*>& hosts) {
-  const std::string name = "node" + std::to_string(node);
-  sg4::NetZone* zone = tree.create_zone(name);
-  for (int gpu = 0; gpu < spec.gpus_per_node; ++gpu) {
-    const std::string host_name = name + "-gpu" + std::to_string(gpu);
-    sg4::Host* host = zone->create_host(host_name, kHostSpeedFlops)->seal();
-    sg4::Link* link = zone->create_split_duplex_link(host_name + "-link", spec.intra_node.bandwidth_Bps);
-    link->set_latency(spec.intra_node.latency_s / 2)->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                    {{link, sg4::LinkInRoute::Direction::UP}}, true);
-    hosts.push_back(host);
-  }
-  const double uplink_Bps = spec.nics.count * spec.nics.bandwidth_Bps;
-  tree.connect(parent, zone, zone->create_router(name + "-switch"), name + "-uplink", uplink_Bps,
-               node_uplink_latency_s(spec));
-  return uplink_Bps;
-}
-
-// Leaves [first_leaf, last_leaf) of nodes_per_leaf nodes each under `parent`, each connected by one
-// aggregated uplink whose bandwidth is the leaf's node bandwidth over the leaf oversubscription, and one
-// switch latency. Returns the sum of those uplinks.
-double build_leaves(const ClusterSpec& spec, int first_leaf, int last_leaf, sg4::NetZone* parent,
-                    ZoneTree& tree, std::vector<sg4::Host*>& hosts) {
-  const int per_leaf = spec.fabric.nodes_per_leaf;
-  double total_Bps = 0;
-  for (int leaf = first_leaf; leaf < last_leaf; ++leaf) {
-    const std::string name = "leaf" + std::to_string(leaf);
-    sg4::NetZone* zone = tree.create_zone(name);
-    double below_Bps = 0;
-    for (int node = leaf * per_leaf; node < std::min(spec.nodes, (leaf + 1) * per_leaf); ++node) {
-      below_Bps += build_node(spec, node, zone, tree, hosts);
-    }
-    const double uplink_Bps = below_Bps / spec.fabric.leaf_oversubscription;
-    tree.connect(parent, zone, tree.create_switch(zone, name + "-switch"), name + "-uplink", uplink_Bps,
-                 spec.fabric.switch_latency_s);
-    total_Bps += uplink_Bps;
-  }
-  return total_Bps;
-}
-
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
-constexpr int kStarGroupNodes = 64;
 
 }  // namespace
 
@@ -173,10 +56,19 @@ void configure_exact_network(sg4::Engine& engine) {
   engine.set_config("network/weight-S:0");
 }
 
-// The fabric is a tree of aggregated links: a node's NICs are one uplink, a leaf's uplinks to the spines
-// are one link, a pod's uplinks to the core are one link. This keeps a route O(depth) long and the platform
-// O(GPUs) in size at 16k GPUs, while still capturing contention on a node's NICs and oversubscription at
-// leaf and spine. Per-port ECMP (flows of one leaf hashed onto different spines) is left for later.
+std::string root_zone_name(const FabricSpec& fabric) {
+  switch (fabric.topology) {
+    case FabricTopology::Star:
+      return "switch";
+    case FabricTopology::FatTree:
+      return fabric.rail_optimized || fabric.levels == 2 ? "spine" : "core";
+    case FabricTopology::Dragonfly:
+    case FabricTopology::Torus:
+      break;
+  }
+  return "fabric";
+}
+
 BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   // SimGrid 3.32 makes the first zone created the root; a second platform cannot join it.
   if (engine.get_host_count() != 0) throw Error("build_platform: this SimGrid engine already has a platform");
@@ -194,37 +86,22 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.gpu = spec.gpu;
   built.gpu_hosts.reserve(static_cast<size_t>(spec.gpu_count()));
 
-  const FabricSpec& fabric = spec.fabric;
-  // The root is the top switch: the star's only switch, the spine of a 2-level tree, the core of a 3-level.
-  const bool star = fabric.topology == FabricTopology::Star;
-  ZoneTree tree(sg4::create_star_zone(star ? "switch" : fabric.levels == 2 ? "spine" : "core"));
-  const int leaves = star ? 0 : ceil_div(spec.nodes, fabric.nodes_per_leaf);
-  if (star) {
-    // Nodes go into link-less groups under the switch, which add nothing to any route but keep the root's
-    // children few (each one attached to the root costs a scan of every host; see ZoneTree).
-    for (int group = 0; group < ceil_div(spec.nodes, kStarGroupNodes); ++group) {
-      const std::string name = "group" + std::to_string(group);
-      sg4::NetZone* zone = tree.create_zone(name);
-      for (int node = group * kStarGroupNodes; node < std::min(spec.nodes, (group + 1) * kStarGroupNodes);
-           ++node) {
-        build_node(spec, node, zone, tree, built.gpu_hosts);
-      }
-      tree.connect(tree.root(), zone, tree.create_switch(zone, name + "-port"), "", 0, 0);
-    }
-  } else if (fabric.levels == 2) {
-    build_leaves(spec, 0, leaves, tree.root(), tree, built.gpu_hosts);
-  } else {
-    for (int pod = 0; pod < ceil_div(leaves, fabric.leaves_per_pod); ++pod) {
-      const std::string name = "pod" + std::to_string(pod);
-      sg4::NetZone* zone = tree.create_zone(name);
-      const int first = pod * fabric.leaves_per_pod;
-      const double below_Bps = build_leaves(spec, first, std::min(leaves, first + fabric.leaves_per_pod),
-                                            zone, tree, built.gpu_hosts);
-      tree.connect(tree.root(), zone, tree.create_switch(zone, name + "-switch"), name + "-uplink",
-                   below_Bps / fabric.spine_oversubscription, fabric.switch_latency_s);
-    }
-  }
+  check_nodes_fit(spec);
+  ZoneTree tree(sg4::create_star_zone(root_zone_name(spec.fabric)));
+  if (spec.fabric.topology == FabricTopology::Dragonfly || spec.fabric.topology == FabricTopology::Torus)
+    build_cluster_fabric(spec, tree, built.gpu_hosts);
+  else if (spec.fabric.rail_optimized)
+    build_rail_fabric(spec, tree, built.gpu_hosts);
+  else
+    build_tree_fabric(spec, tree, built.gpu_hosts);
   tree.finish();
+  // What analytic intra-node collectives may use: the spec's figure, or less where the node's GPUs share a
+  // link (a PCIe host bridge).
+  if (spec.gpus_per_node > 1) {
+    const std::vector<sg4::Host*> node0(built.gpu_hosts.begin(),
+                                        built.gpu_hosts.begin() + spec.gpus_per_node);
+    built.intra_node_bandwidth_Bps = std::min(built.intra_node_bandwidth_Bps, node_ring_bandwidth_Bps(node0));
+  }
   return built;
 }
 

@@ -39,12 +39,15 @@ inline constexpr double kHostSpeedFlops = 1e9;
 // must be called before the platform is created.
 void configure_exact_network(simgrid::s4u::Engine& engine);
 
-// Builds the spec's zones in `engine`. Intra-node: a star of NVLink (or PCIe) links per node; inter-node:
-// the node's NICs aggregated into one uplink, under a star or a fat-tree of aggregated switch links.
-// Route latencies: two GPUs of one node see intra_node.latency; two nodes see 2 NIC latencies plus one
-// switch latency per switch crossed (1 under one leaf or a star, 3 across leaves, 5 across pods).
-// Throws Error if `engine` already holds a platform. Names: zones node<N>, leaf<L>, pod<P>; links
-// node<N>-gpu<G>-link, node<N>-uplink, leaf<L>-uplink, pod<P>-uplink (split-duplex: _UP / _DOWN).
+// Builds the spec's zones in `engine` (platforms/README.md, "What SimGrid sees"): per node, a star of
+// NVLink links or a PCIe tree, and the node's NICs aggregated into one uplink; above the nodes a star or a
+// fat-tree of aggregated switch links, a rail-optimized fat-tree (one NIC per rail), or SimGrid's dragonfly
+// or torus zone. Route latencies: two GPUs of one node see intra_node.latency; two nodes on a tree see 2 NIC
+// latencies plus one switch latency per switch crossed (1 under one leaf or a star, 3 across leaves, 5
+// across pods), on a dragonfly or torus 2 NIC latencies plus one link latency per link. The intra-node
+// bandwidth reported is the spec's, or the share a ring over a node's GPUs gets where its hops meet on a
+// link (a PCIe host bridge). Throws Error if `engine` already holds a platform, or when the nodes do not
+// fit a dragonfly or torus.
 BuiltPlatform build_platform(const ClusterSpec& spec, simgrid::s4u::Engine& engine);
 
 // Loads a SimGrid XML platform. Host naming rule: the GPU hosts are those whose name matches

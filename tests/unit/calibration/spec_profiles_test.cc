@@ -152,6 +152,19 @@ TEST_CASE("the datasheet's headline figures are the expected ones") {
   CHECK(spec_profile("v100-sxm2-16gb")->peak_flops(DType::TF32) == 0);
 }
 
+TEST_CASE("the P100 PCIe profile carries NVIDIA's datasheet figures") {
+  // Not in gpu_peak_specs.csv: the Tesla P100 PCIe datasheet's 16 GB card, written out by hand.
+  const CalibrationProfile p100 = *spec_profile("p100-pcie-16gb");
+  CHECK(p100.peak_flops(DType::FP32) == 9.3e12);
+  CHECK(p100.peak_flops(DType::FP16) == 18.7e12);
+  CHECK(p100.peak_flops(DType::TF32) == 0);  // no tensor cores
+  CHECK(p100.device.memory_bandwidth_Bps == 732e9);
+  CHECK(p100.device.memory_bytes == 16.0 * (1 << 30));
+  CHECK(p100.device.nvlink_bandwidth_Bps == 0);
+  CHECK(p100.device.pcie_bandwidth_Bps == 16e9);
+  CHECK(p100.environment.source.find("Tesla P100 PCIe datasheet") != std::string::npos);
+}
+
 TEST_CASE("spec profile names are case-insensitive and unknown names give nothing") {
   CHECK(spec_profile("H100-SXM5") == spec_profile("h100-sxm5"));
   CHECK(spec_profile("B200").has_value());

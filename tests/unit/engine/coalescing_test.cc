@@ -10,6 +10,7 @@
 
 #include "simulator/cost/compute_cost.h"
 #include "simulator/engine/replay.h"
+#include "simulator/platform/cluster_spec.h"
 #include "tests/support/child_process.h"
 
 namespace simtrain {
@@ -42,6 +43,17 @@ std::vector<std::pair<std::string, platform::ClusterSpec>> fabrics() {
   three.fabric.leaf_oversubscription = 2;
   three.fabric.spine_oversubscription = 2;
   all.emplace_back("fat-tree, 3 levels, 2:1 at leaves and pods", three);
+  // The shipped rail-optimized, dragonfly and torus specs, cut to 32 nodes of 8 GPUs.
+  platform::ClusterSpec rails = platform::load_cluster_spec("dgx-h100-superpod");
+  rails.nodes = 32;
+  rails.fabric.nodes_per_leaf = 4;
+  rails.fabric.leaf_oversubscription = 2;
+  all.emplace_back("rail-optimized fat-tree, 2:1", rails);
+  for (const char* name : {"dragonfly-a100", "torus-h100"}) {
+    platform::ClusterSpec spec = platform::load_cluster_spec(name);
+    spec.nodes = 32;
+    all.emplace_back(name, spec);
+  }
   return all;
 }
 
@@ -104,7 +116,12 @@ TEST_CASE("coalesced collectives take the time of their step-by-step decompositi
         CAPTURE(bytes);
         const double coalesced = makespan_s(spec, kind, bytes, algorithm, false);
         const double stepwise = makespan_s(spec, kind, bytes, algorithm, true);
-        CHECK(coalesced == doctest::Approx(stepwise).epsilon(0.02));
+        // Rings, all-gathers and all-to-alls agree to rounding. A latency-bound tree is the exception: its
+        // coalesced flows charge every step the longest hop of the rank's edges, while step by step each
+        // round waits only for the hops in play; on the torus, where tree edges span up to 6 links, the
+        // coalesced tree is 7% slower at 256 kB (dragonfly 0.5%, fat-trees and rails below 1e-5).
+        const bool latency_bound_tree = algorithm == cost::NcclAlgorithm::Tree && bytes < 1e6;
+        CHECK(coalesced == doctest::Approx(stepwise).epsilon(latency_bound_tree ? 0.08 : 1e-3));
       }
     }
   }

@@ -13,9 +13,12 @@
 #include <string>
 
 #include "common/error.h"
+#include "tests/support/spec_text.h"
 
 using simtrain::Error;
 using namespace simtrain::platform;
+using simtrain::testing::check_error;
+using simtrain::testing::replace;
 
 namespace {
 
@@ -40,34 +43,12 @@ leaf_oversubscription = 1.0
 switch_latency_us = 0.3
 )";
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  REQUIRE_MESSAGE(at != std::string::npos, from);
-  return text.replace(at, from.size(), to);
-}
-
-// Parsing `text` fails with an Error at `line` about `field`, whose message contains `words`.
-void check_error(const std::string& text, int line, const std::string& field, const std::string& words) {
-  try {
-    parse_cluster_spec(text, "bad.toml");
-    FAIL("expected an Error about " << field);
-  } catch (const Error& error) {
-    const std::string what = error.what();
-    INFO(what);
-    CHECK(error.file() == "bad.toml");
-    CHECK(error.line() == line);
-    CHECK(error.field() == field);
-    CHECK(what.find("bad.toml:" + std::to_string(line)) == 0);
-    CHECK(what.find(field) != std::string::npos);
-    CHECK(what.find(words) != std::string::npos);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("every shipped spec parses") {
   const auto names = shipped_platform_names();
-  for (const char* expected : {"dgx-1-v100", "dgx-a100", "dgx-b200", "dgx-h100", "hgx-h200", "pcie-v100"}) {
+  for (const char* expected : {"dgx-1-v100", "dgx-a100", "dgx-b200", "dgx-h100", "dgx-h100-superpod",
+                               "dragonfly-a100", "hgx-h200", "pcie-p100", "pcie-v100", "torus-h100"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
   for (const auto& name : names) {
@@ -147,7 +128,7 @@ TEST_CASE("impossible values are errors naming the field") {
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = nan"), 8, "intra_node.latency_us", "finite");
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = inf"), 8, "intra_node.latency_us", "finite");
   check_error(replace(kValid, "\"nvswitch\"", "\"infiniband\""), 6, "intra_node.fabric", "nvswitch");
-  check_error(replace(kValid, "\"fat-tree\"", "\"torus\""), 14, "fabric.topology", "unknown value");
+  check_error(replace(kValid, "\"fat-tree\"", "\"hypercube\""), 14, "fabric.topology", "unknown value");
   check_error(replace(kValid, "levels = 2", "levels = 4"), 15, "fabric.levels", "2 or 3");
   check_error(replace(kValid, "leaf_oversubscription = 1.0", "leaf_oversubscription = 0.5"), 17,
               "fabric.leaf_oversubscription", "at least 1");

@@ -14,15 +14,14 @@
 
 #include "common/error.h"
 #include "tests/support/child_process.h"
+#include "tests/support/simgrid_fixtures.h"
 
 using namespace simtrain::platform;
-using simtrain::testing::run_in_child;
-namespace sg4 = simgrid::s4u;
+using namespace simtrain::testing;
 
 namespace {
 
-// SimGrid computes in doubles; 1e-9 relative leaves room for rounding in its solver and nothing else.
-constexpr double kTolerance = 1e-9;
+constexpr double kTolerance = simtrain::testing::kSimGridTolerance;
 
 // 5 nodes x 4 GPUs, 2 NICs of 100 Gb/s per node (25 GB/s uplink), 2 nodes per leaf (3 leaves, the last
 // one partial), leaf uplinks not oversubscribed unless a test says so.
@@ -38,58 +37,6 @@ ClusterSpec small_fat_tree() {
   spec.fabric.nodes_per_leaf = 2;
   spec.fabric.switch_latency_s = 0.3e-6;
   return spec;
-}
-
-// An engine in the calling (child) process, with SimGrid's INFO chatter silenced.
-std::unique_ptr<sg4::Engine> make_engine() {
-  static char name[] = "test_platform";
-  static char quiet[] = "--log=root.thresh:warning";
-  int argc = 2;
-  char* argv[] = {name, quiet, nullptr};
-  return std::make_unique<sg4::Engine>(&argc, argv);
-}
-
-// The message of the error `body` throws in a child, or "" when it throws none.
-std::string child_error(const std::function<void()>& body) {
-  try {
-    run_in_child([&] {
-      body();
-      return std::vector<double>{};
-    });
-  } catch (const std::exception& error) {
-    return error.what();
-  }
-  return "";
-}
-
-double route_latency(const sg4::Host* from, const sg4::Host* to) {
-  std::vector<sg4::Link*> links;
-  double latency_s = 0;
-  from->route_to(to, links, &latency_s);
-  return latency_s;
-}
-
-// Runs transfers one phase after another; in a phase all transfers start together. Returns each
-// transfer's duration, in order.
-std::vector<double> timed_phases(const BuiltPlatform& platform,
-                                 const std::vector<std::vector<std::pair<int, int>>>& phases, double bytes) {
-  std::vector<double> durations;
-  sg4::Actor::create("driver", platform.gpu_hosts[0], [&] {
-    for (const auto& phase : phases) {
-      const double start = sg4::Engine::get_clock();
-      std::vector<sg4::CommPtr> comms;
-      for (const auto& [from, to] : phase) {
-        comms.push_back(sg4::Comm::sendto_async(platform.gpu_hosts[from], platform.gpu_hosts[to],
-                                                static_cast<uint64_t>(bytes)));
-      }
-      for (const auto& comm : comms) {
-        comm->wait();
-        durations.push_back(sg4::Engine::get_clock() - start);
-      }
-    }
-  });
-  sg4::Engine::get_instance()->run();
-  return durations;
 }
 
 }  // namespace
@@ -290,4 +237,39 @@ TEST_CASE("2048 nodes x 8 GPUs build quickly in modest memory") {
   CHECK(
       values[4] ==
       doctest::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s + 5 * 0.3e-6).epsilon(kTolerance));
+}
+
+TEST_CASE("16k-GPU rail-optimized, torus and dragonfly platforms build quickly too") {
+  ClusterSpec rails = small_fat_tree();
+  rails.nodes = 2048;
+  rails.gpus_per_node = 8;
+  rails.nics.count = 8;
+  rails.fabric.nodes_per_leaf = 32;
+  rails.fabric.rail_optimized = true;
+  ClusterSpec torus = rails;
+  torus.fabric = FabricSpec{};
+  torus.fabric.topology = FabricTopology::Torus;
+  torus.fabric.torus_dimensions = {16, 16, 8};
+  torus.fabric.link_bandwidth_Bps = 50e9;
+  torus.fabric.link_latency_s = 0.5e-6;
+  ClusterSpec dragonfly = torus;
+  dragonfly.fabric.topology = FabricTopology::Dragonfly;
+  dragonfly.fabric.dragonfly = {16, 1, 4, 1, 16, 1, 2};  // 2048 nodes
+  const std::pair<const char*, ClusterSpec> cases[] = {
+      {"rails", rails}, {"torus", torus}, {"dragonfly", dragonfly}};
+  for (const auto& [name, spec] : cases) {
+    const auto values = run_in_child([&] {
+      auto engine = make_engine();
+      configure_exact_network(*engine);
+      const auto start = std::chrono::steady_clock::now();
+      const BuiltPlatform platform = build_platform(spec, *engine);
+      const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      route_latency(platform.gpu_hosts.front(), platform.gpu_hosts.back());
+      return std::vector<double>{static_cast<double>(platform.gpu_hosts.size()), build_s};
+    });
+    REQUIRE(values.size() == 2);
+    MESSAGE(std::string(name) << ": 16384 GPUs build in " << values[1] << " s");
+    CHECK(values[0] == 16384);
+    CHECK(values[1] < 10.0);  // as above: a loaded shared machine must not fail it
+  }
 }
