@@ -24,6 +24,18 @@ MODELS = {
 }
 
 
+# The SC21 rows' settings that the table leaves out, from the scripts that produced Table 1 (NVIDIA/Megatron-LM
+# examples/sc21/run_table_1.sh): micro-batch size, layers per virtual pipeline stage (interleaved schedule)
+# and the data-parallel implementation ("torch": PyTorch DDP, which reduces gradient buckets under the last
+# micro-batch's backward; "local": Megatron's own, which all-reduces after the backward pass).
+SC21_RUNS = {  # model: (micro-batch, layers per virtual stage or None, DDP implementation)
+    "GPT-1.7B": (16, None, "torch"), "GPT-3.6B": (16, None, "torch"), "GPT-7.5B": (16, None, "torch"),
+    "GPT-18B": (8, None, "torch"), "GPT-39B": (4, None, "local"), "GPT-76B": (2, 5, "local"),
+    "GPT-145B": (2, 5, "local"), "GPT-310B": (1, 3, "local"), "GPT-530B": (1, 1, "local"),
+    "GPT-1T": (1, None, "local"),
+}
+
+
 def paper_flops_per_iteration(row):
     """The SC21 paper's count of FLOPs per iteration, recomputation included: 96 B s l h^2 (1 + s/6h + V/16lh)."""
     b, s = float(row["global_batch_seqs"]), float(row["seq_len"])
@@ -37,10 +49,27 @@ def run_args(row):
             "--seq-len", row["seq_len"], "--precision", "amp",
             # Megatron-LM of 2021-22 had no fused (flash) attention kernel.
             "--attention", "unfused"]
-    if row["micro_batch"]:
-        args += ["--micro-batch", row["micro_batch"]]
-    if row["vpp"] and int(row["vpp"]) > 1:
-        args += ["--vpp", row["vpp"]]
+    micro_batch, vpp, ddp = row["micro_batch"], row["vpp"], None
+    if row["source_id"] == "megatron_sc21_table1":
+        mbs, layers_per_virtual_stage, ddp = SC21_RUNS[row["model"]]
+        micro_batch = str(mbs)
+        if layers_per_virtual_stage:
+            vpp = str(int(row["n_layers"]) // (int(row["pp"]) * layers_per_virtual_stage))
+        # Megatron-LM as of the SC21 paper (spring 2021): the backward's tensor-parallel all-reduce blocked
+        # (the asynchronous one came in late 2021) and weight gradients were accumulated by a separate add.
+        args += ["--no-async-tensor-model-parallel-allreduce", "--no-gradient-accumulation-fusion"]
+    else:
+        # Korthikanti et al.'s code (spring 2022, megatron/mpu/layers.py with sequence parallelism): the
+        # weight-gradient GEMM returns a 16-bit gradient that the DDP hook adds into main_grad, and the
+        # local DDP all-reduces (here: nothing, dp = 1) after the backward pass.
+        args += ["--no-gradient-accumulation-fusion"]
+        ddp = "local"
+    if ddp == "local":
+        args += ["--no-overlap-grad-reduce"]
+    if micro_batch:
+        args += ["--micro-batch", micro_batch]
+    if vpp and int(vpp) > 1:
+        args += ["--vpp", vpp]
     recompute = row["act_recompute"]
     if "selective" in recompute:
         args += ["--recompute", "selective"]

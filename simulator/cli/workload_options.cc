@@ -27,10 +27,24 @@ void add_workload_options(po::options_description& options) {
 
 namespace {
 
-constexpr const char* kParallelOptions[] = {
-    "tp",          "sp",           "pp",        "vpp",      "cp",
-    "ep",          "dp",           "zero",      "fsdp",     "distributed-optimizer",
-    "micro-batch", "global-batch", "recompute", "schedule", "attention"};
+constexpr const char* kParallelOptions[] = {"tp",
+                                            "sp",
+                                            "pp",
+                                            "vpp",
+                                            "cp",
+                                            "ep",
+                                            "dp",
+                                            "zero",
+                                            "fsdp",
+                                            "distributed-optimizer",
+                                            "micro-batch",
+                                            "global-batch",
+                                            "recompute",
+                                            "schedule",
+                                            "attention",
+                                            "no-async-tensor-model-parallel-allreduce",
+                                            "no-gradient-accumulation-fusion",
+                                            "no-overlap-grad-reduce"};
 
 }  // namespace
 
@@ -50,7 +64,15 @@ void add_parallel_options(po::options_description& options) {
       "activation recomputation: none | selective | full")(
       "schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe")(
       "attention", po::value<std::string>()->default_value("flash"),
-      "flash (fused kernel) | unfused (Megatron-LM before 2022: scores in memory)");
+      "flash (fused kernel) | unfused (Megatron-LM before 2022: scores in memory)")(
+      "no-async-tensor-model-parallel-allreduce",
+      "the backward's TP all-reduce blocks instead of running under the weight-gradient GEMM (Megatron-LM "
+      "2021)")(
+      "no-gradient-accumulation-fusion",
+      "weight gradients are added into the main_grad buffers by a separate kernel (Megatron-LM before "
+      "mid-2022)")("no-overlap-grad-reduce",
+                   "data-parallel gradients are reduced after the backward pass, not under it (Megatron's "
+                   "local DDP of 2021-22; Megatron-core without --overlap-grad-reduce)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -100,6 +122,9 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   if (attention != "flash" && attention != "unfused")
     throw Error("--attention: unknown implementation '" + attention + "' (flash, unfused)");
   c.flash_attention = attention == "flash";
+  c.async_tp_all_reduce = vm.count("no-async-tensor-model-parallel-allreduce") == 0;
+  c.gradient_accumulation_fusion = vm.count("no-gradient-accumulation-fusion") == 0;
+  c.overlap_grad_reduce = vm.count("no-overlap-grad-reduce") == 0;
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")
     c.schedule = workload::PipelineSchedule::GPipe;

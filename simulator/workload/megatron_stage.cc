@@ -173,12 +173,24 @@ class StageBuilder {
     }
   }
 
+  // Receives a tensor from the neighbouring stage. Without sequence parallelism each TP rank sends and
+  // receives its 1/tp slice and the TP group all-gathers the whole tensor over NVLink before using it
+  // (Megatron-LM's scatter/gather optimisation, SC21 section 4.1).
+  void receive(const std::string& name, Stream stream, int offset, int tag) {
+    const std::uint32_t recv =
+        p2p(name, trace::OpType::Recv, stream, g_.pp, offset, tag, plan_.p2p_bytes, {});
+    const int tp = plan_.config->tp;
+    if (tp > 1 && !plan_.config->sp)
+      pending_.push_back(collective(name + ".tp_all_gather", trace::CollectiveKind::AllGather,
+                                    plan_.p2p_bytes * tp, g_.tp, kTp, {recv}));
+    else
+      pending_.push_back(recv);
+  }
+
   void forward(const PipelineStep& s) {
     const int vs = s.chunk * plan_.pp + stage_;
     const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
-    if (vs > 0)
-      pending_.push_back(p2p(prefix + "recv_activation", trace::OpType::Recv, kRecvPrev, g_.pp, -1,
-                             tag(true, s.micro_batch, vs - 1), plan_.p2p_bytes, {}));
+    if (vs > 0) receive(prefix + "recv_activation", kRecvPrev, -1, tag(true, s.micro_batch, vs - 1));
     for_units(units(s.chunk), prefix,
               [&](const Unit& unit) { run(unit.steps->forward, prefix + unit.name + ".", false); });
     if (vs + 1 < virtual_stages())
@@ -194,8 +206,7 @@ class StageBuilder {
     const bool reduce =
         !plan_.shard_parameters && (last_micro_batch || plan_.shard_gradients_each_micro_batch);
     if (vs + 1 < virtual_stages())
-      pending_.push_back(p2p(prefix + "recv_grad", trace::OpType::Recv, kRecvNext, g_.pp, 1,
-                             tag(false, s.micro_batch, vs + 1), plan_.p2p_bytes, {}));
+      receive(prefix + "recv_grad", kRecvNext, 1, tag(false, s.micro_batch, vs + 1));
     std::vector<Unit> list = units(s.chunk);
     std::reverse(list.begin(), list.end());
     for_units(list, prefix, [&](const Unit& unit) {
@@ -242,11 +253,16 @@ class StageBuilder {
       return;
     }
     const std::string name = prefix + "bucket" + std::to_string(buckets_++) + ".";
-    const auto kind =
-        plan_.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
-    reductions_.push_back(
-        collective(name + (plan_.shard_optimizer ? "grad_reduce_scatter" : "grad_all_reduce"), kind,
-                   bucket.parameters * plan_.grad_bytes, group, kDp, {bucket.ready}));
+    Reduction reduction{
+        name + (plan_.shard_optimizer ? "grad_reduce_scatter" : "grad_all_reduce"),
+        plan_.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce,
+        bucket.parameters * plan_.grad_bytes, group};
+    // Without overlap the buckets wait for the end of the backward pass (finish()).
+    if (plan_.config->overlap_grad_reduce || plan_.shard_gradients_each_micro_batch)
+      reductions_.push_back(
+          collective(reduction.name, reduction.kind, reduction.bytes, reduction.group, kDp, {bucket.ready}));
+    else
+      after_backward_.push_back(std::move(reduction));
     // The updated parameters are gathered once per step, bucket by bucket (ZeRO 2 reduces every micro-batch).
     if (plan_.shard_optimizer && last_micro_batch_) gathers_.push_back({bucket.parameters, group});
     bucket = {};
@@ -269,6 +285,8 @@ class StageBuilder {
   }
 
   void finish() {
+    for (const Reduction& r : after_backward_)
+      reductions_.push_back(collective(r.name, r.kind, r.bytes, r.group, kDp, after_last_kernel()));
     // The tied word-embedding and LM-head copies sum their gradients once both stages are done.
     if (g_.embd >= 0 && tied_grad_ready_) {
       const double parameters = plan_.embedding_params.per_gpu;
@@ -286,13 +304,12 @@ class StageBuilder {
     for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)]) count(s);
     const double local =
         plan_.shard_optimizer ? dense / plan_.data_shards + expert / plan_.expert_shards : dense + expert;
-    // Adam over fp32 master weights: reads p, g, m, v, writes p, m, v (28 B) and the 16-bit copy.
     trace::ComputeSpec step;
     step.kind = trace::ComputeKind::Optimizer;
     step.pass = trace::Pass::Update;
     step.dtype = DType::FP32;
     step.flops = 12 * local;
-    step.bytes = (28 + (plan_.param_bytes < 4 ? plan_.param_bytes : 0)) * local;
+    step.bytes = optimizer_bytes_per_parameter(plan_) * local;
     step.shape = {static_cast<std::int64_t>(local)};
     pending_.insert(pending_.end(), reductions_.begin(), reductions_.end());
     const std::uint32_t optimizer = kernel("optimizer.step", step);
@@ -303,6 +320,12 @@ class StageBuilder {
 
   struct Gather {
     double parameters;
+    int group;
+  };
+  struct Reduction {
+    std::string name;
+    trace::CollectiveKind kind;
+    double bytes;
     int group;
   };
 
@@ -320,9 +343,22 @@ class StageBuilder {
   bool last_micro_batch_ = false;  // of the backward being built
   std::vector<std::uint32_t> reductions_;
   std::vector<Gather> gathers_;
+  std::vector<Reduction> after_backward_;  // gradient buckets reduced once the backward pass is over
 };
 
 }  // namespace
+
+double optimizer_bytes_per_parameter(const StagePlan& plan) {
+  const double fp32 = 4, grad = plan.grad_bytes, param = plan.param_bytes;
+  const bool loss_scaling = plan.config->precision == Precision::AMP_FP16;
+  double bytes = 28;                        // Adam
+  if (grad < fp32) bytes += grad + fp32;    // 16-bit gradients copied into fp32
+  if (loss_scaling) bytes += 2 * fp32;      // unscale and inf/NaN check: read and write
+  bytes += fp32;                            // gradient norm (--clip-grad): read
+  if (param < fp32) bytes += fp32 + param;  // fp32 master weights into the 16-bit parameters
+  bytes += grad;                            // zero the gradient buffer
+  return bytes;
+}
 
 trace::Program build_stage_program(const StagePlan& plan, int stage) {
   return StageBuilder(plan, stage).build();

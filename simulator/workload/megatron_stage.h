@@ -44,4 +44,11 @@ inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "
 
 trace::Program build_stage_program(const StagePlan& plan, int stage);
 
+// HBM bytes the optimizer step moves per parameter it updates, as Megatron-LM's mixed-precision optimizer
+// (megatron/optimizer/optimizer.py) runs it: with 16-bit gradients, their copy into fp32; with fp16 loss
+// scaling, the unscale and inf/NaN check; the gradient norm for clipping; Adam over fp32 master weights
+// (reads p, g, m, v, writes p, m, v: 28 B); the copy of the updated weights into the 16-bit model
+// parameters; and zeroing the gradient buffer for the next step.
+double optimizer_bytes_per_parameter(const StagePlan& plan);
+
 }  // namespace simtrain::workload::megatron

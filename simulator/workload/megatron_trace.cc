@@ -121,6 +121,14 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   shard.activation = activation_dtype(config.precision);
   shard.gemm = config.fp8 ? DType::FP8 : matmul_dtype(config.precision);
   shard.flash_attention = config.flash_attention;
+  shard.async_tp_all_reduce = config.async_tp_all_reduce;
+  shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
+  const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
+  // Megatron reduces bf16 training's gradients in fp32 main_grad buffers; DeepSpeed and FSDP in 16 bits.
+  plan.grad_bytes =
+      !sixteen_bit ? 4 : (framework_sharding || config.precision == Precision::AMP_FP16 ? 2 : 4);
+  plan.param_bytes = sixteen_bit ? 2 : 4;
+  shard.main_grad_bytes = plan.grad_bytes;
   plan.dense_layer = transformer_layer_steps(model, shard, false);
   plan.dense_params = transformer_layer_parameters(model, shard, false);
   if (model.experts > 0) {
@@ -141,11 +149,6 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   plan.expert_shards = std::max(1, dcp / config.ep);
   plan.p2p_bytes = static_cast<double>(config.micro_batch) * config.seq_len / config.cp * model.hidden *
                    bytes_per_element(shard.activation) / config.tp;
-  const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
-  // Megatron reduces bf16 training's gradients in fp32 main_grad buffers; DeepSpeed and FSDP in 16 bits.
-  plan.grad_bytes =
-      !sixteen_bit ? 4 : (framework_sharding || config.precision == Precision::AMP_FP16 ? 2 : 4);
-  plan.param_bytes = sixteen_bit ? 2 : 4;
   plan.bucket_parameters = std::max(4e7, 1e6 * dcp);
   plan.shard_optimizer = config.distributed_optimizer || framework_sharding;
   plan.shard_gradients_each_micro_batch = config.zero == 2;

@@ -37,12 +37,14 @@ struct MegatronLayout {
 //
 // Per micro-batch the stage runs its schedule (pipeline_schedule.h) step by step: a forward receives the
 // activation (micro_batch x seq / cp x hidden / tp elements: each TP rank sends its 1/tp share, as
-// Megatron's scatter-gather optimisation and sequence parallelism do), runs embedding (first virtual
+// Megatron's scatter-gather optimisation and sequence parallelism do; without sequence parallelism the TP
+// group then all-gathers the whole activation before using it), runs embedding (first virtual
 // stage), layers, LM head (last), and sends on; a backward mirrors it with gradients. The kernel after a
 // send waits for it, as Megatron's batched p2p calls block. Tags are unique per (direction, micro-batch,
 // sending virtual stage). Data parallelism: gradients are reduced in buckets of max(40M, 1M x dp)
 // parameters (Megatron's default with overlap_grad_reduce) in reverse layer order, each launched once the
-// last micro-batch's backward has produced it: all-reduce, or with the distributed optimizer / ZeRO 1 a
+// last micro-batch's backward has produced it (with config.overlap_grad_reduce off: once the whole backward
+// pass is over): all-reduce, or with the distributed optimizer / ZeRO 1 a
 // reduce-scatter and, after the sharded optimizer step, an all-gather of the 16-bit parameters; ZeRO 2
 // reduce-scatters after every micro-batch; ZeRO 3 and FSDP all-gather each layer's parameters before its
 // forward and backward (one layer ahead) and reduce-scatter its gradients after its backward (FSDP hybrid

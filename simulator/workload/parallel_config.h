@@ -38,6 +38,14 @@ struct ParallelConfig {
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;
   double capacity_factor = 1.0;  // MoE token capacity per expert, relative to an even split
+  // Implementation choices that changed between Megatron-LM releases (transformer_kernels.h and
+  // megatron_trace.h say what each does); the defaults are current Megatron-LM with its overlap options on.
+  bool async_tp_all_reduce = true;           // off: --no-async-tensor-model-parallel-allreduce (2021)
+  bool gradient_accumulation_fusion = true;  // off: --no-gradient-accumulation-fusion (before mid-2022)
+  // Data-parallel gradient reduction under the last micro-batch's backward (PyTorch DDP, Megatron's
+  // --overlap-grad-reduce), or after the whole backward pass (Megatron's local DDP of 2021-22, and
+  // Megatron-core without --overlap-grad-reduce).
+  bool overlap_grad_reduce = true;
 };
 
 std::string_view to_string(Recompute recompute);

@@ -106,18 +106,28 @@ LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
                      {whole(g.m), whole(g.k), whole(g.n)});
 }
 
-LayerStep gemm_weight_grad(const Gemm& g, DType dtype) {
-  const double ge = bytes_per_element(dtype);
-  return kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
-                     2 * g.m * g.n * g.k, (g.m * g.n + g.m * g.k) * ge + g.weights * g.k * g.n * kGradBytes,
-                     {whole(g.n), whole(g.k), whole(g.m)});
+// The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
+// fusion) or, as Megatron-LM's backward hook did before it, by an add kernel after a 16-bit GEMM output.
+void gemm_weight_grad(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
+  const double ge = bytes_per_element(dtype), weights = g.weights * g.k * g.n;
+  const bool fused = d.shard.gradient_accumulation_fusion;
+  steps.push_back(kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
+                              2 * g.m * g.n * g.k,
+                              (g.m * g.n + g.m * g.k) * ge + weights * (fused ? kGradBytes : d.e),
+                              {whole(g.n), whole(g.k), whole(g.m)}));
+  if (!fused) {
+    // main_grad += grad: reads the 16-bit gradient, reads and writes the accumulator.
+    steps.push_back(kernel_step(g.name + ".grad_accumulate", ComputeKind::Elementwise, Pass::BackwardWeight,
+                                d.shard.activation, weights, weights * (d.e + 2 * d.shard.main_grad_bytes),
+                                {whole(weights)}));
+  }
 }
 
 // Backward of a row-parallel linear (its input is local): data then weight gradient.
 void row_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
   if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   steps.push_back(gemm_data_grad(g, d, dtype));
-  steps.push_back(gemm_weight_grad(g, dtype));
+  gemm_weight_grad(steps, g, d, dtype);
 }
 
 // Backward of a column-parallel linear: the input gradient is summed over TP ranks while the weight gradient
@@ -131,11 +141,15 @@ void column_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, cons
                                     LayerGroup::TensorParallel, g.m * g.k * d.e, true));
   if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   steps.push_back(gemm_data_grad(g, d, dtype));
+  // Without the asynchronous all-reduce (Megatron-LM before late 2021) the backward waits for it: the
+  // weight gradient then runs after it, which takes the same time as Megatron's order (weight gradient,
+  // then the blocking all-reduce). Sequence parallelism always overlapped its reduce-scatter.
   if (tp > 1)
     steps.push_back(collective_step(g.name + (sp ? ".sp_reduce_scatter_grad" : ".tp_all_reduce_grad"),
                                     sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                                    LayerGroup::TensorParallel, g.m * g.k * d.e, true));
-  steps.push_back(gemm_weight_grad(g, dtype));
+                                    LayerGroup::TensorParallel, g.m * g.k * d.e,
+                                    sp || d.shard.async_tp_all_reduce));
+  gemm_weight_grad(steps, g, d, dtype);
 }
 
 // Entering a tensor-parallel region: an all-gather of the sequence shards with SP (its backward: a
@@ -248,8 +262,9 @@ void unfused_attention(Steps& forward, Steps& backward, const Dims& d) {
                                  dtype, scores, 2 * scores * d.e + scores, {}));
   backward.push_back(kernel_step("attention.softmax.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
                                  dtype, 4 * scores, 3 * scores * d.e, {}));
+  // Q's and K's gradients are two batched GEMMs, each reading the scores' gradient.
   backward.push_back(kernel_step("attention.scores.bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype,
-                                 2 * matmul, scores * d.e + 2 * (q + kv) * d.e, shape));
+                                 2 * matmul, 2 * scores * d.e + 2 * (q + kv) * d.e, shape));
 }
 
 // Column-parallel fc1 (gate and up when gated), activation, row-parallel fc2, with the TP region's
@@ -276,7 +291,7 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
     column_parallel_backward(backward, fc1, d, d.shard.gemm, d.shard.sp);
   } else {
     backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
-    backward.push_back(gemm_weight_grad(fc1, d.shard.gemm));
+    gemm_weight_grad(backward, fc1, d, d.shard.gemm);
   }
 }
 
@@ -321,11 +336,11 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   backward.push_back(elementwise("moe.experts.act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
                                  elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
   backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
-  backward.push_back(gemm_weight_grad(fc1, d.shard.gemm));
+  gemm_weight_grad(backward, fc1, d, d.shard.gemm);
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
   backward.push_back(gemm_data_grad(router, d, d.shard.activation));
-  backward.push_back(gemm_weight_grad(router, d.shard.activation));
+  gemm_weight_grad(backward, router, d, d.shard.activation);
   if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
 }
 
@@ -405,15 +420,19 @@ LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard)
   norm_forward(s.forward, "final_norm", d);
   enter_tp_region(s.forward, "lm_head", d);
   gemm_forward(s.forward, head, d, shard.activation);
+  // Megatron's vocab-parallel cross-entropy runs in fp32 as separate PyTorch passes over the logits
+  // (megatron/mpu/cross_entropy.py): the fp32 copy (e + 4 bytes per logit), max (4), subtract (8), exp
+  // (8), sum (4) and the division into the softmax kept for backward (8); backward, the in-place scaling
+  // by the loss gradient (8) and the cast back to 16 bits (4 + e).
   s.forward.push_back(kernel_step("cross_entropy.fwd", ComputeKind::Softmax, Pass::Forward, shard.activation,
-                                  5 * logits, logits * (d.e + 4), shape));
+                                  5 * logits, logits * (d.e + 4 + 4 + 8 + 8 + 4 + 8), shape));
   if (shard.tp > 1)
     for (const char* what : {"max", "target", "sum_exp"})
       s.forward.push_back(collective_step(std::string("cross_entropy.tp_all_reduce_") + what,
                                           CollectiveKind::AllReduce, LayerGroup::TensorParallel,
                                           d.tokens * 4));
   s.backward.push_back(kernel_step("cross_entropy.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
-                                   shard.activation, 2 * logits, logits * (4 + d.e), shape));
+                                   shard.activation, 2 * logits, logits * (8 + 4 + d.e), shape));
   column_parallel_backward(s.backward, head, d, shard.activation, shard.sp);
   norm_backward(s.backward, "final_norm", d, norm_parameters(m));
   return s;

@@ -25,6 +25,15 @@ struct LayerSharding {
   // One fused flash-attention kernel, or attention as Megatron-LM ran it before FlashAttention (2022):
   // batched GEMMs around a fused scale-mask-softmax and a dropout, with the seq x seq scores in memory.
   bool flash_attention = true;
+  // Megatron-LM runs a column-parallel linear's input-gradient all-reduce asynchronously, under its
+  // weight-gradient GEMM, since late 2021 (--no-async-tensor-model-parallel-allreduce turns it off); before
+  // that, as in the SC21 paper's runs, the all-reduce blocked the backward pass.
+  bool async_tp_all_reduce = true;
+  // Weight-gradient GEMMs accumulate straight into the fp32 main_grad buffers (Megatron-LM's
+  // --gradient-accumulation-fusion, 2022 onwards); without it the GEMM writes a 16-bit gradient that a
+  // separate kernel adds into the main_grad buffer of `main_grad_bytes` per element.
+  bool gradient_accumulation_fusion = true;
+  double main_grad_bytes = 4;
 };
 
 // The communicator a communication step uses.

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/megatron_trace.h"
 
 using namespace simtrain;
@@ -139,6 +140,88 @@ TEST_CASE("gradient buckets carry the stage's parameters once, reduced after the
   CHECK(collective_bytes(d.programs[0], "param_all_gather", trace::CollectiveKind::AllGather) ==
         doctest::Approx(2 * stage0));
   CHECK(d.metadata.parallelism == "tp2 pp2 vpp1 dp2 dist-opt");
+}
+
+TEST_CASE("without overlap the gradient buckets are reduced after the stage's last backward kernel") {
+  ParallelConfig c = plan(2, 2, 2, 4);
+  // Index of the last backward kernel (the one before the optimizer step) and of each bucket reduction.
+  const auto positions = [](const trace::Program& p) {
+    std::size_t last_backward = 0, first_bucket = p.ops.size();
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops[i].type == trace::OpType::Compute && p.ops[i].name != "optimizer.step") last_backward = i;
+      if (p.ops[i].name.find("grad_all_reduce") != std::string::npos)
+        first_bucket = std::min(first_bucket, i);
+    }
+    return std::pair{last_backward, first_bucket};
+  };
+  // Layers of 4096 hidden hold 100M parameters per TP rank: every layer fills a 40M-parameter bucket.
+  TransformerConfig m = small_gpt();
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.ffn_hidden = 16384;
+  const trace::Trace overlapped = generate_megatron_trace(m, "gpt-wide", c);
+  c.overlap_grad_reduce = false;
+  const trace::Trace after = generate_megatron_trace(m, "gpt-wide", c);
+  trace::validate(after, "megatron");
+  for (int stage = 0; stage < 2; ++stage) {
+    const auto [last_o, bucket_o] = positions(overlapped.programs[stage]);
+    CHECK(bucket_o < last_o);  // launched while the last micro-batch's backward runs
+    const trace::Program& p = after.programs[stage];
+    const auto [last, bucket] = positions(p);
+    CHECK(bucket > last);
+    for (const trace::Op& op : p.ops)
+      if (op.name.find("grad_all_reduce") != std::string::npos)
+        CHECK(op.deps == std::vector<std::uint32_t>{static_cast<std::uint32_t>(last)});
+    // The same bytes are reduced either way.
+    CHECK(collective_bytes(p, "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
+          doctest::Approx(collective_bytes(overlapped.programs[stage], "grad_all_reduce",
+                                           trace::CollectiveKind::AllReduce)));
+  }
+}
+
+TEST_CASE("without SP a received tensor is all-gathered over the TP group before use (scatter/gather)") {
+  ParallelConfig c = plan(2, 2, 1, 4);
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  const trace::Program& p = t.programs[1];
+  const double slice = 128.0 * 256 * 2 / 2;  // tokens x hidden x bf16, one TP rank's half
+  int gathers = 0;
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const trace::Op& op = p.ops[i];
+    if (op.name.find(".tp_all_gather") == std::string::npos) continue;
+    ++gathers;
+    CHECK(op.collective.kind == trace::CollectiveKind::AllGather);
+    CHECK(op.collective.bytes == 2 * slice);
+    REQUIRE(op.deps.size() == 1);
+    CHECK(p.ops[op.deps[0]].type == trace::OpType::Recv);
+    CHECK(p.ops[op.deps[0]].p2p.bytes == slice);
+  }
+  CHECK(gathers == count(p, "mb", trace::OpType::Recv));  // one per receive
+  CHECK(gathers == 4);                                    // stage 1 receives 4 activations
+  c.sp = true;
+  const trace::Trace sp = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  for (const trace::Op& op : sp.programs[1].ops)
+    CHECK(op.name.find("recv_activation.tp_all_gather") == std::string::npos);
+}
+
+TEST_CASE("the optimizer step moves Megatron's mixed-precision passes over each parameter") {
+  ParallelConfig c = plan(1, 1, 1, 1);
+  megatron::StagePlan plan16;
+  plan16.config = &c;
+  c.precision = Precision::AMP_BF16;
+  plan16.grad_bytes = 4;
+  plan16.param_bytes = 2;
+  // bf16: Adam (28), gradient norm (4), fp32 -> bf16 parameter copy (4 + 2), zeroing fp32 gradients (4).
+  CHECK(megatron::optimizer_bytes_per_parameter(plan16) == 28 + 4 + 6 + 4);
+  // fp16: gradients in 16 bits are first copied into fp32 (2 + 4) and unscaled (8).
+  c.precision = Precision::AMP_FP16;
+  plan16.grad_bytes = 2;
+  CHECK(megatron::optimizer_bytes_per_parameter(plan16) == 28 + 6 + 8 + 4 + 6 + 2);
+  // fp32 training: Adam, the norm and zeroing only.
+  c.precision = Precision::FP32;
+  plan16.grad_bytes = 4;
+  plan16.param_bytes = 4;
+  CHECK(megatron::optimizer_bytes_per_parameter(plan16) == 28 + 4 + 4);
 }
 
 TEST_CASE("full recomputation reruns each layer's forward before its backward; selective only attention") {

@@ -76,6 +76,60 @@ TEST_CASE(
   CHECK(find(layer.backward, "mlp.fc1.tp_all_reduce_grad").overlaps_next_kernel);
 }
 
+TEST_CASE("without the asynchronous TP all-reduce (Megatron-LM 2021) the backward waits for it") {
+  LayerSharding s = sharding(8, false);
+  s.async_tp_all_reduce = false;
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), s, false);
+  CHECK_FALSE(find(layer.backward, "qkv.tp_all_reduce_grad").overlaps_next_kernel);
+  CHECK_FALSE(find(layer.backward, "mlp.fc1.tp_all_reduce_grad").overlaps_next_kernel);
+  // Same collectives, only the waiting changes.
+  CHECK(collectives(layer.backward).bytes ==
+        collectives(transformer_layer_steps(gpt3_175b(), sharding(8, false), false).backward).bytes);
+  // Sequence parallelism's reduce-scatter always ran under the weight gradient.
+  s.sp = true;
+  CHECK(find(transformer_layer_steps(gpt3_175b(), s, false).backward, "qkv.sp_reduce_scatter_grad")
+            .overlaps_next_kernel);
+}
+
+TEST_CASE("without gradient accumulation fusion each weight gradient is added into main_grad by a kernel") {
+  const TransformerConfig m = gpt3_175b();
+  LayerSharding s = sharding(8, false);
+  s.activation = DType::FP16;
+  s.gemm = DType::FP16;
+  const LayerSteps fused = transformer_layer_steps(m, s, false);
+  s.gradient_accumulation_fusion = false;
+  s.main_grad_bytes = 2;  // fp16 training without --accumulate-allreduce-grads-in-fp32
+  const LayerSteps unfused = transformer_layer_steps(m, s, false);
+  const double h = 12288, weights = h * 3 * h / 8;  // the QKV weight shard
+  const LayerStep& add = find(unfused.backward, "qkv.grad_accumulate");
+  // Reads the 16-bit gradient, reads and writes the accumulator.
+  CHECK(add.kernel.bytes == doctest::Approx(weights * (2 + 2 * 2)));
+  CHECK(add.kernel.kind == trace::ComputeKind::Elementwise);
+  // One add per weight-gradient GEMM, none with the fusion; the GEMM then writes 16 instead of 32 bits.
+  int gemms = 0, adds = 0;
+  for (const LayerStep& step : unfused.backward) {
+    gemms +=
+        step.name.find(".bwd_weight") != std::string::npos && step.kernel.kind == trace::ComputeKind::Gemm;
+    adds += step.name.find(".grad_accumulate") != std::string::npos;
+  }
+  CHECK(gemms == 4);
+  CHECK(adds == gemms);
+  for (const LayerStep& step : fused.backward) CHECK(step.name.find(".grad_accumulate") == std::string::npos);
+  CHECK(find(fused.backward, "qkv.bwd_weight").kernel.bytes -
+            find(unfused.backward, "qkv.bwd_weight").kernel.bytes ==
+        doctest::Approx(weights * (4 - 2)));
+}
+
+TEST_CASE("unfused attention's backward reads the score gradient in both the Q and the K gradient GEMM") {
+  LayerSharding s = sharding(8, false);
+  s.flash_attention = false;
+  const LayerSteps layer = transformer_layer_steps(gpt3_175b(), s, false);
+  const double scores = 2048.0 * 2048 * 96 / 8;  // seq x seq per local head
+  CHECK(find(layer.backward, "attention.scores.bwd_data").kernel.bytes >= 2 * scores * 2);
+  // The forward writes the scores once.
+  CHECK(find(layer.forward, "attention.scores.fwd").kernel.bytes < 2 * scores * 2);
+}
+
 TEST_CASE("sequence parallelism swaps each all-reduce for a reduce-scatter and an all-gather") {
   const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, true), false);
   const double activation = 2048.0 * 12288 * 2;
