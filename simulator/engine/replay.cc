@@ -231,7 +231,9 @@ class StreamActor {
         event.start_s = start;
         event.end_s = op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
                                                         : sg4::Engine::get_clock();
-        if (op.type == trace::OpType::Collective) event.algorithm = algorithm_, event.protocol = protocol_;
+        // All-to-all is NCCL's point-to-point exchange: no algorithm or protocol is chosen for it.
+        if (op.type == trace::OpType::Collective && op.collective.kind != trace::CollectiveKind::AllToAll)
+          event.algorithm = algorithm_, event.protocol = protocol_;
         self_.events.push_back(event);
       }
       mark_done(index);
@@ -290,7 +292,7 @@ class StreamActor {
         state_.lockstep.whole_nodes};
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
-    if (members.size() > 1)
+    if (members.size() > 1 && op.collective.kind != trace::CollectiveKind::AllToAll)
       ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
     algorithm_ = plan.algorithm;
     protocol_ = plan.protocol;

@@ -52,7 +52,7 @@ struct OpEvent {
   std::uint32_t op = 0;
   double start_s = 0;
   double end_s = 0;
-  // For collectives: the algorithm and intra-node protocol that ran (cost::NcclAlgorithm, NcclProtocol).
+  // For collectives but all-to-all: the algorithm and intra-node protocol that ran.
   std::optional<cost::NcclAlgorithm> algorithm;
   std::optional<cost::NcclProtocol> protocol;
 };
@@ -79,7 +79,7 @@ struct ReplayResult {
   int gpus_per_node = 0;
   int lockstep_size = 1;         // ranks of a lockstep group each simulated rank stood for
   bool replicas_folded = false;  // data-parallel replicas folded (--fidelity fast)
-  // Collectives run, per simulated rank, by "algorithm/protocol" ("tree/simple", "nvls/simple"), sorted.
+  // Collectives run (all-to-all aside), per simulated rank, by "algorithm/protocol" ("tree/simple"), sorted.
   std::map<std::string, std::uint64_t> collective_algorithms;
 };
 
