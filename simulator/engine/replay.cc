@@ -122,7 +122,8 @@ struct ReplayState {
   }
 
   // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
-  // stand for its whole group's, which share the node's uplinks; inside a node each member has its own links.
+  // stand for its whole group's: through a shared uplink they are the group's bytes; where each GPU has its
+  // own rail, the members' flows run alike on their own rails. Inside a node each member has its own links.
   std::uint64_t wire_bytes(double bytes, int from, int to) const {
     return static_cast<std::uint64_t>(std::llround(bytes * wire_scale(from, to)));
   }
@@ -283,7 +284,8 @@ class StreamActor {
         state_.platform.nvls_bandwidth_Bps,
         state_.platform.nvls_latency_s,
         state_.platform.nvls_step_latency_s,
-        {0, 0, state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
+        {state_.platform.ll_step_latency_s, state_.platform.ll_bandwidth_fraction,
+         state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
          state_.platform.simple_step_latency_s},
         state_.inter_node_latency_s,
         state_.inter_node_bandwidth_Bps,
@@ -480,8 +482,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (nvls_forced && state.platform.nvls_bandwidth_Bps <= 0)
     throw Error(std::string("--nccl-algo ") + cost::to_string(*options.nccl.algorithm) +
                 ": this platform's NVSwitch has no NVLS (its spec sets no intra_node.nvls_efficiency)");
-  if (options.nccl.protocol == cost::NcclProtocol::LL)
-    throw Error("--nccl-proto ll: this platform's spec gives no LL figures");
+  if (options.nccl.protocol == cost::NcclProtocol::LL && state.platform.ll_bandwidth_fraction <= 0)
+    throw Error(
+        "--nccl-proto ll: this platform's spec gives no LL figures (intra_node.ll_step_latency_us, "
+        "ll_bandwidth_fraction)");
   if (options.nccl.protocol == cost::NcclProtocol::LL128 && state.platform.ll128_bandwidth_fraction <= 0)
     throw Error(
         "--nccl-proto ll128: this platform's spec gives no LL128 figures "

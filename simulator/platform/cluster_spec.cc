@@ -54,9 +54,10 @@ PcieTreeSpec read_pcie_tree(const Section& section, int gpus_per_node) {
 
 IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
   section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
-                     "nvls_step_latency_us", "ll128_step_latency_us", "ll128_bandwidth_fraction",
-                     "simple_step_latency_us", "gpus_per_switch", "switch_uplink_GBps", "sockets",
-                     "host_bridge_GBps", "socket_link_GBps"});
+                     "nvls_step_latency_us", "ll_step_latency_us", "ll_bandwidth_fraction",
+                     "ll128_step_latency_us", "ll128_bandwidth_fraction", "simple_step_latency_us",
+                     "gpus_per_switch", "switch_uplink_GBps", "sockets", "host_bridge_GBps",
+                     "socket_link_GBps"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
@@ -82,6 +83,14 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
     if (!(spec.ll128_bandwidth_fraction > 0 && spec.ll128_bandwidth_fraction <= 1))
       section.fail("ll128_bandwidth_fraction", "must be in (0, 1]");
     spec.simple_step_latency_s = section.number("simple_step_latency_us") * kMicrosecond;
+  }
+  if (section.has("ll_step_latency_us") || section.has("ll_bandwidth_fraction")) {
+    if (spec.ll128_bandwidth_fraction <= 0)
+      section.fail("ll_step_latency_us", "needs the LL128 and Simple figures too");
+    spec.ll_step_latency_s = section.number("ll_step_latency_us") * kMicrosecond;
+    spec.ll_bandwidth_fraction = section.number("ll_bandwidth_fraction");
+    if (!(spec.ll_bandwidth_fraction > 0 && spec.ll_bandwidth_fraction <= 1))
+      section.fail("ll_bandwidth_fraction", "must be in (0, 1]");
   }
   if (spec.fabric == IntraNodeFabric::PCIe)
     spec.pcie = read_pcie_tree(section, gpus_per_node);

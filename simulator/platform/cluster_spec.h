@@ -42,6 +42,10 @@ struct IntraNodeSpec {
   double ll128_step_latency_s = 0;
   double ll128_bandwidth_fraction = 0;
   double simple_step_latency_s = 0;
+  // LL (8-byte stores of 4 data bytes and a flag): the shortest step latency and the least bandwidth; taken
+  // when it is fastest, or forced with --nccl-proto ll. Optional, on top of LL128 and Simple; 0 = no LL.
+  double ll_step_latency_s = 0;
+  double ll_bandwidth_fraction = 0;
   PcieTreeSpec pcie;  // fabric = PCIe only
 };
 

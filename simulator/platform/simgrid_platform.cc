@@ -80,6 +80,8 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.nvls_bandwidth_Bps = spec.intra_node.bandwidth_Bps * spec.intra_node.nvls_efficiency;
   built.nvls_latency_s = spec.intra_node.nvls_latency_s;
   built.nvls_step_latency_s = spec.intra_node.nvls_step_latency_s;
+  built.ll_step_latency_s = spec.intra_node.ll_step_latency_s;
+  built.ll_bandwidth_fraction = spec.intra_node.ll_bandwidth_fraction;
   built.ll128_step_latency_s = spec.intra_node.ll128_step_latency_s;
   built.ll128_bandwidth_fraction = spec.intra_node.ll128_bandwidth_fraction;
   built.simple_step_latency_s = spec.intra_node.simple_step_latency_s;

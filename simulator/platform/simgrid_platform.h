@@ -26,6 +26,7 @@ struct BuiltPlatform {
   double nvls_latency_s = 0;
   double nvls_step_latency_s = 0;  // per step of NCCL's NVLS pipeline (cost/nvls_pipeline.h)
   // NCCL's protocols inside a node (cluster_spec.h); 0 fraction = one protocol.
+  double ll_step_latency_s = 0, ll_bandwidth_fraction = 0;
   double ll128_step_latency_s = 0, ll128_bandwidth_fraction = 0, simple_step_latency_s = 0;
   std::string gpu;  // profile name from the spec, empty for XML platforms
 

@@ -359,6 +359,15 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   layout.forced.protocol.reset();
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
+  // With LL figures, the smallest buffers take LL's shorter steps.
+  layout.intra_node_protocols.ll_step_latency_s = 0.5e-6;
+  layout.intra_node_protocols.ll_bandwidth_fraction = 0.25;
+  const auto tiny = cost::plan_collective(CollectiveKind::AllReduce, 1e3, layout, efficiencies());
+  CHECK(tiny.protocol == cost::NcclProtocol::LL);
+  CHECK(tiny.intra_node_before_s ==
+        doctest::Approx(7.0 / 8 * 1e3 / (bandwidth * 0.25) + 7 * (kNvlinkLatency + 0.5e-6)).epsilon(kRel));
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
+        cost::NcclProtocol::Simple);
 }
 
 TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the node's GPUs") {

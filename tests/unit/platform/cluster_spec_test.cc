@@ -149,6 +149,9 @@ TEST_CASE("impossible values are errors naming the field") {
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnvls_step_latency_us = 3"), 9,
               "intra_node.nvls_step_latency_us", "needs nvls_efficiency");
   check_error(replace(kValid, "latency_us = 0.7",
+                      "latency_us = 0.7\nll_step_latency_us = 1\nll_bandwidth_fraction = 0.3"),
+              9, "intra_node.ll_step_latency_us", "needs the LL128 and Simple figures");
+  check_error(replace(kValid, "latency_us = 0.7",
                       "latency_us = 0.7\nll128_step_latency_us = 2\nll128_bandwidth_fraction = 1.5\n"
                       "simple_step_latency_us = 12"),
               10, "intra_node.ll128_bandwidth_fraction", "(0, 1]");
