@@ -3,9 +3,8 @@
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <utility>
+#include <vector>
 
 #include "simulator/cost/double_binary_tree.h"
 #include "simulator/cost/nvls_pipeline.h"
@@ -65,7 +64,7 @@ bool tree_is_faster(double bytes, const CollectiveLayout& layout,
 }
 
 // The flows of one rank (local index `local` on the `node`-th node) in both trees over the nodes, each
-// tree carrying half of `share` up and down every edge; flows to the same peer merged, peers in order.
+// tree carrying half of `share` up and down every edge: one flow per edge and direction, all of one size.
 void add_tree_flows(RankCollectivePlan& plan, double share, int node, int local, int self,
                     const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;

@@ -107,8 +107,8 @@ struct CollectiveLayout {
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
-// the node's first rank). On one node, or with
-// pairwise_all_to_all, or when nodes hold different numbers of members, one flow to every peer of 1/N.
+// the node's first rank). On one node, with pairwise_all_to_all, or when nodes hold different numbers of
+// members: one flow to every peer of 1/N.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);
