@@ -7,6 +7,7 @@ packages=(
   libsimgrid-dev                  # the simulation kernel (SimGrid 3.32)
   libboost-program-options-dev    # command-line parsing
   libfmt-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev
+  libjemalloc-dev                 # the allocator simtrain links: SimGrid allocates per simulated activity
   doctest-dev                     # unit tests
   gnuplot-nox                     # plots of studies
   python3                         # validation and benchmark scripts
