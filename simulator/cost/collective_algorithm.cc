@@ -94,28 +94,22 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
     plan.intra_node_before_s =
         (per_node - 1) * bytes / n / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
         layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
-  const double pair_bytes = per_node * per_node * bytes / n;
-  if (layout.node_representative) {
-    for (int i = 1; i < nodes; ++i) {
-      const int to = placement.by_node[(node + i) % nodes * per_node];
-      const int from = placement.by_node[(node + nodes - i) % nodes * per_node];
-      plan.sends.push_back({to, wire_bytes(pair_bytes / per_node, self, to, layout, efficiencies)});
-      plan.receives.push_back({from, wire_bytes(pair_bytes / per_node, from, self, layout, efficiencies)});
-    }
-    plan.steps = 1;
-    plan.software_latency_s = efficiencies.nccl_step_latency_s;
-    return;
-  }
+  // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L; under node
+  // lockstep the node's first rank carries them all, each at 1/L of the pair's bytes (the engine scales
+  // flows of lockstep representatives by L).
+  const bool first_carries_all = layout.node_representative;
+  const double flow_bytes = per_node * per_node * bytes / n / (first_carries_all ? per_node : 1);
+  auto carrier = [&](int other_node) { return first_carries_all ? 0 : other_node % per_node; };
   for (int i = 1; i < nodes; ++i) {
     const int to = (node + i) % nodes;
     const int from = (node + nodes - i) % nodes;
-    if (to % per_node == local) {
-      const int peer = placement.by_node[to * per_node + node % per_node];
-      plan.sends.push_back({peer, wire_bytes(pair_bytes, self, peer, layout, efficiencies)});
+    if (carrier(to) == local) {
+      const int peer = placement.by_node[to * per_node + carrier(node)];
+      plan.sends.push_back({peer, wire_bytes(flow_bytes, self, peer, layout, efficiencies)});
     }
-    if (from % per_node == local) {
-      const int peer = placement.by_node[from * per_node + node % per_node];
-      plan.receives.push_back({peer, wire_bytes(pair_bytes, peer, self, layout, efficiencies)});
+    if (carrier(from) == local) {
+      const int peer = placement.by_node[from * per_node + carrier(node)];
+      plan.receives.push_back({peer, wire_bytes(flow_bytes, peer, self, layout, efficiencies)});
     }
   }
   plan.steps = 1;
@@ -208,6 +202,13 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     plan_node_aggregated_all_to_all(plan, bytes, layout, efficiencies);
     return plan;
   }
+  // The intra-node phases, priced once: the ring's (reduce-scatter before, all-gather after) and NVLS's.
+  std::pair<double, NcclProtocol> intra_ring = {0, NcclProtocol::Simple};
+  if (hierarchical)
+    intra_ring = intra_node_ring((per_node - 1.0) / per_node * bytes, per_node - 1, layout, efficiencies);
+  const bool nvls_available =
+      kind == trace::CollectiveKind::AllReduce && hierarchical && layout.nvls_bandwidth_Bps > 0;
+  const double nvls_s = nvls_available ? nvls_all_reduce_s(bytes, nvls_figures(layout)) : 0;
   // The all-reduce's algorithm: NVLS inside the node when it has it, ring or tree across nodes.
   bool nvls = false, tree = false;
   if (kind == trace::CollectiveKind::AllReduce && per_node > 0) {
@@ -217,35 +218,26 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       tree = forced == NcclAlgorithm::Tree || forced == NcclAlgorithm::NVLSTree;
     } else {
       // NVLS when its pipeline beats the ring's two intra-node phases (small buffers go round the ring).
-      nvls = hierarchical && layout.nvls_bandwidth_Bps > 0 &&
-             nvls_all_reduce_s(bytes, nvls_figures(layout)) <
-                 2 * intra_node_ring((per_node - 1.0) / per_node * bytes, per_node - 1, layout, efficiencies)
-                         .first;
+      nvls = nvls_s < 2 * intra_ring.first;
       tree = nodes > 1 && tree_is_faster(bytes, layout, efficiencies);
     }
-    nvls = nvls && hierarchical && layout.nvls_bandwidth_Bps > 0;
+    nvls = nvls && nvls_available;
     tree = tree && nodes > 1;
     plan.algorithm = nvls ? (tree ? NcclAlgorithm::NVLSTree : NcclAlgorithm::NVLS)
                           : (tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring);
   }
   if ((hierarchical || (per_node == 1 && tree)) && (reduce_scatter_part || all_gather_part)) {
     const double l = per_node, m = nodes;
-    if (per_node > 1) {
-      const auto [intra_s, protocol] =
-          intra_node_ring((l - 1) / l * bytes, per_node - 1, layout, efficiencies);
-      plan.protocol = protocol;
-      if (reduce_scatter_part) plan.intra_node_before_s = intra_s;
-      if (all_gather_part) plan.intra_node_after_s = intra_s;
-    }
     if (nvls) {
-      const double nvls_s = nvls_all_reduce_s(bytes, nvls_figures(layout));
       plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
-      plan.protocol = NcclProtocol::Simple;
+    } else {
+      plan.protocol = intra_ring.second;
+      if (reduce_scatter_part) plan.intra_node_before_s = intra_ring.first;
+      if (all_gather_part) plan.intra_node_after_s = intra_ring.first;
     }
     if (nodes > 1 && tree) {
       const int slot = layout.placement->slot[layout.position];
       add_tree_flows(plan, bytes / l, slot / per_node, slot % per_node, self, layout, efficiencies);
-      plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
     } else if (nodes > 1) {
       // The ring across nodes links the members of equal local index.
       const int inter_next = layout.placement->inter_node_next[layout.position];
@@ -255,8 +247,8 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       plan.steps = passes * (nodes - 1);
       plan.sends.push_back({inter_next, wire_bytes(volume, self, inter_next, layout, efficiencies)});
       plan.receives.push_back({inter_prev, wire_bytes(volume, inter_prev, self, layout, efficiencies)});
-      plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
     }
+    plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
     return plan;
   }
 

@@ -70,6 +70,12 @@ struct Rendezvous {
   sg4::ConditionVariablePtr all_arrived;
 };
 
+// A communicator's placement on nodes, and how many of its members have actors of their own (lockstep).
+struct CommunicatorFacts {
+  cost::CommunicatorPlacement placement;
+  int simulated_members = 0;
+};
+
 struct ReplayState {
   ReplayState(const trace::Trace& t, const cost::ProgramCosts& c, const calibration::Efficiencies& e,
               platform::BuiltPlatform p, LockstepPlan l)
@@ -90,7 +96,7 @@ struct ReplayState {
   std::vector<RankState> ranks;
   std::vector<char> on_timeline;  // [rank]: record this rank's op events
   std::vector<double> slowdown;   // [rank]: compute slowdown of stragglers; empty = none
-  std::map<const std::vector<int>*, cost::CommunicatorPlacement> placements;
+  std::map<const std::vector<int>*, CommunicatorFacts> communicator_facts;
   std::unordered_map<std::uint64_t, double> route_latency_s;
   std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
   std::uint64_t flows = 0;
@@ -101,24 +107,17 @@ struct ReplayState {
   double inter_node_latency_s = 0;
   double inter_node_bandwidth_Bps = 0;
   bool node_gpus_share_uplink = true;
-  std::map<const std::vector<int>*, int> simulated_members;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
   sg4::MutexPtr rendezvous_mutex;
   std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
 
-  int simulated_member_count(const std::vector<int>& members) {
-    auto it = simulated_members.find(&members);
-    if (it != simulated_members.end()) return it->second;
-    int count = 0;
-    for (int member : members) count += lockstep.is_representative(member) ? 1 : 0;
-    return simulated_members.emplace(&members, count).first->second;
-  }
-
-  const cost::CommunicatorPlacement& placement(const std::vector<int>& members) {
-    auto it = placements.find(&members);
-    if (it == placements.end())
-      it = placements.emplace(&members, cost::place_communicator(members, platform.gpus_per_node)).first;
-    return it->second;
+  // What a communicator's collectives need to know of it, worked out on its first collective.
+  const CommunicatorFacts& facts(const std::vector<int>& members) {
+    auto it = communicator_facts.find(&members);
+    if (it != communicator_facts.end()) return it->second;
+    CommunicatorFacts f{cost::place_communicator(members, platform.gpus_per_node), 0};
+    for (int member : members) f.simulated_members += lockstep.is_representative(member) ? 1 : 0;
+    return communicator_facts.emplace(&members, std::move(f)).first->second;
   }
 
   // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
@@ -274,9 +273,10 @@ class StreamActor {
 
   void run_collective(const trace::Op& op) {
     const auto& members = state_.communicators.communicator(op.collective.group, rank_);
+    const CommunicatorFacts& facts = state_.facts(members);
     cost::CollectiveLayout layout{
         &members,
-        &state_.placement(members),
+        &facts.placement,
         state_.communicators.position(op.collective.group, rank_),
         state_.platform.gpus_per_node,
         state_.platform.intra_node_bandwidth_Bps,
@@ -308,12 +308,11 @@ class StreamActor {
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
     const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
-    wait_for_members(members);
+    wait_for_members(members, facts.simulated_members);
   }
 
-  // Blocks until every simulated member of this collective instance has reached the same point.
-  void wait_for_members(const std::vector<int>& members) {
-    const int expected = state_.simulated_member_count(members);
+  // Blocks until the `expected` simulated members of this collective instance have all reached it.
+  void wait_for_members(const std::vector<int>& members, int expected) {
     if (expected <= 1) return;
     const auto key = std::make_tuple(&members, stream_, self_.collectives_started[{&members, stream_}]++);
     std::unique_lock lock(*state_.rendezvous_mutex);
