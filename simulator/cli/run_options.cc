@@ -3,6 +3,8 @@
 
 #include "simulator/cli/workload_options.h"
 
+#include "common/error.h"
+
 namespace po = boost::program_options;
 
 namespace simtrain::cli {
@@ -12,8 +14,11 @@ void add_nccl_options(po::options_description& options) {
                         "ring | tree | nvls | nvlstree: every all-reduce's algorithm, as NCCL_ALGO sets it "
                         "(default: NCCL's choice by size and scale)")(
       "nccl-proto", po::value<std::string>(),
-      "ll | ll128 | simple: the protocol of ring phases inside nodes, as NCCL_PROTO sets it (default: the "
-      "fastest for the size)");
+      "ll | ll128 | simple: the protocol of ring phases inside nodes, and across nodes where the platform "
+      "prices NCCL's network protocols, as NCCL_PROTO sets it (default: the fastest for the size)")(
+      "nccl-buffsize", po::value<long long>(),
+      "bytes of NCCL's buffer per channel and peer, as NCCL_BUFFSIZE sets it (default 4194304); sets the "
+      "chunks of Simple across nodes where the platform prices them");
 }
 
 cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
@@ -22,6 +27,12 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     nccl.algorithm = cost::parse_nccl_algorithm(vm["nccl-algo"].as<std::string>(), "--nccl-algo");
   if (vm.count("nccl-proto"))
     nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
+  if (vm.count("nccl-buffsize")) {
+    const long long bytes = vm["nccl-buffsize"].as<long long>();
+    // NCCL splits the buffer into 8 steps; anything below 8 bytes per step is not a buffer.
+    if (bytes < 64) throw Error("--nccl-buffsize: must be at least 64 bytes, got " + std::to_string(bytes));
+    nccl.buffer_bytes = static_cast<double>(bytes);
+  }
   return nccl;
 }
 

@@ -3,10 +3,13 @@
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "simulator/cost/double_binary_tree.h"
+#include "simulator/cost/network_protocol.h"
 #include "simulator/cost/nvls_pipeline.h"
 
 namespace simtrain::cost {
@@ -18,29 +21,42 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
   return bytes / (same_node ? efficiencies.nccl_intra_node : efficiencies.nccl_inter_node);
 }
 
-// A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, analytically, under
-// the forced protocol or the fastest one the platform has. Returns (seconds, protocol).
-std::pair<double, NcclProtocol> intra_node_ring(double volume, int steps, const CollectiveLayout& layout,
-                                                const calibration::Efficiencies& efficiencies) {
-  if (steps == 0) return {0, NcclProtocol::Simple};
+// A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
+// under the forced protocol or the fastest one the platform has.
+struct IntraNodeRing {
+  double transfer_s = 0;  // the volume over the protocol's share of the bandwidth
+  double latency_s = 0;   // the steps' latencies
+  NcclProtocol protocol = NcclProtocol::Simple;
+
+  double total_s() const { return transfer_s + latency_s; }
+};
+
+// `protocol`: the one to take, else the fastest; LL on a node without LL figures takes LL128, its nearest.
+IntraNodeRing intra_node_ring(double volume, int steps, const CollectiveLayout& layout,
+                              const calibration::Efficiencies& efficiencies,
+                              std::optional<NcclProtocol> protocol) {
+  if (steps == 0) return {};
   const double bandwidth_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
   const RingProtocols& p = layout.intra_node_protocols;
-  if (p.ll128_bandwidth_fraction <= 0)
-    return {volume / bandwidth_Bps + steps * (layout.intra_node_latency_s + efficiencies.nccl_step_latency_s),
-            NcclProtocol::Simple};
-  auto time_s = [&](double step_latency_s, double fraction) {
-    return volume / (bandwidth_Bps * fraction) + steps * (layout.intra_node_latency_s + step_latency_s);
+  auto priced = [&](double step_latency_s, double fraction, NcclProtocol protocol) {
+    return IntraNodeRing{volume / (bandwidth_Bps * fraction),
+                         steps * (layout.intra_node_latency_s + step_latency_s), protocol};
   };
-  std::vector<std::pair<double, NcclProtocol>> options = {
-      {time_s(p.ll128_step_latency_s, p.ll128_bandwidth_fraction), NcclProtocol::LL128},
-      {time_s(p.simple_step_latency_s, 1.0), NcclProtocol::Simple}};
+  if (p.ll128_bandwidth_fraction <= 0)
+    return priced(efficiencies.nccl_step_latency_s, 1.0, NcclProtocol::Simple);
+  std::vector<IntraNodeRing> options = {
+      priced(p.ll128_step_latency_s, p.ll128_bandwidth_fraction, NcclProtocol::LL128),
+      priced(p.simple_step_latency_s, 1.0, NcclProtocol::Simple)};
   if (p.ll_bandwidth_fraction > 0)
-    options.push_back({time_s(p.ll_step_latency_s, p.ll_bandwidth_fraction), NcclProtocol::LL});
-  if (layout.forced.protocol) {
+    options.push_back(priced(p.ll_step_latency_s, p.ll_bandwidth_fraction, NcclProtocol::LL));
+  if (protocol == NcclProtocol::LL && p.ll_bandwidth_fraction <= 0) protocol = NcclProtocol::LL128;
+  if (protocol) {
     for (const auto& option : options)
-      if (option.second == *layout.forced.protocol) return option;
+      if (option.protocol == *protocol) return option;
   }
-  return *std::min_element(options.begin(), options.end());
+  return *std::min_element(
+      options.begin(), options.end(),
+      [](const IntraNodeRing& a, const IntraNodeRing& b) { return a.total_s() < b.total_s(); });
 }
 
 NvlsFigures nvls_figures(const CollectiveLayout& layout) {
@@ -48,18 +64,55 @@ NvlsFigures nvls_figures(const CollectiveLayout& layout) {
           layout.placement->per_node};
 }
 
-// The estimates NCCL's tuner would compare for the part across nodes of an all-reduce.
+// The network part of an all-reduce, all-gather or reduce-scatter across the nodes as `algorithm` runs it
+// under `protocol` (or the faster): the protocol's costs, and the busiest node's volume over its NICs at
+// the protocol's share of their bandwidth.
+struct NetworkEstimate {
+  NetworkPhase phase;
+  double transfer_s = 0;
+
+  double total_s() const { return phase.latency_s + transfer_s; }
+};
+
+NetworkEstimate network_part(NcclAlgorithm algorithm, trace::CollectiveKind kind, double bytes,
+                             const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies,
+                             std::optional<NcclProtocol> protocol) {
+  const CommunicatorPlacement& placement = *layout.placement;
+  const int m = placement.nodes, n = m * placement.per_node;
+  NetworkShape shape;
+  shape.algorithm = algorithm;
+  shape.bytes = bytes;
+  shape.ranks = n;
+  shape.nodes = m;
+  shape.node_bandwidth_Bps =
+      layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * placement.per_node;
+  if (algorithm == NcclAlgorithm::Tree) {
+    shape.node_volume = placement.tree_peak_volume * bytes;
+    shape.network_steps = 2 * binary_tree_depth(m);
+  } else {
+    const int passes = kind == trace::CollectiveKind::AllReduce ? 2 : 1;
+    shape.node_volume = passes * (n - 1.0) / n * bytes;
+    shape.network_steps = passes * (n - 1);
+  }
+  const NetworkPhase phase = network_phase(shape, layout.network, protocol);
+  return {phase, shape.node_volume / (shape.node_bandwidth_Bps * phase.bandwidth_fraction)};
+}
+
+// The estimates NCCL's tuner would compare for the part across nodes of an all-reduce: the route and
+// software latency of each step, the protocol's costs and the busiest node's transfer.
 bool tree_is_faster(double bytes, const CollectiveLayout& layout,
                     const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;
   if (layout.inter_node_bandwidth_Bps <= 0) return false;
-  const double m = placement.nodes;
-  const double share = bytes / placement.per_node;
+  const int m = placement.nodes;
   const double step_s = layout.inter_node_latency_s + efficiencies.nccl_step_latency_s;
-  const double bandwidth_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node;
-  const double ring_s = 2 * (m - 1) * step_s + 2 * (m - 1) / m * share / bandwidth_Bps;
+  const auto kind = trace::CollectiveKind::AllReduce;
+  const double ring_s =
+      2 * (m - 1) * step_s +
+      network_part(NcclAlgorithm::Ring, kind, bytes, layout, efficiencies, layout.forced.protocol).total_s();
   const double tree_s =
-      2 * binary_tree_depth(placement.nodes) * step_s + placement.tree_peak_volume * share / bandwidth_Bps;
+      2 * binary_tree_depth(m) * step_s +
+      network_part(NcclAlgorithm::Tree, kind, bytes, layout, efficiencies, layout.forced.protocol).total_s();
   return tree_s < ring_s;
 }
 
@@ -203,9 +256,10 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     return plan;
   }
   // The intra-node phases, priced once: the ring's (reduce-scatter before, all-gather after) and NVLS's.
-  std::pair<double, NcclProtocol> intra_ring = {0, NcclProtocol::Simple};
+  IntraNodeRing intra_ring;
+  const double intra_volume = (per_node - 1.0) / per_node * bytes;
   if (hierarchical)
-    intra_ring = intra_node_ring((per_node - 1.0) / per_node * bytes, per_node - 1, layout, efficiencies);
+    intra_ring = intra_node_ring(intra_volume, per_node - 1, layout, efficiencies, layout.forced.protocol);
   const bool nvls_available =
       kind == trace::CollectiveKind::AllReduce && hierarchical && layout.nvls_bandwidth_Bps > 0;
   const double nvls_s = nvls_available ? nvls_all_reduce_s(bytes, nvls_figures(layout)) : 0;
@@ -218,7 +272,7 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       tree = forced == NcclAlgorithm::Tree || forced == NcclAlgorithm::NVLSTree;
     } else {
       // NVLS when its pipeline beats the ring's two intra-node phases (small buffers go round the ring).
-      nvls = nvls_s < 2 * intra_ring.first;
+      nvls = nvls_s < 2 * intra_ring.total_s();
       tree = nodes > 1 && tree_is_faster(bytes, layout, efficiencies);
     }
     nvls = nvls && nvls_available;
@@ -227,28 +281,61 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
                           : (tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring);
   }
   if ((hierarchical || (per_node == 1 && tree)) && (reduce_scatter_part || all_gather_part)) {
-    const double l = per_node, m = nodes;
+    const double l = per_node;
+    // Where the network's protocols are priced, one protocol runs the whole collective, as in NCCL: the
+    // faster of LL and Simple over the intra-node phases and the network part together (LL128 does not
+    // cross NCCL's networks).
+    const bool priced_network = nodes > 1 && layout.network.has_costs();
+    const int phases = (reduce_scatter_part ? 1 : 0) + (all_gather_part ? 1 : 0);
+    const NcclAlgorithm across = tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring;
+    std::optional<NetworkPhase> network;
+    if (priced_network) {
+      auto joint = [&](NcclProtocol protocol) {
+        const IntraNodeRing intra = hierarchical && !nvls ? intra_node_ring(intra_volume, per_node - 1,
+                                                                            layout, efficiencies, protocol)
+                                                          : IntraNodeRing{};
+        const NetworkEstimate net = network_part(across, kind, bytes, layout, efficiencies, protocol);
+        return std::make_tuple(phases * intra.total_s() + net.total_s(), intra, net.phase);
+      };
+      auto choice = joint(NcclProtocol::Simple);
+      if (layout.forced.protocol != NcclProtocol::Simple) {
+        auto ll = joint(NcclProtocol::LL);
+        if (layout.forced.protocol == NcclProtocol::LL || std::get<0>(ll) < std::get<0>(choice)) choice = ll;
+      }
+      if (hierarchical && !nvls) intra_ring = std::get<1>(choice);
+      network = std::get<2>(choice);
+    }
     if (nvls) {
       plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
     } else {
-      plan.protocol = intra_ring.second;
-      if (reduce_scatter_part) plan.intra_node_before_s = intra_ring.first;
-      if (all_gather_part) plan.intra_node_after_s = intra_ring.first;
+      plan.protocol = intra_ring.protocol;
+      if (reduce_scatter_part) plan.intra_node_before_s = intra_ring.transfer_s;
+      if (all_gather_part) plan.intra_node_after_s = intra_ring.transfer_s;
+      plan.intra_node_latency_s = phases * intra_ring.latency_s;
     }
     if (nodes > 1 && tree) {
       const int slot = layout.placement->slot[layout.position];
       add_tree_flows(plan, bytes / l, slot / per_node, slot % per_node, self, layout, efficiencies);
     } else if (nodes > 1) {
-      // The ring across nodes links the members of equal local index.
+      // The ring across nodes links the members of equal local index. NCCL's rings are flat: each
+      // channel's ring passes through all N ranks, leaving and entering every node once, so a node's NICs
+      // carry what one link of a flat ring carries, (N-1)/N of the buffer per pass, not the (M-1)/M a ring
+      // over the nodes would; the node's L members share it.
       const int inter_next = layout.placement->inter_node_next[layout.position];
       const int inter_prev = layout.placement->inter_node_prev[layout.position];
       const int passes = reduce_scatter_part && all_gather_part ? 2 : 1;
-      const double volume = passes * (m - 1) / m * bytes / l;
+      const double volume = passes * (n - 1.0) / n * bytes / l;
       plan.steps = passes * (nodes - 1);
       plan.sends.push_back({inter_next, wire_bytes(volume, self, inter_next, layout, efficiencies)});
       plan.receives.push_back({inter_prev, wire_bytes(volume, inter_prev, self, layout, efficiencies)});
     }
     plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
+    if (network) {
+      plan.protocol = network->protocol;
+      plan.software_latency_s += network->latency_s;
+      for (auto* flows : {&plan.sends, &plan.receives})
+        for (CoalescedFlow& flow : *flows) flow.bytes /= network->bandwidth_fraction;
+    }
     return plan;
   }
 

@@ -8,6 +8,7 @@
 
 #include "calibration/calibration_profile.h"
 #include "simulator/cost/nccl_choice.h"
+#include "simulator/cost/network_protocol.h"
 #include "simulator/trace/trace.h"
 
 namespace simtrain::cost {
@@ -30,17 +31,23 @@ struct CoalescedFlow {
 };
 
 struct RankCollectivePlan {
-  // Analytic intra-node phases (reduce-scatter before the inter-node ring, all-gather after it). NCCL
-  // pipelines them with the ring, chunk by chunk, so the engine runs them alongside the flows: the slower of
-  // the two sets the pace.
+  // Analytic intra-node phases (reduce-scatter before the inter-node ring, all-gather after it), their
+  // transfer time only. NCCL pipelines them with the ring, chunk by chunk, so the engine runs them alongside
+  // the flows: the slower of the two sets the pace.
   double intra_node_before_s = 0;
   double intra_node_after_s = 0;
+  // The intra-node phases' step latencies. A pipeline fills hop by hop: the first chunk crosses every
+  // NVLink step and every network step one after the other, so these add to the flows' latency instead of
+  // hiding behind them (NCCL's own tuner sums intra- and inter-node step latencies the same way).
+  double intra_node_latency_s = 0;
   std::vector<CoalescedFlow> sends;     // flows this rank sends
   std::vector<CoalescedFlow> receives;  // flows this rank receives (peer = sender)
   int steps = 0;  // algorithm steps the flows stand for; the engine charges steps - 1 extra route latencies
-  double software_latency_s = 0;  // NCCL's per-step overhead, all steps together
+  double software_latency_s = 0;  // NCCL's per-step overhead, all steps together, and the network protocol's
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;
-  NcclProtocol protocol = NcclProtocol::Simple;  // of the intra-node ring phases (Simple when there are none)
+  // The protocol: the network's where the platform prices NCCL's network protocols (network_protocol.h) and
+  // the collective crosses nodes; otherwise that of the intra-node ring phases (Simple when there are none).
+  NcclProtocol protocol = NcclProtocol::Simple;
 };
 
 // How a communicator's ranks sit on nodes, worked out once per communicator (it is O(N log N)).
@@ -75,7 +82,8 @@ struct CollectiveLayout {
   // ring (or tree) of GPUs of equal local index gets; 0 = one node only.
   double inter_node_latency_s = 0;
   double inter_node_bandwidth_Bps = 0;
-  NcclOverride forced;  // NCCL_ALGO / NCCL_PROTO
+  NetworkTransport network;  // what NCCL's protocols cost on the network
+  NcclOverride forced;       // NCCL_ALGO / NCCL_PROTO
   // Reference mode for checking coalescing: all-to-all as one flow per rank pair, not per node pair.
   bool pairwise_all_to_all = false;
   // Node lockstep (engine/lockstep.h): this rank, local index 0, stands for its node, whose flows the
@@ -104,6 +112,9 @@ struct CollectiveLayout {
 //   along every edge of each tree (up to the parent, down to each child). Being of equal size, they share
 //   every link fairly, so that on a uniform network the tree takes exactly 2 floor(log2 M) route latencies
 //   plus its peak volume over the bandwidth, as its pipelined chunks do.
+// Across nodes, the network protocol's latency joins software_latency_s and its bandwidth fraction divides
+// into the flows' bytes (network_protocol.h; nothing on platforms without network costs); the ring/tree
+// estimates include both.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from

@@ -24,6 +24,7 @@ enum class NcclProtocol { LL, LL128, Simple };
 struct NcclOverride {
   std::optional<NcclAlgorithm> algorithm;
   std::optional<NcclProtocol> protocol;
+  double buffer_bytes = 4 << 20;  // NCCL_BUFFSIZE (NCCL's default: 4 MiB)
 };
 
 const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"

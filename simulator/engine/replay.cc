@@ -289,6 +289,8 @@ class StreamActor {
          state_.platform.simple_step_latency_s},
         state_.inter_node_latency_s,
         state_.inter_node_bandwidth_Bps,
+        {state_.platform.nccl_network_channels, state_.platform.nccl_chunk_latency_s,
+         state_.platform.nccl_channel_latency_s, state_.nccl.buffer_bytes},
         state_.nccl,
         state_.stepwise,
         state_.lockstep.whole_nodes};
@@ -298,7 +300,8 @@ class StreamActor {
       ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
     algorithm_ = plan.algorithm;
     protocol_ = plan.protocol;
-    // The intra-node phases pipeline with the inter-node flows: the collective lasts as long as the slower.
+    // The intra-node phases' transfers pipeline with the inter-node flows: the collective lasts as long as
+    // the slower, plus every step's latency, intra-node and inter-node, one after the other.
     const double started = sg4::Engine::get_clock();
     double extra_latency_s = 0;
     if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
@@ -306,7 +309,8 @@ class StreamActor {
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
-    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s;
+    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s +
+                          plan.intra_node_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
     wait_for_members(members, facts.simulated_members);
   }
@@ -481,10 +485,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (nvls_forced && state.platform.nvls_bandwidth_Bps <= 0)
     throw Error(std::string("--nccl-algo ") + cost::to_string(*options.nccl.algorithm) +
                 ": this platform's NVSwitch has no NVLS (its spec sets no intra_node.nvls_efficiency)");
-  if (options.nccl.protocol == cost::NcclProtocol::LL && state.platform.ll_bandwidth_fraction <= 0)
+  if (options.nccl.protocol == cost::NcclProtocol::LL && state.platform.ll_bandwidth_fraction <= 0 &&
+      state.platform.nccl_channel_latency_s <= 0)
     throw Error(
         "--nccl-proto ll: this platform's spec gives no LL figures (intra_node.ll_step_latency_us, "
-        "ll_bandwidth_fraction)");
+        "ll_bandwidth_fraction, or nics.nccl_channel_latency_us)");
   if (options.nccl.protocol == cost::NcclProtocol::LL128 && state.platform.ll128_bandwidth_fraction <= 0)
     throw Error(
         "--nccl-proto ll128: this platform's spec gives no LL128 figures "

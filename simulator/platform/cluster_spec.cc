@@ -52,12 +52,19 @@ PcieTreeSpec read_pcie_tree(const Section& section, int gpus_per_node) {
   return tree;
 }
 
+// An optional efficiency in (0, 1]; 0 when absent.
+double read_nccl_efficiency(const Section& section) {
+  const double efficiency = section.number_or("nccl_efficiency", 0);
+  if (efficiency > 1) section.fail("nccl_efficiency", "must be in (0, 1]");
+  return efficiency;
+}
+
 IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
   section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
                      "nvls_step_latency_us", "ll_step_latency_us", "ll_bandwidth_fraction",
                      "ll128_step_latency_us", "ll128_bandwidth_fraction", "simple_step_latency_us",
                      "gpus_per_switch", "switch_uplink_GBps", "sockets", "host_bridge_GBps",
-                     "socket_link_GBps"});
+                     "socket_link_GBps", "nccl_efficiency"});
   IntraNodeSpec spec;
   spec.fabric = section.choice<IntraNodeFabric>("fabric", {{"nvswitch", IntraNodeFabric::NVSwitch},
                                                            {"nvlink-mesh", IntraNodeFabric::NVLinkMesh},
@@ -92,6 +99,7 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
     if (!(spec.ll_bandwidth_fraction > 0 && spec.ll_bandwidth_fraction <= 1))
       section.fail("ll_bandwidth_fraction", "must be in (0, 1]");
   }
+  spec.nccl_efficiency = read_nccl_efficiency(section);
   if (spec.fabric == IntraNodeFabric::PCIe)
     spec.pcie = read_pcie_tree(section, gpus_per_node);
   else
@@ -100,7 +108,8 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 }
 
 NicSpec read_nics(const Section& section, int gpus_per_node) {
-  section.only_keys({"count", "bandwidth_Gbps", "latency_us"});
+  section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
+                     "nccl_channel_latency_us"});
   NicSpec spec;
   spec.count = section.positive_int("count");
   if (gpus_per_node % spec.count != 0) {
@@ -109,6 +118,9 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   }
   spec.bandwidth_Bps = section.number("bandwidth_Gbps") * kGbToBytes;
   spec.latency_s = section.number("latency_us") * kMicrosecond;
+  spec.nccl_efficiency = read_nccl_efficiency(section);
+  spec.nccl_chunk_latency_s = section.number_or("nccl_chunk_latency_us", 0) * kMicrosecond;
+  spec.nccl_channel_latency_s = section.number_or("nccl_channel_latency_us", 0) * kMicrosecond;
   return spec;
 }
 

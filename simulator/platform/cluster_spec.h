@@ -46,6 +46,10 @@ struct IntraNodeSpec {
   // when it is fastest, or forced with --nccl-proto ll. Optional, on top of LL128 and Simple; 0 = no LL.
   double ll_step_latency_s = 0;
   double ll_bandwidth_fraction = 0;
+  // What NCCL achieves of `bandwidth` on this fabric (bus bandwidth / bandwidth), where the fabric
+  // generation has its own figure (PCIe with NCCL 2.0 reaches far less than NVLink); 0 = the profile's
+  // nccl_intra_node. A measured profile's figure wins over it.
+  double nccl_efficiency = 0;
   PcieTreeSpec pcie;  // fabric = PCIe only
 };
 
@@ -54,6 +58,17 @@ struct NicSpec {
   int count = 1;
   double bandwidth_Bps = 0;  // each NIC, per direction
   double latency_s = 0;
+  // What NCCL achieves of the NICs' bandwidth; 0 = the profile's nccl_inter_node (which a measured
+  // profile keeps).
+  double nccl_efficiency = 0;
+  // NCCL's network proxy costs (cost/network_protocol.h): a fixed cost per chunk a channel sends under
+  // Simple, and per active channel per network hop under LL. 0 = none (the wire's latency covers them).
+  double nccl_chunk_latency_s = 0;
+  double nccl_channel_latency_s = 0;
+
+  // NCCL's channels across the network: two per NIC (its topology search finds one per NIC and
+  // duplicates them), at most 32 (MAXCHANNELS).
+  int nccl_channels() const { return count * 2 < 32 ? count * 2 : 32; }
 };
 
 // SimGrid's dragonfly (Cray Cascade's naming): `groups` groups joined all-to-all by global links (blue),

@@ -39,6 +39,15 @@ void fit_nodes(platform::ClusterSpec& spec, int gpus, std::optional<int> nodes) 
                             spec.nodes, spec.gpu_count()));
 }
 
+// A fabric generation's own NCCL efficiencies (cluster_spec.h) replace a spec profile's defaults; a
+// measured profile keeps what was measured.
+void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
+  if (profile.kind == calibration::ProfileKind::Measured) return;
+  if (spec.intra_node.nccl_efficiency > 0)
+    profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;
+  if (spec.nics.nccl_efficiency > 0) profile.efficiencies.nccl_inter_node = spec.nics.nccl_efficiency;
+}
+
 std::string memory_error(const trace::Trace& trace, const calibration::CalibrationProfile& profile) {
   constexpr double kGiB = 1024.0 * 1024 * 1024;
   return fmt::format(
@@ -99,6 +108,7 @@ RunOutput simulate(const RunRequest& request) {
     source.spec = spec;
   }
   out.profile = calibration::load_profile(profile_name);
+  if (source.spec) apply_fabric_efficiencies(*source.spec, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
     throw Error(memory_error(out.trace, out.profile));

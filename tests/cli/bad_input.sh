@@ -31,7 +31,9 @@ sed 's/^link_bandwidth_Gbps = .*/link_bandwidth_Gbps = 0/' "$root/platforms/drag
 expect_error "a zero link bandwidth names the field" "zero.toml:34: fabric.link_bandwidth_Gbps: must be positive" \
   run --platform "$work/zero.toml"
 sed 's/^host_bridge_GBps = .*/host_bridge_GBps = nan/' "$root/platforms/pcie-p100.toml" >"$work/nan.toml"
-expect_error "a non-finite bridge bandwidth names the field" "nan.toml:25: intra_node.host_bridge_GBps: must be a finite" \
+nan_line=$(grep -n '^host_bridge_GBps' "$work/nan.toml" | cut -d: -f1)
+expect_error "a non-finite bridge bandwidth names the field" \
+  "nan.toml:$nan_line: intra_node.host_bridge_GBps: must be a finite" \
   run --platform "$work/nan.toml"
 sed 's/^groups = 8/groups = 9/' "$root/platforms/dragonfly-a100.toml" >"$work/groups.toml"
 expect_error "a dragonfly with more groups than routers per chassis" "groups.toml:27: fabric.groups: 9 groups need" \

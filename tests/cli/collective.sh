@@ -39,6 +39,39 @@ expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring,
   collective all_reduce --nccl-algo collnet
 expect_error "LL without its figures" "--nccl-proto ll: this platform's spec gives no LL figures" \
   collective all_reduce --nccl-proto ll -b 1M -e 1M
+# Over EFA (aws-p4de prices NCCL's network protocols): LL for small buffers, Simple for large ones, whose
+# per-chunk costs fall with NCCL_BUFFSIZE's larger chunks.
+"$simtrain" collective all_reduce --platform aws-p4de --nodes 2 -b 8 -e 1G -f 134217728 --json "$work/efa.json" >/dev/null
+"$simtrain" collective all_reduce --platform aws-p4de --nodes 2 -b 8 -e 1G -f 134217728 --nccl-buffsize 8388608 \
+  --json "$work/efa8.json" >/dev/null
+check "EFA: LL for 8 bytes, Simple for 1 GiB, and a larger NCCL buffer speeds 1 GiB up" python3 - "$work" <<'PY'
+import json, sys
+default, large = (json.load(open(f"{sys.argv[1]}/{name}.json")) for name in ("efa", "efa8"))
+assert default[0]["protocol"] == "ll" and default[-1]["protocol"] == "simple", default
+assert large[-1]["time_us"] < default[-1]["time_us"], (large[-1], default[-1])
+assert large[0]["time_us"] == default[0]["time_us"], (large[0], default[0])
+PY
+# NCCL's ring is flat: it carries 2(N-1)/N of the buffer through each node's NICs, so across nodes its bus
+# bandwidth is the node's NIC bandwidth x the inter-node efficiency (8 x 200 Gb/s x 0.9 on dgx-a100).
+"$simtrain" collective all_reduce --platform dgx-a100 --nodes 2 -b 8G -e 8G --nccl-algo ring --json "$work/flat.json" >/dev/null
+check "a 2-node ring's bus bandwidth is the nodes' NIC bandwidth x 0.9, within 1%" python3 -c "
+import json; r = json.load(open('$work/flat.json'))[0]
+assert abs(r['busbw_GBps'] - 8 * 25 * 0.9) <= 0.01 * 180, r"
+
+# A fabric generation's own NCCL efficiency (pcie-p100: 0.37 of PCIe Gen3's 16 GB/s) replaces a spec
+# profile's default, and a measured profile keeps its own (0.8 in this one).
+"$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100.json" >/dev/null
+"$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100m.json" \
+  --profile "$root/tests/unit/calibration/data/measured_a100_example.json" >/dev/null
+check "P100 PCIe: bus bandwidth 0.37 x 16 GB/s, and the measured profile's 0.8 x 16 GB/s" python3 - "$work" <<'PY'
+import json, sys
+spec, measured = (json.load(open(f"{sys.argv[1]}/{name}.json"))[0] for name in ("p100", "p100m"))
+assert abs(spec["busbw_GBps"] - 0.37 * 16) <= 0.01 * 0.37 * 16, spec
+assert abs(measured["busbw_GBps"] - 0.8 * 16) <= 0.01 * 0.8 * 16, measured
+PY
+
+expect_error "a buffer too small to split in NCCL's 8 steps" "--nccl-buffsize: must be at least 64 bytes" \
+  collective all_reduce --nccl-buffsize 10 -b 1M -e 1M
 expect_error "unknown collective" "unknown collective 'allreduce'" collective allreduce
 expect_error "bad size" "-b: unknown size suffix" collective all_reduce -b 1X2
 expect_error "not a size" "-e: expected a size" collective all_reduce -e lots

@@ -114,19 +114,21 @@ TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") 
 
 TEST_CASE("all-reduce on 4 nodes x 8 GPUs: NVLink phases around a ring of equal local index across nodes") {
   const Communicator c{ranks(32), 8};
-  const double s = 64e6, l = 8, m = 4;
-  const double intra_s =
-      (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff) + (l - 1) * (kNvlinkLatency + kStepLatency);
+  const double s = 64e6, l = 8, n = 32;
+  const double transfer_s = (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff);
+  const double latency_s = (l - 1) * (kNvlinkLatency + kStepLatency);
   const auto plan = c.plan(CollectiveKind::AllReduce, s, 10);  // rank 10: node 1, local index 2
-  CHECK(plan.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
-  CHECK(plan.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(plan.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * latency_s).epsilon(kRel));
   CHECK(plan.steps == 2 * (4 - 1));
   CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
   REQUIRE(plan.sends.size() == 1);
   REQUIRE(plan.receives.size() == 1);
   CHECK(plan.sends[0].peer == 18);
   CHECK(plan.receives[0].peer == 2);
-  CHECK(plan.sends[0].bytes == doctest::Approx(2 * (m - 1) / m * s / l / kInterEff).epsilon(kRel));
+  // A node's NICs carry what a flat ring's link carries, 2(N-1)/N of the buffer, shared by its 8 members.
+  CHECK(plan.sends[0].bytes == doctest::Approx(2 * (n - 1) / n * s / l / kInterEff).epsilon(kRel));
 
   const auto last_node = c.plan(CollectiveKind::AllReduce, s, 26);  // the ring wraps to node 0
   CHECK(last_node.sends[0].peer == 2);
@@ -135,17 +137,19 @@ TEST_CASE("all-reduce on 4 nodes x 8 GPUs: NVLink phases around a ring of equal 
 
 TEST_CASE("hierarchical reduce-scatter has only the phase before the flows, all-gather only the one after") {
   const Communicator c{ranks(32), 8};
-  const double s = 64e6, l = 8, m = 4;
-  const double intra_s =
-      (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff) + (l - 1) * (kNvlinkLatency + kStepLatency);
+  const double s = 64e6, l = 8, n = 32;
+  const double transfer_s = (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff);
+  const double latency_s = (l - 1) * (kNvlinkLatency + kStepLatency);
   const auto rs = c.plan(CollectiveKind::ReduceScatter, s, 0);
-  CHECK(rs.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(rs.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
   CHECK(rs.intra_node_after_s == 0);
+  CHECK(rs.intra_node_latency_s == doctest::Approx(latency_s).epsilon(kRel));
   CHECK(rs.steps == 3);
-  CHECK(rs.sends[0].bytes == doctest::Approx((m - 1) / m * s / l / kInterEff).epsilon(kRel));
+  CHECK(rs.sends[0].bytes == doctest::Approx((n - 1) / n * s / l / kInterEff).epsilon(kRel));
   const auto ag = c.plan(CollectiveKind::AllGather, s, 0);
   CHECK(ag.intra_node_before_s == 0);
-  CHECK(ag.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  CHECK(ag.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(ag.intra_node_latency_s == doctest::Approx(latency_s).epsilon(kRel));
   CHECK(ag.steps == 3);
 }
 
@@ -153,9 +157,10 @@ TEST_CASE("inside one node an all-reduce is analytic only: no flows reach the fa
   const Communicator c{ranks(8), 8};
   const double s = 8e6;
   const auto plan = c.plan(CollectiveKind::AllReduce, s, 3);
-  const double intra_s = 7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff) + 7 * (kNvlinkLatency + kStepLatency);
-  CHECK(plan.intra_node_before_s == doctest::Approx(intra_s).epsilon(kRel));
-  CHECK(plan.intra_node_after_s == doctest::Approx(intra_s).epsilon(kRel));
+  const double transfer_s = 7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff);
+  CHECK(plan.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
   CHECK(plan.sends.empty());
   CHECK(plan.receives.empty());
   CHECK(plan.steps == 0);
@@ -176,8 +181,9 @@ TEST_CASE("with NVLS the switch reduces: the whole buffer at the NVLS bandwidth,
   // Only all-reduce uses NVLS here: an all-gather keeps its NVLink ring phase.
   const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
   CHECK(all_gather.intra_node_after_s ==
-        doctest::Approx(7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff) + 7 * (kNvlinkLatency + kStepLatency))
-            .epsilon(kRel));
+        doctest::Approx(7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  CHECK(all_gather.intra_node_latency_s ==
+        doctest::Approx(7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
 }
 
 TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes first for the size") {
@@ -195,7 +201,8 @@ TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes f
   };
   for (double s : {1e3, 1e6, 1e9}) {
     const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
-    CHECK(plan.intra_node_before_s == doctest::Approx(ring_s(s)).epsilon(kRel));
+    CHECK(plan.intra_node_before_s + plan.intra_node_latency_s / 2 ==
+          doctest::Approx(ring_s(s)).epsilon(kRel));
   }
   // Small messages take LL128's latency, large ones Simple's bandwidth.
   CHECK(ring_s(1e3) < 7.0 / 8 * 1e3 / bandwidth + 7 * (kNvlinkLatency + 12e-6));
@@ -330,9 +337,10 @@ TEST_CASE(
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, few.layout(0), efficiencies());
   CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
   // The crossing point is where the estimates meet: the ring's 2(M-1) step latencies against the tree's
-  // 2 floor(log2 M), and its 2(M-1)/M of the share against the tree's peak volume of 2 (M = 64 nodes).
-  const double step = 5e-6 + kStepLatency, bandwidth = 10e9 * kInterEff, m = 64;
-  const double crossing = (2 * (m - 1) - 2 * 6) * step / ((2 - 2 * (m - 1) / m) / bandwidth) * 2;
+  // 2 floor(log2 M), and the flat ring's 2(N-1)/N of the share against the tree's peak volume of 2 (M = 64
+  // nodes, N = 128 ranks).
+  const double step = 5e-6 + kStepLatency, bandwidth = 10e9 * kInterEff, m = 64, n = 128;
+  const double crossing = (2 * (m - 1) - 2 * 6) * step / ((2 - 2 * (n - 1) / n) / bandwidth) * 2;
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, crossing * 0.99, many.layout(0), efficiencies())
             .algorithm == cost::NcclAlgorithm::Tree);
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, crossing * 1.01, many.layout(0), efficiencies())
@@ -354,8 +362,8 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   layout.forced.protocol = cost::NcclProtocol::LL128;
   const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
   CHECK(plan.protocol == cost::NcclProtocol::LL128);
-  CHECK(plan.intra_node_before_s ==
-        doctest::Approx(volume / (bandwidth * 0.5) + 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  CHECK(plan.intra_node_before_s == doctest::Approx(volume / (bandwidth * 0.5)).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
   layout.forced.protocol.reset();
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
@@ -364,8 +372,8 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   layout.intra_node_protocols.ll_bandwidth_fraction = 0.25;
   const auto tiny = cost::plan_collective(CollectiveKind::AllReduce, 1e3, layout, efficiencies());
   CHECK(tiny.protocol == cost::NcclProtocol::LL);
-  CHECK(tiny.intra_node_before_s ==
-        doctest::Approx(7.0 / 8 * 1e3 / (bandwidth * 0.25) + 7 * (kNvlinkLatency + 0.5e-6)).epsilon(kRel));
+  CHECK(tiny.intra_node_before_s == doctest::Approx(7.0 / 8 * 1e3 / (bandwidth * 0.25)).epsilon(kRel));
+  CHECK(tiny.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 0.5e-6)).epsilon(kRel));
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
 }
@@ -395,6 +403,49 @@ TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the no
   cost::CollectiveLayout pairwise = c.layout(0);
   pairwise.pairwise_all_to_all = true;
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, pairwise, efficiencies()).sends.size() == 9);
+}
+
+}  // namespace simtrain
+
+namespace simtrain {
+
+TEST_CASE("where the network's protocols are priced, one protocol runs the whole collective") {
+  // 2 nodes of 8 GPUs with EFA-like costs: 8 channels, 15 us per Simple chunk, 4 us per LL channel and step.
+  const MultiNode c{ranks(16), 8};
+  cost::CollectiveLayout layout = c.layout(3);
+  layout.intra_node_protocols = {
+      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
+  layout.network = {8, 15e-6, 4e-6, 4 << 20};
+  layout.forced.algorithm = cost::NcclAlgorithm::Tree;
+  const double share = 8e3 / 8;
+
+  const auto small = cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies());
+  CHECK(small.protocol == cost::NcclProtocol::LL);
+  // The node has no LL figures: its phases run under LL128, the nearest.
+  CHECK(small.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  // Tree LL: 2 network steps x 1 channel (8 kB < 2 x 512 x 8) x 4 us, at 1/3.8 of the bandwidth.
+  CHECK(small.software_latency_s == doctest::Approx(2 * kStepLatency + 2 * 4e-6).epsilon(kRel));
+  REQUIRE(!small.sends.empty());
+  CHECK(small.sends[0].bytes == doctest::Approx(share / 2 / kInterEff * 3.8).epsilon(kRel));
+
+  const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
+  CHECK(large.protocol == cost::NcclProtocol::Simple);
+  CHECK(large.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
+  CHECK(large.sends[0].bytes == doctest::Approx(1e9 / 8 / 2 / kInterEff).epsilon(kRel));
+  CHECK(large.software_latency_s > 2 * kStepLatency + 15e-6);
+
+  // A forced protocol holds even where the other is faster.
+  layout.forced.protocol = cost::NcclProtocol::Simple;
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies()).protocol ==
+        cost::NcclProtocol::Simple);
+
+  // Without network costs the plan is the one before: the intra-node protocol, nothing added.
+  layout.network = {};
+  layout.forced.protocol.reset();
+  const auto plain = cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies());
+  CHECK(plain.protocol == cost::NcclProtocol::LL128);
+  CHECK(plain.software_latency_s == doctest::Approx(2 * kStepLatency).epsilon(kRel));
+  CHECK(plain.sends[0].bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
 }
 
 }  // namespace simtrain

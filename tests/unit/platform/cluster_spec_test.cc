@@ -157,6 +157,41 @@ TEST_CASE("impossible values are errors naming the field") {
               10, "intra_node.ll128_bandwidth_fraction", "(0, 1]");
 }
 
+TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where given") {
+  const ClusterSpec plain = parse_cluster_spec(kValid, "test.toml");
+  CHECK(plain.intra_node.nccl_efficiency == 0);
+  CHECK(plain.nics.nccl_efficiency == 0);
+  CHECK(plain.nics.nccl_chunk_latency_s == 0);
+  CHECK(plain.nics.nccl_channel_latency_s == 0);
+  CHECK(plain.nics.nccl_channels() == 16);  // two per NIC
+  const ClusterSpec efa = parse_cluster_spec(
+      replace(
+          kValid, "latency_us = 1.0",
+          "latency_us = 1.0\nnccl_efficiency = 0.5\nnccl_chunk_latency_us = 15\nnccl_channel_latency_us = 4"),
+      "test.toml");
+  CHECK(efa.nics.nccl_efficiency == 0.5);
+  CHECK(efa.nics.nccl_chunk_latency_s == doctest::Approx(15e-6));
+  CHECK(efa.nics.nccl_channel_latency_s == doctest::Approx(4e-6));
+  check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnccl_efficiency = 1.2"), 9,
+              "intra_node.nccl_efficiency", "(0, 1]");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_efficiency = 0"), 13,
+              "nics.nccl_efficiency", "positive");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_chunk_latency_us = -15"), 13,
+              "nics.nccl_chunk_latency_us", "positive");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_latency_us = nan"), 13,
+              "nics.nccl_channel_latency_us", "finite");
+}
+
+TEST_CASE("NCCL uses two channels per NIC across the network, at most 32") {
+  NicSpec nics;
+  nics.count = 4;
+  CHECK(nics.nccl_channels() == 8);
+  nics.count = 16;
+  CHECK(nics.nccl_channels() == 32);
+  nics.count = 32;
+  CHECK(nics.nccl_channels() == 32);
+}
+
 TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the same generation's") {
   const IntraNodeSpec h100 = load_cluster_spec("dgx-h100").intra_node,
                       h200 = load_cluster_spec("hgx-h200").intra_node;
