@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Simulation speed and memory at several scales: runs `simtrain run` once per scale (one process each, so
 peak RSS is the child's own) and prints GPUs, wall seconds, peak RSS, simulated iteration time and flows.
+With --collective OP it runs `simtrain collective OP` at one size instead and prints the simulated time.
 
 usage: tools/benchmark.py [--simtrain build/simulator/cli/simtrain] [--model resnet50] [--gpus 8,64,...]
                           [--args "--batch-per-gpu 256 --precision amp"]
+       tools/benchmark.py --collective all_reduce|alltoall|... [--size 1G] --platform dgx-h100 --gpus ...
 e.g.   tools/benchmark.py --model gpt3-175b --gpus 64,1024,10752 \
            --args "--tp 8 --pp 8 --micro-batch 1 --global-batch 1536 --recompute full --allow-oom"
+       tools/benchmark.py --collective all_reduce --platform dgx-h100 --gpus 1024,4096,16384
 """
 import argparse
 import json
@@ -18,11 +21,11 @@ import tempfile
 import time
 
 
-def run_once(simtrain, model, gpus, platform, extra):
+def run_once(cmd_head, out_flag="--json"):
+    """Runs cmd_head + [out_flag, FILE] in a fresh child; returns (wall s, peak RSS bytes, parsed JSON)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [simtrain, "run", "--model", model, "--gpus", str(gpus), "--platform", platform, *extra,
-               "--json", out]
+        cmd = [*cmd_head, out_flag, out]
         # Each run in a fresh child: wait4 gives that child's own peak RSS.
         started = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -47,7 +50,11 @@ def main():
     parser.add_argument("--micro-batches", type=int, default=0,
                         help="with --tp/--pp in --args: global batch = this many micro-batches per data-parallel "
                              "replica (--micro-batch 1), so that every scale runs the same pipeline schedule")
+    parser.add_argument("--collective", help="benchmark `simtrain collective` of this operation instead")
+    parser.add_argument("--size", default="1G", help="with --collective: the buffer size (nccl-tests syntax)")
     args = parser.parse_args()
+    if args.collective:
+        return benchmark_collective(args)
 
     print(f"{args.model} on {args.platform} with {args.args}; one process per row")
     print(f"{'GPUs':>6} {'wall s':>8} {'sim s (in result)':>18} {'peak RSS MiB':>13} {'iteration ms':>13} {'flows':>8}")
@@ -58,11 +65,30 @@ def main():
             sizes = {name: int(extra[extra.index(name) + 1]) if name in extra else 1 for name in ("--tp", "--pp")}
             dp = gpus // (sizes["--tp"] * sizes["--pp"])
             extra += ["--global-batch", str(dp * args.micro_batches)]
-        wall, rss, r = run_once(args.simtrain, args.model, gpus, args.platform, extra)
+        wall, rss, r = run_once([args.simtrain, "run", "--model", args.model, "--gpus", str(gpus), "--platform",
+                                 args.platform, *extra])
         rows.append((gpus, wall))
         print(f"{gpus:>6} {wall:>8.2f} {r['sim_wall_s']:>18.3f} {rss / 2**20:>13.1f} "
               f"{r['iteration_time_s'] * 1e3:>13.2f} {r['simulated_flows']:>8}", flush=True)
-    if len(rows) >= 2 and rows[0][1] > 0:
+    print_growth(rows)
+
+
+def benchmark_collective(args):
+    print(f"simtrain collective {args.collective} of {args.size} on {args.platform}; one process per row")
+    print(f"{'GPUs':>6} {'wall s':>8} {'peak RSS MiB':>13} {'simulated us':>13} {'busbw GB/s':>11} algorithm")
+    rows = []
+    for gpus in (int(g) for g in args.gpus.split(",")):
+        wall, rss, r = run_once([args.simtrain, "collective", args.collective, "--platform", args.platform,
+                                 "--gpus", str(gpus), "-b", args.size, "-e", args.size])
+        rows.append((gpus, wall))
+        row = r[0]
+        print(f"{gpus:>6} {wall:>8.2f} {rss / 2**20:>13.1f} {row['time_us']:>13.1f} {row['busbw_GBps']:>11.2f} "
+              f"{row.get('algorithm') or '-'}", flush=True)
+    print_growth(rows)
+
+
+def print_growth(rows):
+    if len(rows) >= 2 and rows[-2][1] > 0:
         (g0, w0), (g1, w1) = rows[-2], rows[-1]
         print(f"growth exponent of wall time between {g0} and {g1} GPUs: {math.log(w1 / w0) / math.log(g1 / g0):.2f}")
 
