@@ -1,7 +1,7 @@
 // What NCCL's protocols cost where a collective crosses the network. NCCL moves a channel's data over a NIC
 // in chunks through its network proxy, and on some transports every chunk pays a fixed cost (posting the
 // send, polling its completion, flushing GPUDirect writes) that the wire's bandwidth does not show: on AWS
-// EFA it keeps the bus bandwidth of a 2-node all-reduce at half its peak up to 64 MiB
+// EFA it keeps the bus bandwidth of a 2-node all-reduce below two thirds of its peak up to 64 MiB
 // (shared/reference/nccl/aws_p4de_a100_2node16gpu_efa_allreduce.csv). Simple pays it per chunk, so the
 // chunk sizes NCCL picks matter; LL's flags ride in the data and pay only the proxy's turn per channel, but
 // move data at a fraction of the bandwidth. On fabrics whose spec gives no such costs, the network part is
@@ -18,7 +18,7 @@ namespace simtrain::cost {
 struct NetworkTransport {
   int channels = 0;               // NCCL channels across the network
   double chunk_latency_s = 0;     // Simple: fixed cost of every chunk a channel sends
-  double channel_latency_s = 0;   // LL: the proxy's turn, per active channel per network hop
+  double channel_latency_s = 0;   // LL: the proxy's turn, per active channel per network step
   double buffer_bytes = 4 << 20;  // NCCL_BUFFSIZE: a Simple step is 1/8 of it (NCCL_STEPS)
 
   bool has_costs() const { return chunk_latency_s > 0 || channel_latency_s > 0; }

@@ -62,7 +62,7 @@ struct NicSpec {
   // profile keeps).
   double nccl_efficiency = 0;
   // NCCL's network proxy costs (cost/network_protocol.h): a fixed cost per chunk a channel sends under
-  // Simple, and per active channel per network hop under LL. 0 = none (the wire's latency covers them).
+  // Simple, and per active channel per network step under LL. 0 = none (the wire's latency covers them).
   double nccl_chunk_latency_s = 0;
   double nccl_channel_latency_s = 0;
 

@@ -85,8 +85,6 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.ll128_step_latency_s = spec.intra_node.ll128_step_latency_s;
   built.ll128_bandwidth_fraction = spec.intra_node.ll128_bandwidth_fraction;
   built.simple_step_latency_s = spec.intra_node.simple_step_latency_s;
-  built.nccl_intra_node_efficiency = spec.intra_node.nccl_efficiency;
-  built.nccl_inter_node_efficiency = spec.nics.nccl_efficiency;
   built.nccl_network_channels = spec.nics.nccl_channels();
   built.nccl_chunk_latency_s = spec.nics.nccl_chunk_latency_s;
   built.nccl_channel_latency_s = spec.nics.nccl_channel_latency_s;

@@ -28,8 +28,7 @@ struct BuiltPlatform {
   // NCCL's protocols inside a node (cluster_spec.h); 0 fraction = one protocol.
   double ll_step_latency_s = 0, ll_bandwidth_fraction = 0;
   double ll128_step_latency_s = 0, ll128_bandwidth_fraction = 0, simple_step_latency_s = 0;
-  // NCCL's efficiencies where the spec gives its own (0 = the profile's), and its network proxy's costs.
-  double nccl_intra_node_efficiency = 0, nccl_inter_node_efficiency = 0;
+  // NCCL's channels across the network and its network proxy's costs (cost/network_protocol.h).
   int nccl_network_channels = 0;
   double nccl_chunk_latency_s = 0, nccl_channel_latency_s = 0;
   std::string gpu;  // profile name from the spec, empty for XML platforms
