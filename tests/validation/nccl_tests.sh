@@ -5,4 +5,4 @@ set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_nccl.py" --simtrain "$simtrain" --reference "$root/../shared/reference/nccl" \
-  --max-mape 10 --max-small-error 25
+  --max-mape 10 --max-small-error 25 --verbose
