@@ -188,7 +188,8 @@ NcclEfficiencyEstimate estimate_nccl_efficiency(const CollectiveFit& fit, const 
                 ": only all_reduce, all_gather and reduce_scatter tables give inter-node efficiencies");
   if (fit.ranks % fit.nodes != 0) throw Error(what + ": ranks are not spread evenly over the nodes");
   if (links.inter_node_bandwidth_Bps <= 0) throw Error(what + ": the inter-node (NIC) bandwidth is needed");
-  const double l = fit.ranks / fit.nodes, m = fit.nodes, passes = fit.op == "all_reduce" ? 2 : 1;
+  const double l = fit.ranks / fit.nodes, m = fit.nodes, n = fit.ranks,
+               passes = fit.op == "all_reduce" ? 2 : 1;
   const double seconds_per_byte = fit.bus_factor / bus_bandwidth;
   const double intra_per_byte =
       passes * (l - 1) / l / (links.intra_node_bandwidth_Bps * known.nccl_intra_node);
@@ -196,7 +197,7 @@ NcclEfficiencyEstimate estimate_nccl_efficiency(const CollectiveFit& fit, const 
   // something about the NICs only when it is slower than the intra-node phases alone.
   if (seconds_per_byte > intra_per_byte)
     estimate.bus_bandwidth_efficiency =
-        passes * (m - 1) / m / (links.inter_node_bandwidth_Bps * seconds_per_byte);
+        passes * (n - 1) / n / (links.inter_node_bandwidth_Bps * seconds_per_byte);
   const double intra_steps = passes * (l - 1), inter_steps = passes * (m - 1);
   if (small)
     estimate.step_latency_s =

@@ -72,14 +72,15 @@ struct CollectiveLinks {
 // What one fit says about the cost model's NCCL parameters, inverted from plan_collective's model:
 // - one node: time = bus bytes / (intra bandwidth * efficiency) + steps * (intra latency + step latency);
 // - several nodes (all_reduce, all_gather, reduce_scatter; L ranks per node, M nodes, p = 2 passes for
-//   all_reduce, else 1): time = max(p(L-1)/L * bytes / (intra bandwidth * known intra efficiency),
-//   p(M-1)/M * bytes / (node NIC bandwidth * efficiency)) + p(L-1 + M-1) steps of latency: the intra-node
-//   phases pipeline with the inter-node ring. When the intra-node term alone explains the table, it says
-//   nothing about the NICs and the efficiency is reported as 0 (undetermined).
+//   all_reduce, else 1, N = L M ranks): time = max(p(L-1)/L * bytes / (intra bandwidth * known intra
+//   efficiency), p(N-1)/N * bytes / (node NIC bandwidth * efficiency)) + p(L-1 + M-1) steps of latency: the
+//   intra-node phases pipeline with the inter-node ring, whose NICs carry what a flat ring's link does.
+//   When the intra-node term alone explains the table, it says nothing about the NICs and the efficiency
+//   is reported as 0 (undetermined).
 // The bandwidth is the fit's at its largest measured size; the latency is the first regime's, and only
 // when the table reaches small messages (<= 64 KiB).
 // The efficiency is not clamped at 1: where NCCL beats the ring model (the tree algorithm on two nodes: the
-// p4de table gives 1.21 of 4 x 100 Gb/s EFA) the value that reproduces the measured time is above 1.
+// p4de table gives 1.57 of 4 x 100 Gb/s EFA) the value that reproduces the measured time is above 1.
 struct NcclEfficiencyEstimate {
   double bus_bandwidth_efficiency =
       0;  // nccl_intra_node (one node) or nccl_inter_node (several); 0 = unknown

@@ -152,12 +152,12 @@ TEST_CASE("efficiencies invert the cost model: intra-node from one node, inter-n
 
   std::vector<CollectiveMeasurement> single, multi;
   for (double bytes = 1024; bytes <= 1 << 30; bytes *= 4) {
-    const double l = 8, m = 2;
+    const double l = 8, m = 2, n = 16;
     single.push_back({"all_reduce", bytes, 8, 1, "",
                       2 * (l - 1) / l * bytes / (300e9 * 0.8) + 2 * (l - 1) * (0.5e-6 + 4e-6), 0});
     multi.push_back(
         {"all_reduce", bytes, 16, 2, "",
-         std::max(2 * (l - 1) / l * bytes / (300e9 * 0.8), 2 * (m - 1) / m * bytes / (50e9 * 0.9)) +
+         std::max(2 * (l - 1) / l * bytes / (300e9 * 0.8), 2 * (n - 1) / n * bytes / (50e9 * 0.9)) +
              2 * (l - 1) * (0.5e-6 + 4e-6) + 2 * (m - 1) * (2e-6 + 4e-6),
          0});
   }
