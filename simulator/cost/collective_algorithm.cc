@@ -283,17 +283,19 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
   if ((hierarchical || (per_node == 1 && tree)) && (reduce_scatter_part || all_gather_part)) {
     const double l = per_node;
     // Where the network's protocols are priced, one protocol runs the whole collective, as in NCCL: the
-    // faster of LL and Simple over the intra-node phases and the network part together (LL128 does not
-    // cross NCCL's networks).
+    // faster of LL and Simple over the intra-node phases and the network part together. LL128 does not
+    // cross NCCL's networks: forced, it holds inside the nodes and the network takes the faster of the two.
     const bool priced_network = nodes > 1 && layout.network.has_costs();
     const int phases = (reduce_scatter_part ? 1 : 0) + (all_gather_part ? 1 : 0);
     const NcclAlgorithm across = tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring;
     std::optional<NetworkPhase> network;
     if (priced_network) {
       auto joint = [&](NcclProtocol protocol) {
-        const IntraNodeRing intra = hierarchical && !nvls ? intra_node_ring(intra_volume, per_node - 1,
-                                                                            layout, efficiencies, protocol)
-                                                          : IntraNodeRing{};
+        const NcclProtocol inside =
+            layout.forced.protocol == NcclProtocol::LL128 ? NcclProtocol::LL128 : protocol;
+        const IntraNodeRing intra =
+            hierarchical && !nvls ? intra_node_ring(intra_volume, per_node - 1, layout, efficiencies, inside)
+                                  : IntraNodeRing{};
         const NetworkEstimate net = network_part(across, kind, bytes, layout, efficiencies, protocol);
         return std::make_tuple(phases * intra.total_s() + net.total_s(), intra, net.phase);
       };
@@ -304,6 +306,7 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       }
       if (hierarchical && !nvls) intra_ring = std::get<1>(choice);
       network = std::get<2>(choice);
+      if (layout.forced.protocol == NcclProtocol::LL128) network->protocol = NcclProtocol::LL128;
     }
     if (nvls) {
       plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;

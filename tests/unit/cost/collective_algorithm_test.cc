@@ -439,6 +439,12 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
 
+  // Forced LL128 holds inside the nodes (NCCL's networks have no LL128 figures here), even for 1 GB.
+  layout.forced.protocol = cost::NcclProtocol::LL128;
+  const auto ll128 = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
+  CHECK(ll128.protocol == cost::NcclProtocol::LL128);
+  CHECK(ll128.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+
   // Without network costs the plan is the one before: the intra-node protocol, nothing added.
   layout.network = {};
   layout.forced.protocol.reset();
