@@ -309,7 +309,9 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       if (layout.forced.protocol == NcclProtocol::LL128) network->protocol = NcclProtocol::LL128;
     }
     if (nvls) {
-      plan.intra_node_before_s = plan.intra_node_after_s = nvls_s / 2;
+      // The NVLS latency paid once is a latency like the ring's steps'; the pipeline's rest is split evenly.
+      plan.intra_node_latency_s = std::min(nvls_s, layout.nvls_latency_s);
+      plan.intra_node_before_s = plan.intra_node_after_s = (nvls_s - plan.intra_node_latency_s) / 2;
     } else {
       plan.protocol = intra_ring.protocol;
       if (reduce_scatter_part) plan.intra_node_before_s = intra_ring.transfer_s;

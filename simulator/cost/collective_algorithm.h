@@ -104,7 +104,8 @@ struct CollectiveLayout {
 // An all-reduce's algorithm is the user's, or else the one of least estimated time, as NCCL's tuner picks:
 // - NVLS (third-generation NVSwitch) when the node has it and its pipeline (nvls_pipeline.h) takes less
 //   than the ring's two intra-node phases: the intra-node part runs in the switch, and around an inter-node
-//   phase that time is split evenly into its reduce-scatter and all-gather halves;
+//   phase that time, less its once-paid latency (intra_node_latency_s), is split evenly into its
+//   reduce-scatter and all-gather halves;
 // - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
 //   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
 //   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's

@@ -175,8 +175,9 @@ TEST_CASE("with NVLS the switch reduces: the whole buffer at the NVLS bandwidth,
                                 kNvlinkLatency, nvls_bandwidth, nvls_latency};
   const auto all_reduce = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
   const double nvls_s = nvls_latency + s / nvls_bandwidth;
-  CHECK(all_reduce.intra_node_before_s == doctest::Approx(nvls_s / 2).epsilon(kRel));
-  CHECK(all_reduce.intra_node_after_s == doctest::Approx(nvls_s / 2).epsilon(kRel));
+  CHECK(all_reduce.intra_node_latency_s == doctest::Approx(nvls_latency).epsilon(kRel));
+  CHECK(all_reduce.intra_node_before_s == doctest::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
+  CHECK(all_reduce.intra_node_after_s == doctest::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
   CHECK(all_reduce.sends.size() == 1);  // the ring across the 4 nodes is unchanged
   // Only all-reduce uses NVLS here: an all-gather keeps its NVLink ring phase.
   const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
