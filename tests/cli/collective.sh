@@ -59,7 +59,7 @@ import json; r = json.load(open('$work/flat.json'))[0]
 assert abs(r['busbw_GBps'] - 8 * 25 * 0.9) <= 0.01 * 180, r"
 
 # A fabric generation's own NCCL efficiency (pcie-p100: 0.37 of PCIe Gen3's 16 GB/s) replaces a spec
-# profile's default, and a measured profile keeps its own (0.8 in this one).
+# profile's default, and a measured profile keeps its own (this one keeps the default 0.8).
 "$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100.json" >/dev/null
 "$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100m.json" \
   --profile "$root/tests/unit/calibration/data/measured_a100_example.json" >/dev/null
