@@ -11,8 +11,8 @@ namespace simtrain::cli {
 
 boost::program_options::options_description run_options();
 
-// --nccl-algo and --nccl-proto, as NCCL_ALGO and NCCL_PROTO force NCCL (shared with simtrain collective),
-// and what they say; throws Error on an unknown name.
+// --nccl-algo, --nccl-proto and --nccl-buffsize, as NCCL_ALGO, NCCL_PROTO and NCCL_BUFFSIZE set NCCL (shared
+// with simtrain collective), and what they say; throws Error on an unknown name or a buffer under 64 bytes.
 void add_nccl_options(boost::program_options::options_description& options);
 cost::NcclOverride nccl_override_from_options(const boost::program_options::variables_map& vm);
 

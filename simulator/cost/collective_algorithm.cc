@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -290,22 +289,27 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     const NcclAlgorithm across = tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring;
     std::optional<NetworkPhase> network;
     if (priced_network) {
-      auto joint = [&](NcclProtocol protocol) {
+      struct Priced {
+        double total_s;
+        IntraNodeRing intra;
+        NetworkPhase network;
+      };
+      auto priced = [&](NcclProtocol protocol) {
         const NcclProtocol inside =
             layout.forced.protocol == NcclProtocol::LL128 ? NcclProtocol::LL128 : protocol;
         const IntraNodeRing intra =
             hierarchical && !nvls ? intra_node_ring(intra_volume, per_node - 1, layout, efficiencies, inside)
                                   : IntraNodeRing{};
         const NetworkEstimate net = network_part(across, kind, bytes, layout, efficiencies, protocol);
-        return std::make_tuple(phases * intra.total_s() + net.total_s(), intra, net.phase);
+        return Priced{phases * intra.total_s() + net.total_s(), intra, net.phase};
       };
-      auto choice = joint(NcclProtocol::Simple);
+      Priced choice = priced(NcclProtocol::Simple);
       if (layout.forced.protocol != NcclProtocol::Simple) {
-        auto ll = joint(NcclProtocol::LL);
-        if (layout.forced.protocol == NcclProtocol::LL || std::get<0>(ll) < std::get<0>(choice)) choice = ll;
+        const Priced ll = priced(NcclProtocol::LL);
+        if (layout.forced.protocol == NcclProtocol::LL || ll.total_s < choice.total_s) choice = ll;
       }
-      if (hierarchical && !nvls) intra_ring = std::get<1>(choice);
-      network = std::get<2>(choice);
+      if (hierarchical && !nvls) intra_ring = choice.intra;
+      network = choice.network;
       if (layout.forced.protocol == NcclProtocol::LL128) network->protocol = NcclProtocol::LL128;
     }
     if (nvls) {

@@ -20,11 +20,14 @@ enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree };
 // copies behind a fence per step, the most bandwidth after the longest latency.
 enum class NcclProtocol { LL, LL128, Simple };
 
+// NCCL_BUFFSIZE's default: 4 MiB per channel and peer.
+inline constexpr double kNcclDefaultBufferBytes = 4 << 20;
+
 // What the user forced; unset = chosen per collective.
 struct NcclOverride {
   std::optional<NcclAlgorithm> algorithm;
   std::optional<NcclProtocol> protocol;
-  double buffer_bytes = 4 << 20;  // NCCL_BUFFSIZE (NCCL's default: 4 MiB)
+  double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
 };
 
 const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"

@@ -16,10 +16,10 @@ namespace simtrain::cost {
 
 // NCCL's network transport on a platform.
 struct NetworkTransport {
-  int channels = 0;               // NCCL channels across the network
-  double chunk_latency_s = 0;     // Simple: fixed cost of every chunk a channel sends
-  double channel_latency_s = 0;   // LL: the proxy's turn, per active channel per network step
-  double buffer_bytes = 4 << 20;  // NCCL_BUFFSIZE: a Simple step is 1/8 of it (NCCL_STEPS)
+  int channels = 0;                               // NCCL channels across the network
+  double chunk_latency_s = 0;                     // Simple: fixed cost of every chunk a channel sends
+  double channel_latency_s = 0;                   // LL: the proxy's turn, per active channel per network step
+  double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE: a Simple step is 1/8 of it (NCCL_STEPS)
 
   bool has_costs() const { return chunk_latency_s > 0 || channel_latency_s > 0; }
 };

@@ -52,7 +52,7 @@ struct OpEvent {
   std::uint32_t op = 0;
   double start_s = 0;
   double end_s = 0;
-  // For collectives but all-to-all: the algorithm and intra-node protocol that ran.
+  // For collectives but all-to-all: the algorithm and protocol that ran (RankCollectivePlan::protocol).
   std::optional<cost::NcclAlgorithm> algorithm;
   std::optional<cost::NcclProtocol> protocol;
 };

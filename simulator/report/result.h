@@ -64,7 +64,7 @@ struct Result {
   std::uint64_t trace_timed_ops = 0;
   int lockstep_size = 1;         // ranks of a tensor-parallel group simulated as one
   bool replicas_folded = false;  // --fidelity fast
-  // Collectives by NCCL algorithm and intra-node protocol ("ring/ll128"), counted per simulated rank.
+  // Collectives by NCCL algorithm and protocol ("ring/ll128"), counted per simulated rank.
   std::map<std::string, std::uint64_t> collective_algorithms;
   std::uint64_t simulated_flows = 0;
   std::uint64_t simulated_compute_intervals = 0;

@@ -22,8 +22,8 @@ struct CollectiveSample {
   double time_s = 0;
   double algbw_Bps = 0;   // size / time
   double busbw_Bps = 0;   // algbw x nccl-tests' bus factor
-  std::string algorithm;  // NCCL's algorithm and intra-node protocol as simulated ("tree", "ll128"); empty
-                          // for all-to-all, a point-to-point exchange
+  std::string algorithm;  // NCCL's algorithm and protocol as simulated ("tree", "ll128"); empty for
+                          // all-to-all, a point-to-point exchange
   std::string protocol;
 };
 

@@ -22,6 +22,9 @@ constexpr double kInterEff = 0.5;
 constexpr double kStepLatency = 2e-6;
 constexpr double kNvlinkBandwidth = 100e9;
 constexpr double kNvlinkLatency = 1e-6;
+// LL128 and Simple on that NVLink: 2 us per step at half the bandwidth, or 12 us per step at all of it.
+constexpr cost::RingProtocols kNvlinkProtocols = {
+    .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
 
 calibration::Efficiencies efficiencies() {
   calibration::Efficiencies e;
@@ -191,8 +194,7 @@ TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes f
   const std::vector<int> members = ranks(8);
   const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
   cost::CollectiveLayout layout{&members, &placement, 0, 8, kNvlinkBandwidth, kNvlinkLatency};
-  layout.intra_node_protocols = {
-      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
+  layout.intra_node_protocols = kNvlinkProtocols;
   const double bandwidth = kNvlinkBandwidth * kIntraEff;
   auto ring_s = [&](double s) {
     const double volume = 7.0 / 8 * s;
@@ -357,8 +359,7 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   const std::vector<int> members = ranks(8);
   const cost::CommunicatorPlacement placement = cost::place_communicator(members, 8);
   cost::CollectiveLayout layout{&members, &placement, 0, 8, kNvlinkBandwidth, kNvlinkLatency};
-  layout.intra_node_protocols = {
-      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
+  layout.intra_node_protocols = kNvlinkProtocols;
   const double bandwidth = kNvlinkBandwidth * kIntraEff, s = 1e9, volume = 7.0 / 8 * s;
   layout.forced.protocol = cost::NcclProtocol::LL128;
   const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
@@ -414,9 +415,8 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   // 2 nodes of 8 GPUs with EFA-like costs: 8 channels, 15 us per Simple chunk, 4 us per LL channel and step.
   const MultiNode c{ranks(16), 8};
   cost::CollectiveLayout layout = c.layout(3);
-  layout.intra_node_protocols = {
-      .ll128_step_latency_s = 2e-6, .ll128_bandwidth_fraction = 0.5, .simple_step_latency_s = 12e-6};
-  layout.network = {8, 15e-6, 4e-6, 4 << 20};
+  layout.intra_node_protocols = kNvlinkProtocols;
+  layout.network = {8, 15e-6, 4e-6, cost::kNcclDefaultBufferBytes};
   layout.forced.algorithm = cost::NcclAlgorithm::Tree;
   const double share = 8e3 / 8;
 
