@@ -51,7 +51,7 @@ struct MeasurementEnvironment {
 struct Efficiencies {
   // GEMMs and convolutions reach different fractions of peak on tensor cores (fp16, bf16, fp8), with TF32
   // tensor-core math, and on the plain fp32 units, so each has its own figure. The defaults are medians of
-  // published kernel benchmarks (tools/derive_efficiencies.py over shared/reference/kernels/), never fitted
+  // published kernel benchmarks (tools/derive_efficiencies.py over validation/reference/kernels/), never fitted
   // to end-to-end training results.
   double gemm = 0.78;       // of the dtype's peak FLOP/s, tensor cores in 16 or 8 bits (DeepBench V100)
   double conv = 0.27;       // DeepBench V100 image-model layers, fp16 tensor cores, cuDNN 7.6

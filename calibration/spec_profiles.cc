@@ -1,7 +1,7 @@
 // Built-in spec profiles: datasheet figures for GPUs nobody has measured, and the lookup of a profile by spec
 // name or file path.
 //
-// Figures come from shared/reference/datasheets/gpu_peak_specs.csv and interconnect_specs.csv: dense
+// Figures come from validation/reference/datasheets/gpu_peak_specs.csv and interconnect_specs.csv: dense
 // rates (no structured sparsity), TFLOP/s x 1e12, HBM GB/s x 1e9, NVLink per direction = bidirectional / 2.
 // The P100, absent from those tables, takes NVIDIA's Tesla P100 PCIe datasheet figures.
 #include "calibration/spec_profiles.h"

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Derives the default roofline efficiencies of spec profiles (calibration/calibration_profile.h) from the
-published kernel measurements in shared/reference/kernels/, so that they come from kernel benchmarks and not
+published kernel measurements in validation/reference/kernels/, so that they come from kernel benchmarks and not
 from the end-to-end training figures the validation tests compare against. Prints each figure and its basis.
 
-usage: tools/derive_efficiencies.py [--reference shared/reference]
+usage: tools/derive_efficiencies.py [--reference validation/reference]
 """
 import argparse
 import csv
@@ -26,7 +26,7 @@ def number(text):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference", default=os.path.join(here, "..", "..", "shared", "reference"))
+    parser.add_argument("--reference", default=os.path.join(here, "..", "validation", "reference"))
     kernels = os.path.join(parser.parse_args().reference, "kernels")
 
     # DeepBench on V100 (cuDNN 7.6, CUDA 10.1): fp32 on the CUDA cores (15.7 TFLOP/s peak) and fp16 with fp32

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Predicts the ResNet-50 and BERT-Large rows of NVIDIA's DeepLearningExamples throughput tables
-(shared/reference/training/nvidia_dle_resnet50_bert_throughput.csv) with simtrain's spec profiles and prints
+(validation/reference/training/nvidia_dle_resnet50_bert_throughput.csv) with simtrain's spec profiles and prints
 predicted vs published throughput and the error of each row, then the mean absolute percentage error.
 
 Exit status 1 when the MAPE exceeds --max-mape (the target of the current calibration), 2 on other failures.
@@ -64,7 +64,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--reference", default=os.path.join(
-        here, "..", "..", "shared", "reference", "training", "nvidia_dle_resnet50_bert_throughput.csv"))
+        here, "..", "validation", "reference", "training", "nvidia_dle_resnet50_bert_throughput.csv"))
     parser.add_argument("--max-mape", type=float, default=25.0)
     args = parser.parse_args()
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Predicts every row of shared/reference/training/megatron_a100_selene.csv (Megatron-LM on Selene: the SC21
+"""Predicts every row of validation/reference/training/megatron_a100_selene.csv (Megatron-LM on Selene: the SC21
 paper's achieved TFLOP/s per GPU for GPT models of 1.7B to 1T parameters, and Korthikanti et al.'s iteration
 times with and without sequence parallelism and selective recomputation) and prints predicted vs measured.
 
@@ -85,7 +85,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--reference", default=os.path.join(
-        here, "..", "..", "shared", "reference", "training", "megatron_a100_selene.csv"))
+        here, "..", "validation", "reference", "training", "megatron_a100_selene.csv"))
     parser.add_argument("--max-mape", type=float, default=10.0)
     parser.add_argument("--max-row-error", type=float, default=20.0)
     args = parser.parse_args()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays the nccl-tests tables of shared/reference/nccl/ with `simtrain collective` on platform specs that
+"""Replays the nccl-tests tables of validation/reference/nccl/ with `simtrain collective` on platform specs that
 describe the measured systems, and prints predicted vs measured bus bandwidth per size: the mean absolute
 percentage error of busbw for sizes of 1 MiB and more, and the worst time error for sizes under 64 KiB (n/a
 for a table without such sizes). A table whose rows span several GPU counts (n_ranks and nodes columns) is
@@ -89,7 +89,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
-    parser.add_argument("--reference", default=os.path.join(here, "..", "..", "shared", "reference", "nccl"))
+    parser.add_argument("--reference", default=os.path.join(here, "..", "validation", "reference", "nccl"))
     parser.add_argument("--max-mape", type=float, default=10.0)
     parser.add_argument("--max-small-error", type=float, default=25.0)
     parser.add_argument("--verbose", action="store_true", help="print every size")

@@ -2,7 +2,7 @@
 // in chunks through its network proxy, and on some transports every chunk pays a fixed cost (posting the
 // send, polling its completion, flushing GPUDirect writes) that the wire's bandwidth does not show: on AWS
 // EFA it keeps the bus bandwidth of a 2-node all-reduce below two thirds of its peak up to 64 MiB
-// (shared/reference/nccl/aws_p4de_a100_2node16gpu_efa_allreduce.csv). Simple pays it per chunk, so the
+// (validation/reference/nccl/aws_p4de_a100_2node16gpu_efa_allreduce.csv). Simple pays it per chunk, so the
 // chunk sizes NCCL picks matter; LL's flags ride in the data and pay only the proxy's turn per channel, but
 // move data at a fraction of the bandwidth. On fabrics whose spec gives no such costs, the network part is
 // Simple at full bandwidth with no extra latency.

@@ -3,7 +3,7 @@
 // hand chunks to each other, and every step of a stage waits on flags from all GPUs before it moves its
 // data. NCCL keeps chunks small for mid-sized buffers (16 KiB up to 2 MiB per 16 channels x 8 heads, then
 // 32, 64 and 128 KiB), so the fixed cost per step, not the switch bandwidth, sets the pace there: measured
-// bus bandwidth climbs slowly from 1 MiB to 1 GiB (Azure ND H100 v5 and ND H200 v5, shared/reference/nccl/).
+// bus bandwidth climbs slowly from 1 MiB to 1 GiB (Azure ND H100 v5 and ND H200 v5, validation/reference/nccl/).
 #pragma once
 
 namespace simtrain::cost {

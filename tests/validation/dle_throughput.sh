@@ -5,4 +5,4 @@ set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_dle.py" --simtrain "$simtrain" \
-  --reference "$root/../shared/reference/training/nvidia_dle_resnet50_bert_throughput.csv" --max-mape 25
+  --reference "$root/validation/reference/training/nvidia_dle_resnet50_bert_throughput.csv" --max-mape 25

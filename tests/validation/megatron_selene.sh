@@ -6,4 +6,4 @@ set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron.py" --simtrain "$simtrain" \
-  --reference "$root/../shared/reference/training/megatron_a100_selene.csv" --max-mape 15 --max-row-error 25
+  --reference "$root/validation/reference/training/megatron_a100_selene.csv" --max-mape 15 --max-row-error 25

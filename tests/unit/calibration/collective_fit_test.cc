@@ -1,5 +1,5 @@
 // Specification of collective_fit.h: fitted curves reproduce every published table in
-// ../shared/reference/nccl/ (issue 3: bus bandwidth within 5% from 1 MiB up), recover the latency and
+// validation/reference/nccl/ (issue 3: bus bandwidth within 5% from 1 MiB up), recover the latency and
 // bandwidth of synthetic alpha-beta tables exactly, and invert into the cost model's NCCL efficiencies.
 #include "calibration/collective_fit.h"
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kKiB = 1024, kMiB = 1024 * 1024;
 
-// The 2-node p4de run of shared/reference/nccl/: 4 NICs (8 channels), NCCL_BUFFSIZE = 8 MiB.
+// The 2-node p4de run of validation/reference/nccl/: 4 NICs (8 channels), NCCL_BUFFSIZE = 8 MiB.
 cost::NetworkTransport efa() { return {8, 15e-6, 4e-6, 8 * kMiB}; }
 
 cost::NetworkShape tree_over_two_nodes(double bytes) {
