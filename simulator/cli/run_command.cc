@@ -46,6 +46,15 @@ double number(const std::string& option, const std::string& text) {
   return value;
 }
 
+// A factor that scales a speed: a bandwidth (--degrade) or a GPU's pace (--straggler). A thousand times either
+// way covers every failure worth simulating; beyond it, or NaN and infinities, the value is a typo.
+double scale_factor(const std::string& option, const std::string& key, const std::string& text) {
+  const double value = number(option, text);
+  if (!(value >= 1e-3 && value <= 1e3))
+    throw Error(option + ": " + key + " must be a number from 0.001 to 1000, got '" + text + "'");
+  return value;
+}
+
 }  // namespace
 
 int run_command(const Arguments& args) {
@@ -84,7 +93,7 @@ int run_command(const Arguments& args) {
   if (vm.count("degrade"))
     for (const std::string& text : vm["degrade"].as<std::vector<std::string>>()) {
       const auto fields = key_values("--degrade", text, {"link", "factor"});
-      request.degraded_links.emplace_back(fields.at("link"), number("--degrade", fields.at("factor")));
+      request.degraded_links.emplace_back(fields.at("link"), scale_factor("--degrade", "factor", fields.at("factor")));
     }
   if (vm.count("straggler"))
     for (const std::string& text : vm["straggler"].as<std::vector<std::string>>()) {
@@ -92,7 +101,7 @@ int run_command(const Arguments& args) {
       const double rank = number("--straggler", fields.at("rank"));
       if (rank != std::floor(rank) || rank < 0 || rank > 1e9)
         throw Error("--straggler: rank must be a whole number >= 0, got '" + fields.at("rank") + "'");
-      request.rank_slowdown[static_cast<int>(rank)] = number("--straggler", fields.at("slowdown"));
+      request.rank_slowdown[static_cast<int>(rank)] = scale_factor("--straggler", "slowdown", fields.at("slowdown"));
     }
   request.nccl = nccl_override_from_options(vm);
   request.jitter.seed = vm["seed"].as<std::uint64_t>();

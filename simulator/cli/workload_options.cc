@@ -1,6 +1,8 @@
 // Implements workload_options.h: the workload and model-parallel options of simtrain run and trace.
 #include "simulator/cli/workload_options.h"
 
+#include "simulator/cli/option_bounds.h"
+
 #include <iostream>
 
 #include "common/error.h"
@@ -185,6 +187,7 @@ bool parse_or_help(const std::vector<std::string>& args, const po::options_descr
     return false;
   }
   po::notify(vm);
+  check_option_bounds(vm);
   return true;
 }
 

@@ -23,8 +23,9 @@ double lognormal_factor(std::mt19937_64& engine, double sigma) {
 }  // namespace
 
 void apply_jitter(ProgramCosts& costs, const Jitter& jitter) {
-  if (jitter.run_sigma < 0 || jitter.kernel_sigma < 0)
-    throw Error("--jitter-run, --jitter-kernel: must not be negative");
+  // A sigma above 1 spreads a log-normal factor over e^±3 and more: a typo, not noise (NaN fails too).
+  if (!(jitter.run_sigma >= 0 && jitter.run_sigma <= 1 && jitter.kernel_sigma >= 0 && jitter.kernel_sigma <= 1))
+    throw Error("--jitter-run, --jitter-kernel: must be from 0 to 1");
   if (jitter.seed == 0) return;
   std::mt19937_64 engine(jitter.seed);
   const double run = lognormal_factor(engine, jitter.run_sigma);

@@ -16,6 +16,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/engine/busy_intervals.h"
 #include "simulator/engine/lockstep.h"
@@ -393,7 +394,9 @@ class StreamActor {
     const auto& members = state_.communicators.communicator(op.p2p.group, rank_);
     int n = static_cast<int>(members.size());
     int position = state_.communicators.position(op.p2p.group, rank_);
-    int peer = members[((position + op.p2p.peer_offset) % n + n) % n];
+    // In 64 bits: an offset near INT32_MAX from a trace file must wrap around the communicator, not overflow.
+    const std::int64_t offset = (std::int64_t{position} + op.p2p.peer_offset) % n;
+    int peer = members[static_cast<std::size_t>((offset + n) % n)];
     if (op.type == trace::OpType::Send) {
       mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)
           ->put(&payload_marker, state_.wire_bytes(op.p2p.bytes, rank_, peer));
@@ -435,6 +438,21 @@ void degrade_link(const std::string& name, double factor) {
   if (found == 0)
     throw Error("--degrade: no link named '" + name +
                 "' on this platform (links are named like node0-uplink, leaf0-uplink)");
+}
+
+// SimGrid aborts the process on a duration that is not finite, and durations summed past the double range
+// would make one: refuse, naming the op, any compute time (times its rank's slowdown) beyond what one
+// operation can take.
+void check_durations(const trace::Trace& trace, const cost::ProgramCosts& costs, double max_slowdown) {
+  for (std::size_t p = 0; p < trace.programs.size(); ++p)
+    for (std::size_t i = 0; i < costs.duration_s[p].size(); ++i) {
+      const double duration_s = costs.duration_s[p][i] * max_slowdown;
+      if (std::isfinite(duration_s) && duration_s >= 0 && duration_s <= limits::kMaxOpDuration_s) continue;
+      throw Error("programs[" + std::to_string(p) + "].ops[" + std::to_string(i) + "] (" +
+                  trace.programs[p].ops[i].name + "): its duration, " + std::to_string(duration_s) +
+                  " s, is not a time from 0 to " + std::to_string(limits::kMaxOpDuration_s) +
+                  " s (check the profile's times, the trace's durations and --straggler)");
+    }
 }
 
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
@@ -505,6 +523,8 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     if (state.slowdown.empty()) state.slowdown.assign(trace.world_size, 1.0);
     state.slowdown[rank] = factor;
   }
+  check_durations(trace, costs, state.slowdown.empty() ? 1.0 : *std::max_element(state.slowdown.begin(),
+                                                                                   state.slowdown.end()));
   // The timeline shows the first simulated ranks (lockstep members have no events of their own).
   state.on_timeline.assign(trace.world_size, 0);
   for (int rank = 0, shown = 0; rank < trace.world_size && shown < options.timeline_ranks; ++rank)

@@ -34,7 +34,7 @@ std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepReq
     op.collective.dtype = DType::FP32;
     op.collective.bytes = request.sizes_bytes[i];
     op.collective.group = 0;
-    program.ops.push_back(std::move(op));
+    trace::append(program, std::move(op));
   }
   trace::Trace trace = trace::single_program_trace(std::move(program), request.gpus, "world");
   trace.metadata.model = "collective";

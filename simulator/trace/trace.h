@@ -92,6 +92,10 @@ struct Program {
   friend bool operator==(const Program&, const Program&) = default;
 };
 
+// Appends `op` to `program` and returns its index, which later ops name in their deps. Throws Error when the
+// program would exceed limits::kMaxOpsPerProgram, before it grows past what one process can simulate.
+std::uint32_t append(Program& program, Op op);
+
 // A family of communicators that partitions (some of) the ranks, e.g. all data-parallel groups.
 // A collective op names a group; each rank uses the communicator of that group that contains it.
 struct CommunicatorGroup {

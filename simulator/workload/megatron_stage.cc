@@ -67,10 +67,7 @@ class StageBuilder {
     return list;
   }
 
-  std::uint32_t append(trace::Op op) {
-    program_.ops.push_back(std::move(op));
-    return static_cast<std::uint32_t>(program_.ops.size() - 1);
-  }
+  std::uint32_t append(trace::Op op) { return trace::append(program_, std::move(op)); }
 
   std::vector<std::uint32_t> after_last_kernel() const {
     return last_kernel_ ? std::vector<std::uint32_t>{*last_kernel_} : std::vector<std::uint32_t>{};

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/parallel_memory.h"
 
@@ -99,7 +100,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   MegatronLayout layout{config.tp, config.cp, 0, config.pp};
   layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
   const int dp = layout.dp;
-  const int global_batch = config.global_batch > 0 ? config.global_batch : config.micro_batch * dp;
+  const long long global_batch = config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
 
   StagePlan plan;
@@ -107,7 +108,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   plan.config = &config;
   plan.pp = config.pp;
   plan.vpp = config.vpp;
-  plan.micro_batches = global_batch / (config.micro_batch * dp);
+  plan.micro_batches = static_cast<int>(global_batch / (1LL * config.micro_batch * dp));
   plan.layers_per_chunk = model.layers / (config.pp * config.vpp);
   plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
   LayerSharding& shard = plan.shard;
@@ -153,6 +154,19 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   plan.shard_optimizer = config.distributed_optimizer || framework_sharding;
   plan.shard_gradients_each_micro_batch = config.zero == 2;
   plan.shard_parameters = config.zero == 3 || config.fsdp != FsdpMode::None;
+
+  // Each micro-batch repeats a stage's layer steps (forward, backward, recomputation at most once more):
+  // refuse a step that cannot be held before building it.
+  const LayerSteps& widest = plan.moe_layer.forward.size() > plan.dense_layer.forward.size() ? plan.moe_layer
+                                                                                                : plan.dense_layer;
+  const double ops_per_stage = static_cast<double>(plan.micro_batches) * plan.layers_per_chunk * plan.vpp *
+                               (2.0 * widest.forward.size() + widest.backward.size());
+  if (ops_per_stage > static_cast<double>(limits::kMaxOpsPerProgram))
+    throw Error("--global-batch " + std::to_string(global_batch) + ": " + std::to_string(plan.micro_batches) +
+                " micro-batches of " + std::to_string(plan.layers_per_chunk * plan.vpp) +
+                " layers per pipeline rank would take about " + std::to_string(static_cast<long long>(ops_per_stage)) +
+                " kernels per GPU and step; at most " + std::to_string(limits::kMaxOpsPerProgram) +
+                " are simulated");
 
   trace::Trace trace;
   trace.world_size = layout.world();

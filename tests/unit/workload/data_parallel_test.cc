@@ -204,14 +204,14 @@ TEST_CASE("CNNs default to SGD and transformers to Adam; optimizer names round-t
 TEST_CASE("impossible configurations are errors naming the option") {
   DataParallelConfig config;
   config.gpus = 0;
-  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be at least 1, got 0", Error);
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be from 1 to 1048576, got 0", Error);
   config = {};
   config.batch_per_gpu = 0;
   CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--batch-per-gpu: must be at least 1, got 0",
                        Error);
   config = {};
   config.grad_accum = 0;
-  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--grad-accum: must be at least 1, got 0",
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--grad-accum: must be from 1 to 65536, got 0",
                        Error);
   config = {};
   config.bucket_bytes = 0;
