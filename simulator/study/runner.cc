@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "common/file_io.h"
 
 namespace simtrain::study {
@@ -83,9 +84,10 @@ RunRecord finish(const Running& run, int wait_status, const SweepOptions& option
       record.error = std::string("no Result written: ") + error.what();
     }
   } else if (WIFEXITED(wait_status)) {
-    // `simtrain run` reports bad input as "simtrain run: error: ..." and exits 1; anything else is a fault.
-    const bool input_error = WEXITSTATUS(wait_status) == 1 && message.find(": error: ") != std::string::npos;
-    record.status = input_error && options.skip_invalid ? RunStatus::Skipped : RunStatus::Failed;
+    // Only a plan that cannot run (exit 4) may be skipped: bad input such as a misspelt model (exit 2) is a
+    // mistake in the study, and a fault (3) is a fault. The message is for people; it decides nothing.
+    const bool infeasible = WEXITSTATUS(wait_status) == kExitInfeasible;
+    record.status = infeasible && options.skip_invalid ? RunStatus::Skipped : RunStatus::Failed;
     record.error = message.empty() ? "exit status " + std::to_string(WEXITSTATUS(wait_status)) : message;
   } else {
     record.status = RunStatus::Failed;

@@ -15,7 +15,7 @@ struct SweepOptions {
   std::string simtrain;       // the executable to run, e.g. /proc/self/exe
   int jobs = 1;               // runs at a time
   double time_limit_s = 0;    // per run; 0 = none
-  bool skip_invalid = false;  // record input errors of `simtrain run` as skipped, not failed
+  bool skip_invalid = false;  // record runs whose plan cannot run (exit 4) as skipped, not failed
 };
 
 struct SweepSummary {

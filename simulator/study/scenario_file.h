@@ -34,8 +34,8 @@ struct Study {
   std::vector<Setting> base;
   std::vector<AxisGroup> axes;
   std::vector<Exclusion> excludes;
-  // Record runs that `simtrain run` refuses as input errors (a plan that does not divide, a model that does
-  // not fit in memory) as skipped rather than failed.
+  // Record runs that `simtrain run` refuses as infeasible (exit 4: a plan that does not divide, a model that
+  // does not fit in memory) as skipped rather than failed. Bad input (exit 2, a misspelt model) still fails.
   bool skip_invalid = false;
   // Per-scenario wall-clock limit in seconds (0 = none).
   double time_limit_s = 0;

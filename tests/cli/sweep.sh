@@ -80,6 +80,24 @@ TOML
 check "an impossible plan is recorded as skipped with its error" grep -q ',skipped,.*tp' "$work/mixed.csv"
 check "the other run of that study still ran" test "$(grep -c ',ok,\|,skipped,' "$work/mixed.csv")" -eq 2
 
+# A misspelt model is a mistake in the study, not a plan to skip: it fails, and so does the sweep.
+cat >"$work/typo.toml" <<'TOML'
+[study]
+name = "typo"
+skip_invalid = true
+[base]
+platform = "dgx-a100"
+gpus = 8
+[sweep]
+model = ["resnet50", "resnet5"]
+TOML
+status=0
+"$simtrain" sweep "$work/typo.toml" --results "$work/typo" >"$work/typo.out" 2>/dev/null || status=$?
+"$simtrain" sweep "$work/typo.toml" --results "$work/typo" --collect -o "$work/typo.csv"
+check "a misspelt model is recorded as failed, not skipped" grep -q ',failed,.*resnet5' "$work/typo.csv"
+check "a sweep with a failed run exits 1" test "$status" -eq 1
+check "its summary counts the failure" grep -q "1 ok, 1 failed, 0 skipped" "$work/typo.out"
+
 "$simtrain" sweep "$work/study.toml" --slurm "$work/submit.sh" --shards 4 --results "$work/slurm" >/dev/null
 check "--slurm writes an array of 4 shard tasks and a collecting job" \
   grep -q -- "--array=1-4" "$work/submit.sh"
