@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "common/file_io.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_options.h"
@@ -94,11 +95,7 @@ int sweep_command(const Arguments& args) {
   const study::ResultStore store(results);
   if (vm.count("collect")) {
     const std::string csv = study::to_csv(study::collect_table(study, scenarios, store));
-    if (vm.count("output")) {
-      write_file_atomically(vm["output"].as<std::string>(), csv);
-    } else {
-      std::cout << csv;
-    }
+    write_output_file(vm.count("output") ? vm["output"].as<std::string>() : "-", csv);
     return 0;
   }
   if (vm.count("shard")) {
@@ -113,14 +110,15 @@ int sweep_command(const Arguments& args) {
   if (sweep.time_limit_s < 0) throw Error("--time-limit: must not be negative");
   const study::SweepSummary summary = study::run_sweep(scenarios, store, sweep, stderr);
   std::printf(
-      "%zu runs: %zu done before, %zu ok, %zu failed, %zu skipped in %.1f s (%.0f runs per minute); results "
-      "in %s\n",
-      summary.scenarios, summary.already_done, summary.ok, summary.failed, summary.skipped, summary.wall_s,
+      "%zu runs: %zu done before, %zu by other workers, %zu ok, %zu failed, %zu skipped in %.1f s (%.0f runs "
+      "per minute); results in %s\n",
+      summary.scenarios, summary.already_done, summary.run_elsewhere, summary.ok, summary.failed,
+      summary.skipped, summary.wall_s,
       summary.wall_s > 0
           ? 60.0 * static_cast<double>(summary.ok + summary.failed + summary.skipped) / summary.wall_s
           : 0.0,
       results.c_str());
-  return summary.failed > 0 ? 1 : 0;
+  return summary.failed > 0 ? kExitRunsFailed : kExitOk;
 }
 
 }  // namespace simtrain::cli

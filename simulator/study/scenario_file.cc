@@ -87,6 +87,16 @@ const toml::table& table_at(const Reader& reader, const toml::node& node, const 
   return *table;
 }
 
+// A study's name becomes a directory under results/: nothing that could climb out of it ("..", "/"), hide
+// (".x"), or surprise a shell or a plot.
+bool plain_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
 // FNV-1a, 64 bits: a stable hash that needs no library and is the same on every machine.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t hash = 1469598103934665603ULL;
@@ -131,6 +141,10 @@ Study parse_study(const std::string& toml_text, const std::string& origin, const
         if (k.str() == "name") {
           if (!v.is_string()) reader.fail(line_of(v), field, "expected a string");
           study.name = v.as_string()->get();
+          if (!plain_name(study.name))
+            reader.fail(line_of(v), field,
+                        "must be a plain name of letters, digits, '.', '_' and '-', not starting with '.' "
+                        "(it names the results directory results/<name>)");
         } else if (k.str() == "skip_invalid") {
           if (!v.is_boolean()) reader.fail(line_of(v), field, "expected true or false");
           study.skip_invalid = v.as_boolean()->get();

@@ -63,6 +63,21 @@ wait
 "$simtrain" sweep "$work/study.toml" --results "$work/sharded" --collect -o "$work/sharded.csv"
 check "three shards merge into the unsharded table" cmp -s "$work/whole.csv" "$work/sharded.csv"
 
+# Two sweeps of one study started at once share its runs through claims: each run happens once in all.
+for w in 1 2; do
+  "$simtrain" sweep "$work/study.toml" -j 2 --results "$work/shared" >"$work/worker$w.out" 2>/dev/null &
+done
+wait
+runs_made=0
+for w in 1 2; do
+  runs_made=$((runs_made + $(sed -n 's/.* \([0-9]*\) ok, .*/\1/p' "$work/worker$w.out")))
+done
+check "two concurrent sweeps of one study run its 46 scenarios once in all ($runs_made runs)" test "$runs_made" -eq 46
+"$simtrain" sweep "$work/study.toml" --results "$work/shared" --collect -o "$work/shared.csv"
+check "two concurrent sweeps give the table of one" cmp -s "$work/whole.csv" "$work/shared.csv"
+check "no claim or scratch file is left behind" \
+  test "$(find "$work/shared" -name '*.claim' -o -name '*.scratch.*' -o -name '*.tmp.*' | wc -l)" -eq 0
+
 # A run simtrain refuses is recorded (skipped, with its error) and the others still run.
 cat >"$work/mixed.toml" <<'TOML'
 [study]

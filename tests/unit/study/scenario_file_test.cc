@@ -111,3 +111,13 @@ TEST_CASE("scenario file errors name the line and key") {
   CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[study2]\n"), doctest::Contains("study2: unknown table"),
                        Error);
 }
+
+TEST_CASE("a study's name must be plain: it names a directory under results/") {
+  for (const std::string name : {"../../x", "/etc", "a/b", ".hidden", "", "x y", "a`b`", "$(touch x)"}) {
+    const std::string text = "[study]\nname = \"" + name + "\"\n";
+    CHECK_THROWS_WITH_AS(parse_study(text, "s.toml", lookup),
+                         doctest::Contains("s.toml:2: study.name: must be a plain name"), Error);
+  }
+  CHECK(parse_study("[study]\nname = \"llama2-13b_plans.v2\"\n", "s.toml", lookup).name ==
+        "llama2-13b_plans.v2");
+}
