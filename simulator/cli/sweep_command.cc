@@ -1,7 +1,10 @@
 // simtrain sweep: expand a scenario file and run, list, collect or distribute its runs.
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "common/error.h"
 #include "common/exit_codes.h"
@@ -26,10 +29,17 @@ constexpr const char* kUsage =
     "each finished run in the results directory (default results/<study name>): rerunning skips what is\n"
     "done, so a killed sweep resumes where it stopped.";
 
+// A whole number, all of `text` (std::from_chars stops at the first non-digit; the rest must be empty).
+bool whole_number(std::string_view text, int& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
 std::pair<int, int> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
   int k = 0, n = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d", &k, &slash, &n) != 3 || slash != '/')
+  if (slash == std::string::npos || !whole_number(std::string_view(text).substr(0, slash), k) ||
+      !whole_number(std::string_view(text).substr(slash + 1), n))
     throw Error("--shard: expected K/N (e.g. 2/8), got '" + text + "'");
   return {k, n};
 }
@@ -74,6 +84,19 @@ int sweep_command(const Arguments& args) {
   const std::string results = vm.count("results") ? vm["results"].as<std::string>() : "results/" + study.name;
   const int jobs = vm["jobs"].as<int>();
   if (jobs < 1) throw Error("--jobs: must be at least 1");
+  // Every option is checked before anything is written.
+  std::optional<std::pair<int, int>> shard;
+  if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());
+  study::SweepOptions sweep;
+  sweep.simtrain = std::filesystem::read_symlink("/proc/self/exe").string();
+  sweep.jobs = jobs;
+  sweep.skip_invalid = study.skip_invalid;
+  sweep.time_limit_s = study.time_limit_s;
+  if (vm.count("time-limit")) {
+    sweep.time_limit_s = vm["time-limit"].as<double>();
+    if (!std::isfinite(sweep.time_limit_s) || !(sweep.time_limit_s > 0))
+      throw Error("--time-limit: expected a finite number of seconds > 0");
+  }
 
   if (vm.count("dry-run")) {
     for (const study::Scenario& s : scenarios) {
@@ -98,16 +121,7 @@ int sweep_command(const Arguments& args) {
     write_output_file(vm.count("output") ? vm["output"].as<std::string>() : "-", csv);
     return 0;
   }
-  if (vm.count("shard")) {
-    const auto [k, n] = parse_shard(vm["shard"].as<std::string>());
-    scenarios = study::shard_of(scenarios, k, n);
-  }
-  study::SweepOptions sweep;
-  sweep.simtrain = std::filesystem::read_symlink("/proc/self/exe").string();
-  sweep.jobs = jobs;
-  sweep.skip_invalid = study.skip_invalid;
-  sweep.time_limit_s = vm.count("time-limit") ? vm["time-limit"].as<double>() : study.time_limit_s;
-  if (sweep.time_limit_s < 0) throw Error("--time-limit: must not be negative");
+  if (shard) scenarios = study::shard_of(scenarios, shard->first, shard->second);
   const study::SweepSummary summary = study::run_sweep(scenarios, store, sweep, stderr);
   std::printf(
       "%zu runs: %zu done before, %zu by other workers, %zu ok, %zu failed, %zu skipped in %.1f s (%.0f runs "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include "common/error.h"
@@ -150,7 +151,8 @@ Study parse_study(const std::string& toml_text, const std::string& origin, const
           study.skip_invalid = v.as_boolean()->get();
         } else if (k.str() == "time_limit_s") {
           const auto seconds = v.value<double>();
-          if (!seconds || !(*seconds > 0)) reader.fail(line_of(v), field, "expected a number of seconds > 0");
+          if (!seconds || !(*seconds > 0) || !std::isfinite(*seconds))
+            reader.fail(line_of(v), field, "expected a finite number of seconds > 0");
           study.time_limit_s = *seconds;
         } else {
           reader.fail(static_cast<int>(k.source().begin.line), field,
@@ -254,8 +256,15 @@ std::vector<std::string> Scenario::run_arguments() const {
 }
 
 std::vector<Scenario> expand(const Study& study) {
+  // Checked as it multiplies: 64 axes of two values are 2^64 runs, which would wrap around to 0.
   std::size_t total = 1;
-  for (const AxisGroup& group : study.axes) total *= group.values.size();
+  for (const AxisGroup& group : study.axes) {
+    if (group.values.size() > kMaxRuns / total)
+      throw Error(study.file, group.values.empty() ? 0 : group.values[0][0].line, "sweep",
+                  "the study expands to more than " + std::to_string(kMaxRuns) +
+                      " runs (the axes multiply); split it into smaller studies");
+    total *= group.values.size();
+  }
   std::vector<Scenario> scenarios;
   for (std::size_t index = 0; index < total; ++index) {
     Scenario scenario;

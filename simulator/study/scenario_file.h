@@ -74,8 +74,13 @@ struct Scenario {
   std::vector<std::string> run_arguments() const;
 };
 
+// The most runs a study may expand to, excluded ones included: a million runs of about 0.1 s each is a day of
+// one core, and more is almost always an axis given by mistake.
+inline constexpr std::size_t kMaxRuns = 1'000'000;
+
 // The cartesian product of the axis groups (the last group varies fastest), without excluded runs. Indices
-// count all runs, excluded ones included, so that they do not shift when an exclusion is added.
+// count all runs, excluded ones included, so that they do not shift when an exclusion is added. Throws Error
+// when the product exceeds kMaxRuns.
 std::vector<Scenario> expand(const Study& study);
 
 }  // namespace simtrain::study

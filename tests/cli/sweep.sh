@@ -140,5 +140,18 @@ bad "an option set twice" '[study]\nname = "x"\n[base]\ngpus = 8\n[sweep]\ngpus 
 bad "a reserved option" '[study]\nname = "x"\n[base]\njson = "r.json"\n' 'base.json: set by simtrain sweep'
 bad "an unknown table" '[study]\nname = "x"\n[axes]\ngpus = [8]\n' 'bad.toml:3: axes: unknown table'
 bad "TOML syntax" '[study\nname = "x"\n' 'bad.toml:1: TOML syntax'
+bad "a study name that climbs out of results/" '[study]\nname = "../../x"\n' 'bad.toml:2: study.name: must be a plain name'
+bad "a time limit that is not finite" '[study]\nname = "x"\ntime_limit_s = inf\n' 'bad.toml:3: study.time_limit_s: expected a finite'
+expect_error "a shard with trailing junk" "--shard: expected K/N (e.g. 2/8), got '1/2junk'" \
+  sweep "$work/study.toml" --results "$work/junk" --shard 1/2junk
+expect_error "a time limit that is not a number" "--time-limit: expected a finite number of seconds > 0" \
+  sweep "$work/study.toml" --results "$work/junk" --time-limit nan
+check "refused options write nothing" test ! -e "$work/junk"
+# 4 axes of 2^16 values: 2^64 runs, which a 64-bit count wraps around to 0.
+values=$(seq -s ', ' 1 65536)
+printf '[study]\nname = "huge"\n[sweep]\n' >"$work/huge.toml"
+for option in gpus batch-per-gpu grad-accum seq-len; do echo "$option = [$values]" >>"$work/huge.toml"; done
+expect_error "a study of 2^64 runs is refused, not expanded to 0 runs" "more than 1000000 runs" \
+  sweep "$work/huge.toml" --dry-run
 bad "a study without a name" '[base]\ngpus = 8\n' 'study.name: missing'
 finish

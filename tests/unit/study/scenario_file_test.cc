@@ -121,3 +121,18 @@ TEST_CASE("a study's name must be plain: it names a directory under results/") {
   CHECK(parse_study("[study]\nname = \"llama2-13b_plans.v2\"\n", "s.toml", lookup).name ==
         "llama2-13b_plans.v2");
 }
+
+TEST_CASE("a study of more than kMaxRuns runs is refused, even when the count would wrap around") {
+  Study study;
+  study.file = "huge.toml";
+  study.name = "huge";
+  for (int g = 0; g < 64; ++g) {  // 2^64 runs: 0 in a 64-bit count that is not checked
+    AxisGroup group;
+    group.options = {"o" + std::to_string(g)};
+    group.values = {{{group.options[0], "1", g + 1}}, {{group.options[0], "2", g + 1}}};
+    study.axes.push_back(group);
+  }
+  CHECK_THROWS_WITH_AS(expand(study), doctest::Contains("more than 1000000 runs"), Error);
+  study.axes.resize(19);  // 524,288 runs: allowed
+  CHECK(expand(study).size() == 524288);
+}
