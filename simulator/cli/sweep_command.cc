@@ -15,6 +15,7 @@
 #include "simulator/study/collect.h"
 #include "simulator/study/runner.h"
 #include "simulator/study/scenario_file.h"
+#include "simulator/study/slurm_script.h"
 
 namespace po = boost::program_options;
 
@@ -42,20 +43,6 @@ std::pair<int, int> parse_shard(const std::string& text) {
       !whole_number(std::string_view(text).substr(slash + 1), n))
     throw Error("--shard: expected K/N (e.g. 2/8), got '" + text + "'");
   return {k, n};
-}
-
-// A Slurm job array whose task i runs shard i of n, then a job that waits for all of them and collects.
-std::string slurm_script(const std::string& scenario, const std::string& results, int shards, int jobs) {
-  const std::string sweep = "simtrain sweep " + scenario + " --results " + results;
-  return "#!/bin/bash\n"
-         "# Submit with: bash THIS_FILE (it submits the array, then the collecting job after it).\n"
-         "set -euo pipefail\n"
-         "array=$(sbatch --parsable --job-name=simtrain-sweep --array=1-" +
-         std::to_string(shards) + " --cpus-per-task=" + std::to_string(jobs) + " --wrap=\"" + sweep +
-         " --shard \\${SLURM_ARRAY_TASK_ID}/" + std::to_string(shards) + " -j " + std::to_string(jobs) +
-         "\")\n"
-         "sbatch --dependency=afterany:${array} --job-name=simtrain-collect --wrap=\"" +
-         sweep + " --collect -o " + results + "/results.csv\"\n";
 }
 
 }  // namespace
@@ -110,7 +97,7 @@ int sweep_command(const Arguments& args) {
   if (vm.count("slurm")) {
     const int shards = vm["shards"].as<int>();
     if (shards < 1) throw Error("--shards: must be at least 1");
-    write_file_atomically(vm["slurm"].as<std::string>(), slurm_script(path, results, shards, jobs));
+    write_file_atomically(vm["slurm"].as<std::string>(), study::slurm_script(path, results, shards, jobs));
     std::cout << "wrote " << vm["slurm"].as<std::string>() << ": " << shards << " array tasks over "
               << scenarios.size() << " runs\n";
     return 0;
