@@ -67,7 +67,7 @@ int sweep_command(const Arguments& args) {
   if (!vm.count("scenario")) throw Error("missing the scenario file (simtrain sweep SCENARIO.toml)");
   const std::string path = vm["scenario"].as<std::string>();
   const study::Study study = study::read_study(path, run_option_lookup());
-  std::vector<study::Scenario> scenarios = study::expand(study);
+  std::vector<study::Scenario> scenarios = study::expand(study, run_input_content());
   const std::string results = vm.count("results") ? vm["results"].as<std::string>() : "results/" + study.name;
   const int jobs = vm["jobs"].as<int>();
   if (jobs < 1) throw Error("--jobs: must be at least 1");

@@ -98,6 +98,8 @@ bool plain_name(const std::string& name) {
   });
 }
 
+}  // namespace
+
 // FNV-1a, 64 bits: a stable hash that needs no library and is the same on every machine.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t hash = 1469598103934665603ULL;
@@ -108,7 +110,11 @@ std::uint64_t fnv1a(const std::string& text) {
   return hash;
 }
 
-}  // namespace
+std::string hex(std::uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
 
 std::vector<std::string> Study::axis_options() const {
   std::vector<std::string> options;
@@ -237,11 +243,11 @@ std::string Scenario::key() const {
   std::vector<Setting> sorted = settings;
   std::sort(sorted.begin(), sorted.end(),
             [](const Setting& a, const Setting& b) { return a.option < b.option; });
-  std::string canonical;
+  // The version first: another simtrain may predict another time for the same settings.
+  std::string canonical = "simtrain " SIMTRAIN_VERSION "\n";
   for (const Setting& s : sorted) canonical += s.option + "=" + s.value + "\n";
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(canonical)));
-  return hex;
+  if (!inputs.empty()) canonical += "inputs=" + inputs + "\n";
+  return hex(fnv1a(canonical));
 }
 
 std::vector<std::string> Scenario::run_arguments() const {
@@ -255,7 +261,7 @@ std::vector<std::string> Scenario::run_arguments() const {
   return args;
 }
 
-std::vector<Scenario> expand(const Study& study) {
+std::vector<Scenario> expand(const Study& study, const InputContent& inputs) {
   // Checked as it multiplies: 64 axes of two values are 2^64 runs, which would wrap around to 0.
   std::size_t total = 1;
   for (const AxisGroup& group : study.axes) {
@@ -289,6 +295,9 @@ std::vector<Scenario> expand(const Study& study) {
     if (excluded) continue;
     scenario.settings.insert(scenario.settings.end(), scenario.axis_values.begin(),
                              scenario.axis_values.end());
+    const std::string content =
+        (study.skip_invalid ? "skip_invalid\n" : "") + (inputs ? inputs(scenario.settings) : std::string());
+    scenario.inputs = hex(fnv1a(content));
     scenarios.push_back(std::move(scenario));
   }
   return scenarios;

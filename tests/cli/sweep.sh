@@ -78,6 +78,36 @@ check "two concurrent sweeps give the table of one" cmp -s "$work/whole.csv" "$w
 check "no claim or scratch file is left behind" \
   test "$(find "$work/shared" -name '*.claim' -o -name '*.scratch.*' -o -name '*.tmp.*' | wc -l)" -eq 0
 
+# A result is stale when a file the run read has changed: the platform given by path, or by the name of a
+# shipped spec (resolved under SIMTRAIN_PLATFORM_DIR here).
+mkdir -p "$work/platforms"
+cp "$root/platforms/dgx-a100.toml" "$work/platforms/dgx-a100.toml"
+cat >"$work/stale.toml" <<TOML
+[study]
+name = "stale"
+[base]
+model = "resnet50"
+gpus = 16
+[sweep]
+platform = ["dgx-a100", "$work/platforms/dgx-a100.toml"]
+TOML
+iteration_times() {  # the column of the collected CSV; quoted fields (commas inside) are blanked first
+  SIMTRAIN_PLATFORM_DIR="$work/platforms" "$simtrain" sweep "$work/stale.toml" --results "$work/stale" --collect |
+    sed 's/"[^"]*"//g' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iteration_time_s") c = i; next } { print $c }' | paste -sd' '
+}
+SIMTRAIN_PLATFORM_DIR="$work/platforms" "$simtrain" sweep "$work/stale.toml" --results "$work/stale" >/dev/null 2>&1
+before=$(iteration_times)
+sed -i 's/^bandwidth_Gbps = 200/bandwidth_Gbps = 25/' "$work/platforms/dgx-a100.toml"
+SIMTRAIN_PLATFORM_DIR="$work/platforms" "$simtrain" sweep "$work/stale.toml" --results "$work/stale" \
+  >"$work/stale.out" 2>/dev/null
+after=$(iteration_times)
+check "a sweep after the platform file changed runs both runs again" grep -q "2 runs: 0 done before" "$work/stale.out"
+check "and reports the new iteration times ($before, then $after)" \
+  awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); exit !(y[1] > x[1] && y[2] > x[2]) }'
+SIMTRAIN_PLATFORM_DIR="$work/platforms" "$simtrain" sweep "$work/stale.toml" --results "$work/stale" \
+  >"$work/stale.out" 2>/dev/null
+check "an unchanged platform file keeps the results" grep -q "2 runs: 2 done before" "$work/stale.out"
+
 # A run simtrain refuses is recorded (skipped, with its error) and the others still run.
 cat >"$work/mixed.toml" <<'TOML'
 [study]

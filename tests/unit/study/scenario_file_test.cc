@@ -136,3 +136,18 @@ TEST_CASE("a study of more than kMaxRuns runs is refused, even when the count wo
   study.axes.resize(19);  // 524,288 runs: allowed
   CHECK(expand(study).size() == 524288);
 }
+
+TEST_CASE("a run's key changes with the content of the files it reads and with skip_invalid") {
+  Study study;
+  study.name = "s";
+  study.base = {{"platform", "p.toml", 3}};
+  std::string platform_file = "bandwidth_GBps = 300";
+  const InputContent inputs = [&](const std::vector<Setting>&) { return platform_file; };
+  const std::string before = expand(study, inputs).at(0).key();
+  CHECK(expand(study, inputs).at(0).key() == before);  // stable
+  platform_file = "bandwidth_GBps = 150";
+  CHECK(expand(study, inputs).at(0).key() != before);
+  platform_file = "bandwidth_GBps = 300";
+  study.skip_invalid = true;
+  CHECK(expand(study, inputs).at(0).key() != before);
+}
