@@ -17,13 +17,16 @@ std::string located(const std::string& file, int line, const std::string& field,
 
 }  // namespace
 
-Error::Error(const std::string& message) : std::runtime_error(message), message_(message) {}
+Error::Error(const std::string& message, ErrorKind kind)
+    : std::runtime_error(message), message_(message), kind_(kind) {}
 
-Error::Error(const std::string& file, int line, const std::string& field, const std::string& message)
+Error::Error(const std::string& file, int line, const std::string& field, const std::string& message,
+             ErrorKind kind)
     : std::runtime_error(located(file, line, field, message)),
       file_(file),
       line_(line),
       field_(field),
-      message_(message) {}
+      message_(message),
+      kind_(kind) {}
 
 }  // namespace simtrain

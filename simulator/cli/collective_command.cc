@@ -67,7 +67,7 @@ int collective_command(const Arguments& args) {
       "minbytes,b", po::value<std::string>()->default_value("8"), "smallest size (8, 64K, 1M, 8G)")(
       "maxbytes,e", po::value<std::string>()->default_value("8G"), "largest size")(
       "stepfactor,f", po::value<double>()->default_value(2), "size multiplier between rows")(
-      "json", po::value<std::string>(), "also write the rows as JSON to this file")(
+      "json", po::value<std::string>(), "also write the rows as JSON to this file ('-' for stdout)")(
       "stepwise",
       "send each collective's algorithm steps one after the other instead of as coalesced flows (the "
       "reference for checking coalescing; O(N^2) transfers)");
@@ -127,7 +127,7 @@ int collective_command(const Arguments& args) {
                     {"algorithm", s.algorithm},
                     {"protocol", s.protocol}});
   }
-  if (vm.count("json")) write_file_atomically(vm["json"].as<std::string>(), rows.dump(1) + "\n");
+  if (vm.count("json")) write_output_file(vm["json"].as<std::string>(), rows.dump(1) + "\n");
   return 0;
 }
 

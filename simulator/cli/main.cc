@@ -6,6 +6,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "simulator/cli/commands.h"
 
 namespace {
@@ -30,7 +31,7 @@ constexpr const char* kUsage =
 int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    return argc < 2 ? simtrain::kExitBadInput : simtrain::kExitOk;
   }
   std::string command = argv[1];
   simtrain::cli::Arguments args(argv + 2, argv + argc);
@@ -44,13 +45,15 @@ int main(int argc, char** argv) {
     if (command == "plot") return simtrain::cli::plot_command(args);
     if (command == "collective") return simtrain::cli::collective_command(args);
     std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
-    return 2;
+    return simtrain::kExitBadInput;
   } catch (const simtrain::Error& error) {
     std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());
+    return simtrain::exit_code_of(error.kind());
   } catch (const boost::program_options::error& error) {
     std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());
+    return simtrain::kExitBadInput;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "simtrain %s: internal error: %s\n", command.c_str(), error.what());
   }
-  return 1;
+  return simtrain::kExitInternal;
 }

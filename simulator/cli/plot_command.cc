@@ -85,8 +85,8 @@ int plot_command(const Arguments& args) {
   if (vm.count("series")) request.series = vm["series"].as<std::string>();
   request.output = vm["output"].as<std::string>();
   request.title = vm.count("title") ? vm["title"].as<std::string>() : study.name;
-  const std::string script =
-      study::gnuplot_script(study::collect_table(study, study::expand(study), store), request);
+  const std::string script = study::gnuplot_script(
+      study::collect_table(study, study::expand(study, run_input_content()), store), request);
   const std::string script_path =
       vm.count("script") ? vm["script"].as<std::string>() : request.output + ".gp";
   write_file_atomically(script_path, script);

@@ -133,11 +133,7 @@ int run_command(const Arguments& args) {
   std::cout << report::summary_text(out.result);
   if (vm.count("json")) {
     std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";
-    std::string path = vm["json"].as<std::string>();
-    if (path == "-")
-      std::cout << text;
-    else
-      write_file_atomically(path, text);
+    write_output_file(vm["json"].as<std::string>(), text);
   }
   if (vm.count("timeline"))
     report::write_timeline_file(out.trace, out.replay, vm["timeline"].as<std::string>());

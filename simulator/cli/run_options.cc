@@ -3,7 +3,14 @@
 
 #include "simulator/cli/workload_options.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+
 #include "common/error.h"
+#include "common/file_io.h"
+#include "simulator/platform/cluster_spec.h"
 
 namespace po = boost::program_options;
 
@@ -86,6 +93,36 @@ study::OptionLookup run_option_lookup() {
     kind.reserved = name == "json" || name == "omit-wall-time" || name == "timeline" ||
                     name == "timeline-ranks" || name == "help";
     return kind;
+  };
+}
+
+study::InputContent run_input_content() {
+  auto hashes = std::make_shared<std::map<std::string, std::string>>();  // path -> hash of its content
+  const auto file_hash = [hashes](const std::string& path) -> std::string {
+    std::error_code ignored;
+    if (!std::filesystem::is_regular_file(path, ignored)) return "";
+    auto [it, fresh] = hashes->try_emplace(path);
+    if (fresh) it->second = study::hex(study::fnv1a(read_file(path)));
+    return it->second;
+  };
+  const std::vector<std::string> shipped = platform::shipped_platform_names();
+  // The platform a run without --platform gets: run_options()' default, from the one place that says it.
+  boost::any platform_default;
+  run_options().find("platform", false).semantic()->apply_default(platform_default);
+  const std::string default_platform = boost::any_cast<std::string>(platform_default);
+  return [=](const std::vector<study::Setting>& settings) {
+    std::string platform = default_platform, text;
+    for (const study::Setting& s : settings) {
+      if (s.option == "platform") platform = s.value;
+      if (s.option == "model" || s.option == "profile" || s.option == "trace")
+        text += s.option + "=" + file_hash(s.value) + "\n";
+    }
+    // As platform::load_cluster_spec resolves it: a shipped name first, then a file.
+    const bool is_shipped = std::find(shipped.begin(), shipped.end(), platform) != shipped.end();
+    text += "platform=" +
+            file_hash(is_shipped ? platform::platform_directory() + "/" + platform + ".toml" : platform) +
+            "\n";
+    return text;
   };
 }
 

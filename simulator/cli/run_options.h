@@ -20,4 +20,9 @@ cost::NcclOverride nccl_override_from_options(const boost::program_options::vari
 // switches, and the options a sweep sets itself (--json, --omit-wall-time, --timeline...).
 study::OptionLookup run_option_lookup();
 
+// What the files a run of these settings reads say, for a study's run keys: the platform spec (named, given
+// by path, or the default), and any --model, --profile or --trace given as a file. Zoo models and spec
+// profiles are built into simtrain and covered by its version. Each file is read once per process.
+study::InputContent run_input_content();
+
 }  // namespace simtrain::cli

@@ -1,9 +1,13 @@
 // simtrain sweep: expand a scenario file and run, list, collect or distribute its runs.
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "common/file_io.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_options.h"
@@ -11,6 +15,7 @@
 #include "simulator/study/collect.h"
 #include "simulator/study/runner.h"
 #include "simulator/study/scenario_file.h"
+#include "simulator/study/slurm_script.h"
 
 namespace po = boost::program_options;
 
@@ -25,26 +30,19 @@ constexpr const char* kUsage =
     "each finished run in the results directory (default results/<study name>): rerunning skips what is\n"
     "done, so a killed sweep resumes where it stopped.";
 
-std::pair<int, int> parse_shard(const std::string& text) {
-  int k = 0, n = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d", &k, &slash, &n) != 3 || slash != '/')
-    throw Error("--shard: expected K/N (e.g. 2/8), got '" + text + "'");
-  return {k, n};
+// A whole number, all of `text` (std::from_chars stops at the first non-digit; the rest must be empty).
+bool whole_number(std::string_view text, int& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
 }
 
-// A Slurm job array whose task i runs shard i of n, then a job that waits for all of them and collects.
-std::string slurm_script(const std::string& scenario, const std::string& results, int shards, int jobs) {
-  const std::string sweep = "simtrain sweep " + scenario + " --results " + results;
-  return "#!/bin/bash\n"
-         "# Submit with: bash THIS_FILE (it submits the array, then the collecting job after it).\n"
-         "set -euo pipefail\n"
-         "array=$(sbatch --parsable --job-name=simtrain-sweep --array=1-" +
-         std::to_string(shards) + " --cpus-per-task=" + std::to_string(jobs) + " --wrap=\"" + sweep +
-         " --shard \\${SLURM_ARRAY_TASK_ID}/" + std::to_string(shards) + " -j " + std::to_string(jobs) +
-         "\")\n"
-         "sbatch --dependency=afterany:${array} --job-name=simtrain-collect --wrap=\"" +
-         sweep + " --collect -o " + results + "/results.csv\"\n";
+std::pair<int, int> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  int k = 0, n = 0;
+  if (slash == std::string::npos || !whole_number(std::string_view(text).substr(0, slash), k) ||
+      !whole_number(std::string_view(text).substr(slash + 1), n))
+    throw Error("--shard: expected K/N (e.g. 2/8), got '" + text + "'");
+  return {k, n};
 }
 
 }  // namespace
@@ -69,10 +67,23 @@ int sweep_command(const Arguments& args) {
   if (!vm.count("scenario")) throw Error("missing the scenario file (simtrain sweep SCENARIO.toml)");
   const std::string path = vm["scenario"].as<std::string>();
   const study::Study study = study::read_study(path, run_option_lookup());
-  std::vector<study::Scenario> scenarios = study::expand(study);
+  std::vector<study::Scenario> scenarios = study::expand(study, run_input_content());
   const std::string results = vm.count("results") ? vm["results"].as<std::string>() : "results/" + study.name;
   const int jobs = vm["jobs"].as<int>();
   if (jobs < 1) throw Error("--jobs: must be at least 1");
+  // Every option is checked before anything is written.
+  std::optional<std::pair<int, int>> shard;
+  if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());
+  study::SweepOptions sweep;
+  sweep.simtrain = std::filesystem::read_symlink("/proc/self/exe").string();
+  sweep.jobs = jobs;
+  sweep.skip_invalid = study.skip_invalid;
+  sweep.time_limit_s = study.time_limit_s;
+  if (vm.count("time-limit")) {
+    sweep.time_limit_s = vm["time-limit"].as<double>();
+    if (!std::isfinite(sweep.time_limit_s) || !(sweep.time_limit_s > 0))
+      throw Error("--time-limit: expected a finite number of seconds > 0");
+  }
 
   if (vm.count("dry-run")) {
     for (const study::Scenario& s : scenarios) {
@@ -86,7 +97,7 @@ int sweep_command(const Arguments& args) {
   if (vm.count("slurm")) {
     const int shards = vm["shards"].as<int>();
     if (shards < 1) throw Error("--shards: must be at least 1");
-    write_file_atomically(vm["slurm"].as<std::string>(), slurm_script(path, results, shards, jobs));
+    write_file_atomically(vm["slurm"].as<std::string>(), study::slurm_script(path, results, shards, jobs));
     std::cout << "wrote " << vm["slurm"].as<std::string>() << ": " << shards << " array tasks over "
               << scenarios.size() << " runs\n";
     return 0;
@@ -94,33 +105,21 @@ int sweep_command(const Arguments& args) {
   const study::ResultStore store(results);
   if (vm.count("collect")) {
     const std::string csv = study::to_csv(study::collect_table(study, scenarios, store));
-    if (vm.count("output")) {
-      write_file_atomically(vm["output"].as<std::string>(), csv);
-    } else {
-      std::cout << csv;
-    }
+    write_output_file(vm.count("output") ? vm["output"].as<std::string>() : "-", csv);
     return 0;
   }
-  if (vm.count("shard")) {
-    const auto [k, n] = parse_shard(vm["shard"].as<std::string>());
-    scenarios = study::shard_of(scenarios, k, n);
-  }
-  study::SweepOptions sweep;
-  sweep.simtrain = std::filesystem::read_symlink("/proc/self/exe").string();
-  sweep.jobs = jobs;
-  sweep.skip_invalid = study.skip_invalid;
-  sweep.time_limit_s = vm.count("time-limit") ? vm["time-limit"].as<double>() : study.time_limit_s;
-  if (sweep.time_limit_s < 0) throw Error("--time-limit: must not be negative");
+  if (shard) scenarios = study::shard_of(scenarios, shard->first, shard->second);
   const study::SweepSummary summary = study::run_sweep(scenarios, store, sweep, stderr);
   std::printf(
-      "%zu runs: %zu done before, %zu ok, %zu failed, %zu skipped in %.1f s (%.0f runs per minute); results "
-      "in %s\n",
-      summary.scenarios, summary.already_done, summary.ok, summary.failed, summary.skipped, summary.wall_s,
+      "%zu runs: %zu done before, %zu by other workers, %zu ok, %zu failed, %zu skipped in %.1f s (%.0f runs "
+      "per minute); results in %s\n",
+      summary.scenarios, summary.already_done, summary.run_elsewhere, summary.ok, summary.failed,
+      summary.skipped, summary.wall_s,
       summary.wall_s > 0
           ? 60.0 * static_cast<double>(summary.ok + summary.failed + summary.skipped) / summary.wall_s
           : 0.0,
       results.c_str());
-  return summary.failed > 0 ? 1 : 0;
+  return summary.failed > 0 ? kExitRunsFailed : kExitOk;
 }
 
 }  // namespace simtrain::cli

@@ -29,14 +29,16 @@ void fit_nodes(platform::ClusterSpec& spec, int gpus, std::optional<int> nodes) 
   } else if (gpus > spec.gpus_per_node) {
     if (gpus % spec.gpus_per_node != 0)
       throw Error(fmt::format("--gpus {}: not a multiple of the {} GPUs per node of platform '{}'", gpus,
-                              spec.gpus_per_node, spec.name));
+                              spec.gpus_per_node, spec.name),
+                  ErrorKind::Infeasible);
     spec.nodes = gpus / spec.gpus_per_node;
   } else {
     spec.nodes = 1;
   }
   if (gpus > spec.gpu_count())
     throw Error(fmt::format("--gpus {}: platform '{}' with {} nodes has only {} GPUs", gpus, spec.name,
-                            spec.nodes, spec.gpu_count()));
+                            spec.nodes, spec.gpu_count()),
+                ErrorKind::Infeasible);
 }
 
 // A fabric generation's own NCCL efficiencies (cluster_spec.h) replace a spec profile's defaults; a
@@ -71,7 +73,8 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
   options.seq_len = config.seq_len;
   workload::Model model = workload::build_model(config.model, options);
   if (!model.transformer)
-    throw Error("--model " + config.model + ": model-parallel options need a transformer model");
+    throw Error("--model " + config.model + ": model-parallel options need a transformer model",
+                ErrorKind::Infeasible);
   workload::ParallelConfig resolved = config;
   if (resolved.seq_len == 0) resolved.seq_len = model.seq_len;
   return workload::generate_megatron_trace(*model.transformer, model.name, resolved);
@@ -111,7 +114,7 @@ RunOutput simulate(const RunRequest& request) {
   if (source.spec) apply_fabric_efficiencies(*source.spec, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
-    throw Error(memory_error(out.trace, out.profile));
+    throw Error(memory_error(out.trace, out.profile), ErrorKind::Infeasible);
 
   cost::ComputeCostModel cost_model(out.profile);
   cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model);

@@ -50,6 +50,9 @@ StudyTable collect_table(const Study& study, const std::vector<Scenario>& scenar
       std::vector<std::pair<std::string, std::string>> flat;
       flatten(nlohmann::ordered_json::parse(record->result_json), "", flat);
       for (const auto& [name, value] : flat) {
+        // A metric named like an axis ("platform", "gpus") would overwrite the value the study set, and
+        // repeat its column: the study's value is the one its plots and tables are about.
+        if (std::find(table.axes.begin(), table.axes.end(), name) != table.axes.end()) continue;
         if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) metrics.push_back(name);
         row[name] = value;
       }

@@ -11,7 +11,8 @@
 namespace simtrain::study {
 
 // Columns: index, key, status, error, the study's axis options in file order, then every scalar of the
-// Result JSON ("breakdown.compute_s" for nested ones) in the order the first finished run lists them.
+// Result JSON ("breakdown.compute_s" for nested ones) in the order the first finished run lists them, except
+// those named like an axis (the axis keeps the value the study gave, e.g. a platform's file path).
 // Scenarios not in the store yet have status "pending". The same records give the same table, however and
 // in whatever order the runs were made.
 struct StudyTable {

@@ -28,9 +28,38 @@ std::pair<std::string, double> axis_unit(const std::string& metric) {
   return {metric, 1};
 }
 
+// Labels come from scenario files and results that others may have written, so no text of theirs may end up
+// as gnuplot commands. In a single-quoted gnuplot string nothing is special but the quote itself, written
+// twice: no backslash escapes, no `command` substitution, no @macro (those happen in double-quoted strings
+// and bare text). A line break would end the command, so control characters become spaces.
 std::string quoted(const std::string& text) {
+  std::string q = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      q += "''";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      q += ' ';
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+// A label inside an inline data block ($name << EOD): gnuplot reads data lines as data and runs nothing in
+// them, but a line break could end the block early ("EOD") and a double quote would end the label; neither
+// can be escaped in data, so they are replaced.
+std::string data_label(const std::string& text) {
   std::string q = "\"";
-  for (const char c : text) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+  for (const char c : text) {
+    if (c == '"') {
+      q += '\'';
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      q += ' ';
+    } else {
+      q += c;
+    }
+  }
   return q + "\"";
 }
 
@@ -38,6 +67,10 @@ std::string terminal(const std::string& output) {
   const auto ends = [&](const std::string& ext) {
     return output.size() > ext.size() && output.compare(output.size() - ext.size(), ext.size(), ext) == 0;
   };
+  // A line break in the name would write the plot somewhere else than asked; refuse rather than mend it.
+  for (const char c : output)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw Error("-o: the plot's file name contains a control character");
   if (ends(".svg")) return "set terminal svg size 900,560 dynamic enhanced font 'Helvetica,12'\n";
   if (ends(".png")) return "set terminal pngcairo size 900,560 enhanced font 'Helvetica,11'\n";
   throw Error(output, 0, "", "plot output must end in .svg or .png");
@@ -129,7 +162,7 @@ std::string bars(const StudyTable& table, const std::vector<const std::map<std::
   if (!capacity_column.empty()) columns.push_back(capacity_column);
   std::string script = "$bars << EOD\n";
   for (const auto* row : rows) {
-    script += quoted(run_label(table, *row));
+    script += data_label(run_label(table, *row));
     for (const std::string& column : columns) {
       double v = 0;
       numeric(cell(*row, column), v);
@@ -142,7 +175,7 @@ std::string bars(const StudyTable& table, const std::vector<const std::map<std::
   script += "EOD\n";
   script +=
       "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n";
-  script += "set boxwidth 0.75\nset xtics rotate by -35 font ',9'\nset ylabel " + quoted(y_label) +
+  script += "set boxwidth 0.75\nset xtics rotate by -35 font ',9' noenhanced\nset ylabel " + quoted(y_label) +
             "\nset key outside right top vertical\nset grid ytics\nset bmargin 10\nset rmargin 28\n";
   std::string plots;
   for (std::size_t i = 0; i < stacks.size(); ++i)
@@ -162,7 +195,7 @@ std::string gnuplot_script(const StudyTable& table, const PlotRequest& request) 
     if (cell(row, "status") == "ok") rows.push_back(&row);
   if (rows.empty()) throw Error("the study has no finished run to plot (run simtrain sweep first)");
   std::string script = terminal(request.output) + "set output " + quoted(request.output) + "\n";
-  if (!request.title.empty()) script += "set title " + quoted(request.title) + " font ',14'\n";
+  if (!request.title.empty()) script += "set title " + quoted(request.title) + " font ',14' noenhanced\n";
   switch (request.kind) {
     case PlotKind::Scaling:
       return script + scaling(table, rows, request);

@@ -1,12 +1,13 @@
-// Implements result_store.h with nlohmann-json records and common/file_io's atomic writer.
+// Implements result_store.h with nlohmann-json records, common/file_io's atomic writer and flock(2) claims.
 #include "simulator/study/result_store.h"
 
-#include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -16,19 +17,6 @@
 namespace simtrain::study {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// This machine's name, without dots (scratch names are split on them).
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "host";
-  std::string host(name);
-  std::replace(host.begin(), host.end(), '.', '_');
-  return host.empty() ? "host" : host;
-}
-
-}  // namespace
 
 std::string_view to_string(RunStatus status) {
   switch (status) {
@@ -42,30 +30,64 @@ std::string_view to_string(RunStatus status) {
   return "failed";
 }
 
+Claim::~Claim() {
+  // Unlinked before the lock goes: a worker that opened this file meanwhile gets the lock next, then finds
+  // the record written (ResultStore::claim looks after locking) and leaves the scenario alone.
+  if (fd_.get() >= 0) ::unlink(path_.c_str());
+}
+
+void Claim::describe(const std::string& owner) const {
+  // The lock is the claim; the text is only a courtesy to a person looking at the directory.
+  if (::ftruncate(fd_.get(), 0) == 0 && ::write(fd_.get(), owner.data(), owner.size()) < 0) return;
+}
+
 ResultStore::ResultStore(std::string directory) : directory_(std::move(directory)) {
   std::error_code error;
   fs::create_directories(directory_, error);
   if (error || !fs::is_directory(directory_))
     throw Error(directory_, 0, "", "cannot create the results directory: " + error.message());
-  // Scratch files of a sweep that was killed on this host (their runs start again): named with the host and
-  // a process id that is no live process. Other shards, on this host or others, may be writing here too.
-  const std::string mine = ".scratch." + host_name() + ".";
+  // Scratch and temporary files of a sweep that was killed on this host (their runs start again). Other
+  // sweeps, on this host or others, may be writing here too: only files of dead processes of this host go.
   for (const auto& entry : fs::directory_iterator(directory_)) {
-    const std::string name = entry.path().filename().string();
-    const std::size_t at = name.find(mine);
-    if (at == std::string::npos) continue;
-    const long pid = std::strtol(name.c_str() + at + mine.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), error);
+    if (is_orphaned_scratch(entry.path().filename().string())) fs::remove(entry.path(), error);
   }
 }
 
 std::string ResultStore::path_of(const std::string& key) const { return directory_ + "/" + key + ".json"; }
 
-std::string ResultStore::scratch_path(const std::string& key, const std::string& suffix) const {
-  return directory_ + "/" + key + ".scratch." + host_name() + "." + std::to_string(::getpid()) + "." + suffix;
+ScratchFile ResultStore::create_scratch(const std::string& key, const std::string& kind) const {
+  return create_scratch_file(directory_ + "/" + key + "." + kind, "scratch");
 }
 
-bool ResultStore::has(const std::string& key) const { return fs::exists(path_of(key)); }
+bool ResultStore::has(const std::string& key) const {
+  struct stat there {};
+  return ::lstat(path_of(key).c_str(), &there) == 0 && S_ISREG(there.st_mode);
+}
+
+std::optional<Claim> ResultStore::claim(const std::string& key) const {
+  const std::string path = directory_ + "/" + key + ".claim";
+  // Not O_TRUNC, not O_EXCL: a claim file left by a killed worker is reused; O_NOFOLLOW refuses a planted
+  // link.
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (error == ELOOP)
+      throw Error(path, 0, "", "a symbolic link where a claim file belongs: not followed; remove it");
+    throw Error(path, 0, "", std::string("cannot open the claim file: ") + std::strerror(error));
+  }
+  struct stat opened {};
+  // A hard link planted there would make describe() truncate someone's file.
+  if (::fstat(fd.get(), &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_nlink != 1)
+    throw Error(path, 0, "", "not a regular file where a claim file belongs; remove it");
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return std::nullopt;
+    throw Error(path, 0, "", std::string("cannot lock the claim file: ") + std::strerror(errno));
+  }
+  Claim claim(path, std::move(fd));
+  if (has(key)) return std::nullopt;  // finished by the worker that held it before us; `claim` cleans up
+  claim.describe(scratch_owner() + "\n");
+  return claim;
+}
 
 void ResultStore::write(const RunRecord& record) const {
   nlohmann::ordered_json j;

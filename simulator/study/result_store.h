@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file_io.h"
 #include "simulator/study/scenario_file.h"
 
 namespace simtrain::study {
@@ -25,18 +26,42 @@ struct RunRecord {
   std::string result_json;  // the Result as `simtrain run --json` wrote it; empty unless Ok
 };
 
+// A worker's exclusive right to run one scenario: an flock(2) on "<key>.claim" in the results directory, held
+// while the run lasts. The kernel releases it when the worker dies, so a killed sweep blocks nobody.
+class Claim {
+ public:
+  Claim(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  Claim(Claim&&) noexcept = default;
+  Claim& operator=(Claim&&) noexcept = default;
+  // Removes the claim file, then releases the lock.
+  ~Claim();
+  // Writes who holds the claim ("HOST.PID") into its file.
+  void describe(const std::string& owner) const;
+
+ private:
+  std::string path_;
+  UniqueFd fd_;
+};
+
 class ResultStore {
  public:
-  // Creates `directory` when missing and removes the scratch files a killed sweep left there.
+  // Creates `directory` when missing and removes the scratch and temporary files that killed sweeps of this
+  // host left there (common/file_io.h, is_orphaned_scratch).
   explicit ResultStore(std::string directory);
 
   const std::string& directory() const { return directory_; }
+  // Whether a record is there: a regular file; a link planted at its name is not a record.
   bool has(const std::string& key) const;
   // Throws Error naming the file when a record cannot be written or read back.
   void write(const RunRecord& record) const;
   std::optional<RunRecord> read(const std::string& key) const;
-  // Where a run's own output goes before it becomes a record; named with this host and process id.
-  std::string scratch_path(const std::string& key, const std::string& suffix) const;
+  // A new scratch file for a run's own output before it becomes a record, created exclusively under a name
+  // nobody can guess ("<key>.<kind>.scratch.HOST.PID.RANDOM"), so that nothing planted there is followed.
+  ScratchFile create_scratch(const std::string& key, const std::string& kind) const;
+  // The right to run `key`, or nullopt when another worker holds it or the run is recorded already.
+  // Concurrent sweeps of one study share its runs this way. Throws Error when the claim file cannot be opened
+  // (a link planted at its name is refused, not followed).
+  std::optional<Claim> claim(const std::string& key) const;
 
  private:
   std::string path_of(const std::string& key) const;

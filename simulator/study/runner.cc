@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "common/file_io.h"
 
 namespace simtrain::study {
@@ -24,12 +25,14 @@ using Clock = std::chrono::steady_clock;
 struct Running {
   const Scenario* scenario;
   Clock::time_point started;
+  Claim claim;  // held until the record is written
   std::string json_path, stderr_path;
   bool timed_out = false;
 };
 
-// Starts `simtrain run` for one scenario; its stdout is discarded and its stderr goes to a file.
-pid_t start(const Scenario& scenario, const SweepOptions& options, const Running& run) {
+// Starts `simtrain run` for one scenario; its stdout is discarded and its stderr goes to `stderr_file`.
+pid_t start(const Scenario& scenario, const SweepOptions& options, const Running& run,
+            const UniqueFd& stderr_file) {
   std::vector<std::string> args = {options.simtrain, "run"};
   for (const std::string& arg : scenario.run_arguments()) args.push_back(arg);
   args.insert(args.end(), {"--json", run.json_path, "--omit-wall-time"});
@@ -40,9 +43,8 @@ pid_t start(const Scenario& scenario, const SweepOptions& options, const Running
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // a killed sweep takes its runs with it
     if (::getppid() != parent) ::_exit(127);  // it died before the line above took effect
     const int null = ::open("/dev/null", O_WRONLY);
-    const int err = ::open(run.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (null >= 0) ::dup2(null, STDOUT_FILENO), ::close(null);
-    if (err >= 0) ::dup2(err, STDERR_FILENO), ::close(err);
+    ::dup2(stderr_file.get(), STDERR_FILENO);  // dup2 clears close-on-exec on the copy
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -83,9 +85,10 @@ RunRecord finish(const Running& run, int wait_status, const SweepOptions& option
       record.error = std::string("no Result written: ") + error.what();
     }
   } else if (WIFEXITED(wait_status)) {
-    // `simtrain run` reports bad input as "simtrain run: error: ..." and exits 1; anything else is a fault.
-    const bool input_error = WEXITSTATUS(wait_status) == 1 && message.find(": error: ") != std::string::npos;
-    record.status = input_error && options.skip_invalid ? RunStatus::Skipped : RunStatus::Failed;
+    // Only a plan that cannot run (exit 4) may be skipped: bad input such as a misspelt model (exit 2) is a
+    // mistake in the study, and a fault (3) is a fault. The message is for people; it decides nothing.
+    const bool infeasible = WEXITSTATUS(wait_status) == kExitInfeasible;
+    record.status = infeasible && options.skip_invalid ? RunStatus::Skipped : RunStatus::Failed;
     record.error = message.empty() ? "exit status " + std::to_string(WEXITSTATUS(wait_status)) : message;
   } else {
     record.status = RunStatus::Failed;
@@ -136,13 +139,13 @@ SweepSummary run_sweep(const std::vector<Scenario>& scenarios, const ResultStore
   auto report = [&](const RunRecord* record) {
     if (progress == nullptr) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
-    const double eta =
-        finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(to_run - finished) : 0;
-    std::string line = "sweep: " + std::to_string(summary.already_done + finished) + "/" +
-                       std::to_string(summary.scenarios) + " done, " + std::to_string(running.size()) +
+    const std::size_t left = to_run - summary.run_elsewhere - finished;
+    const double eta = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(left) : 0;
+    std::string line = "sweep: " + std::to_string(summary.already_done + summary.run_elsewhere + finished) +
+                       "/" + std::to_string(summary.scenarios) + " done, " + std::to_string(running.size()) +
                        " running, " + std::to_string(summary.failed) + " failed, " +
                        std::to_string(summary.skipped) + " skipped, " + clock_text(elapsed) + " elapsed";
-    if (finished > 0 && finished < to_run) line += ", ETA " + clock_text(eta);
+    if (finished > 0 && left > 0) line += ", ETA " + clock_text(eta);
     if (terminal) {
       std::fprintf(progress, "\r\033[K%s", line.c_str());
     } else if (record != nullptr) {
@@ -156,17 +159,27 @@ SweepSummary run_sweep(const std::vector<Scenario>& scenarios, const ResultStore
   while (next < pending.size() || !running.empty()) {
     while (next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
       const Scenario& s = *pending[next++];
-      Running run{&s, Clock::now(), store.scratch_path(s.key(), "json"),
-                  store.scratch_path(s.key(), "stderr")};
-      running.emplace(start(s, options, run), run);
+      std::optional<Claim> claim = store.claim(s.key());
+      if (!claim) {
+        // Another worker runs it, or has just recorded it.
+        ++summary.run_elsewhere;
+        continue;
+      }
+      // The run writes its Result over the (empty) JSON scratch file by renaming, and its stderr into the
+      // other through the descriptor opened here: both names were created exclusively, by us.
+      ScratchFile json = store.create_scratch(s.key(), "json");
+      ScratchFile err = store.create_scratch(s.key(), "stderr");
+      Running run{&s, Clock::now(), std::move(*claim), json.path, err.path};
+      const pid_t child = start(s, options, run, err.fd);
+      running.emplace(child, std::move(run));
       report(nullptr);
     }
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid > 0 && running.count(pid)) {
       const RunRecord record = finish(running.at(pid), status, options);
-      running.erase(pid);
       store.write(record);
+      running.erase(pid);  // releases the claim, now that the record is there
       ++finished;
       ++(record.status == RunStatus::Ok        ? summary.ok
          : record.status == RunStatus::Skipped ? summary.skipped

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include "common/error.h"
@@ -87,6 +88,18 @@ const toml::table& table_at(const Reader& reader, const toml::node& node, const 
   return *table;
 }
 
+// A study's name becomes a directory under results/: nothing that could climb out of it ("..", "/"), hide
+// (".x"), or surprise a shell or a plot.
+bool plain_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
 // FNV-1a, 64 bits: a stable hash that needs no library and is the same on every machine.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t hash = 1469598103934665603ULL;
@@ -97,7 +110,11 @@ std::uint64_t fnv1a(const std::string& text) {
   return hash;
 }
 
-}  // namespace
+std::string hex(std::uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
 
 std::vector<std::string> Study::axis_options() const {
   std::vector<std::string> options;
@@ -131,12 +148,17 @@ Study parse_study(const std::string& toml_text, const std::string& origin, const
         if (k.str() == "name") {
           if (!v.is_string()) reader.fail(line_of(v), field, "expected a string");
           study.name = v.as_string()->get();
+          if (!plain_name(study.name))
+            reader.fail(line_of(v), field,
+                        "must be a plain name of letters, digits, '.', '_' and '-', not starting with '.' "
+                        "(it names the results directory results/<name>)");
         } else if (k.str() == "skip_invalid") {
           if (!v.is_boolean()) reader.fail(line_of(v), field, "expected true or false");
           study.skip_invalid = v.as_boolean()->get();
         } else if (k.str() == "time_limit_s") {
           const auto seconds = v.value<double>();
-          if (!seconds || !(*seconds > 0)) reader.fail(line_of(v), field, "expected a number of seconds > 0");
+          if (!seconds || !(*seconds > 0) || !std::isfinite(*seconds))
+            reader.fail(line_of(v), field, "expected a finite number of seconds > 0");
           study.time_limit_s = *seconds;
         } else {
           reader.fail(static_cast<int>(k.source().begin.line), field,
@@ -221,11 +243,11 @@ std::string Scenario::key() const {
   std::vector<Setting> sorted = settings;
   std::sort(sorted.begin(), sorted.end(),
             [](const Setting& a, const Setting& b) { return a.option < b.option; });
-  std::string canonical;
+  // The version first: another simtrain may predict another time for the same settings.
+  std::string canonical = "simtrain " SIMTRAIN_VERSION "\n";
   for (const Setting& s : sorted) canonical += s.option + "=" + s.value + "\n";
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(canonical)));
-  return hex;
+  if (!inputs.empty()) canonical += "inputs=" + inputs + "\n";
+  return hex(fnv1a(canonical));
 }
 
 std::vector<std::string> Scenario::run_arguments() const {
@@ -239,9 +261,16 @@ std::vector<std::string> Scenario::run_arguments() const {
   return args;
 }
 
-std::vector<Scenario> expand(const Study& study) {
+std::vector<Scenario> expand(const Study& study, const InputContent& inputs) {
+  // Checked as it multiplies: 64 axes of two values are 2^64 runs, which would wrap around to 0.
   std::size_t total = 1;
-  for (const AxisGroup& group : study.axes) total *= group.values.size();
+  for (const AxisGroup& group : study.axes) {
+    if (group.values.size() > kMaxRuns / total)
+      throw Error(study.file, group.values.empty() ? 0 : group.values[0][0].line, "sweep",
+                  "the study expands to more than " + std::to_string(kMaxRuns) +
+                      " runs (the axes multiply); split it into smaller studies");
+    total *= group.values.size();
+  }
   std::vector<Scenario> scenarios;
   for (std::size_t index = 0; index < total; ++index) {
     Scenario scenario;
@@ -266,6 +295,9 @@ std::vector<Scenario> expand(const Study& study) {
     if (excluded) continue;
     scenario.settings.insert(scenario.settings.end(), scenario.axis_values.begin(),
                              scenario.axis_values.end());
+    const std::string content =
+        (study.skip_invalid ? "skip_invalid\n" : "") + (inputs ? inputs(scenario.settings) : std::string());
+    scenario.inputs = hex(fnv1a(content));
     scenarios.push_back(std::move(scenario));
   }
   return scenarios;

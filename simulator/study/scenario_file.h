@@ -34,8 +34,8 @@ struct Study {
   std::vector<Setting> base;
   std::vector<AxisGroup> axes;
   std::vector<Exclusion> excludes;
-  // Record runs that `simtrain run` refuses as input errors (a plan that does not divide, a model that does
-  // not fit in memory) as skipped rather than failed.
+  // Record runs that `simtrain run` refuses as infeasible (exit 4: a plan that does not divide, a model that
+  // does not fit in memory) as skipped rather than failed. Bad input (exit 2, a misspelt model) still fails.
   bool skip_invalid = false;
   // Per-scenario wall-clock limit in seconds (0 = none).
   double time_limit_s = 0;
@@ -66,16 +66,33 @@ struct Scenario {
   std::size_t index = 0;
   std::vector<Setting> settings;
   std::vector<Setting> axis_values;
-  // 16 hex digits naming the configuration: a hash of its settings sorted by option, the same in every
-  // process and on every machine, so that a finished run is recognised when a study is resumed or sharded.
+  // What else decides the run's result (expand fills it in): a hash of the content of the files its settings
+  // make `simtrain run` read, and of the study's skip_invalid, which decides how a refused run is recorded.
+  std::string inputs;
+  // 16 hex digits naming the run: a hash of simtrain's version, its settings sorted by option and `inputs`,
+  // the same in every process and on every machine, so that a finished run is recognised when a study is
+  // resumed or sharded, and a run whose platform, model, profile or trace file changed is made again.
   std::string key() const;
   // The `simtrain run` arguments: "--option value", or "--option" alone for a switch set to true; a switch
   // set to false and an option set to "" are left out.
   std::vector<std::string> run_arguments() const;
 };
 
+// The most runs a study may expand to, excluded ones included: a million runs of about 0.1 s each is a day of
+// one core, and more is almost always an axis given by mistake.
+inline constexpr std::size_t kMaxRuns = 1'000'000;
+
 // The cartesian product of the axis groups (the last group varies fastest), without excluded runs. Indices
-// count all runs, excluded ones included, so that they do not shift when an exclusion is added.
-std::vector<Scenario> expand(const Study& study);
+// count all runs, excluded ones included, so that they do not shift when an exclusion is added. Throws Error
+// when the product exceeds kMaxRuns.
+// `inputs` gives, for a run's settings, text that changes whenever a file the run reads changes (the files'
+// content or a hash of it; "" when it reads none): the caller knows how `simtrain run` resolves names and
+// defaults (a shipped platform's name, or no platform at all, is a file under platforms/).
+using InputContent = std::function<std::string(const std::vector<Setting>& settings)>;
+std::vector<Scenario> expand(const Study& study, const InputContent& inputs = {});
+
+// FNV-1a, 64 bits, and as 16 hex digits: the stable hash of keys, the same on every machine.
+std::uint64_t fnv1a(const std::string& text);
+std::string hex(std::uint64_t hash);
 
 }  // namespace simtrain::study

@@ -17,6 +17,12 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw Error(message);
 }
 
+// A well-formed plan that cannot run: a split that does not divide, or a feature the plan's shape rules out.
+// A sweep over plans records these as skipped, where a typo is a failure (ErrorKind).
+void require_feasible(bool ok, const std::string& message) {
+  if (!ok) throw Error(message, ErrorKind::Infeasible);
+}
+
 void require_positive(int value, const std::string& option) {
   require(value >= 1, option + ": must be at least 1, got " + str(value));
 }
@@ -63,35 +69,38 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   // The model-parallel group (TP x PP x CP) tiles the GPUs; data parallelism is what is left over.
   const long long model_parallel = 1LL * c.tp * c.pp * c.cp;
   const std::string mp_product = "--tp " + str(c.tp) + " x --pp " + str(c.pp) + " x --cp " + str(c.cp);
-  require(world % model_parallel == 0, "--gpus " + str(world) + ": not divisible by " + mp_product + " = " +
-                                           str(model_parallel) + " (data parallelism must be whole)");
+  require_feasible(world % model_parallel == 0, "--gpus " + str(world) + ": not divisible by " + mp_product +
+                                                    " = " + str(model_parallel) +
+                                                    " (data parallelism must be whole)");
   if (c.dp > 0) {
-    require(c.dp * model_parallel == world, "--dp " + str(c.dp) + ": --dp x " + mp_product + " = " +
-                                                str(c.dp * model_parallel) + " GPUs, but --gpus is " +
-                                                str(world));
+    require_feasible(c.dp * model_parallel == world, "--dp " + str(c.dp) + ": --dp x " + mp_product + " = " +
+                                                         str(c.dp * model_parallel) +
+                                                         " GPUs, but --gpus is " + str(world));
   }
   const long long dp = c.dp > 0 ? c.dp : world / model_parallel;
 
   // Megatron splits attention heads and KV heads (query groups) evenly over TP ranks, and the MLP columns.
   const int kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  require(model.heads % c.tp == 0, "--tp " + str(c.tp) + ": " + str(model.heads) +
-                                       " attention heads are not divisible by " + str(c.tp));
-  require(kv_heads % c.tp == 0, "--tp " + str(c.tp) + ": " + str(kv_heads) +
-                                    " KV heads (query groups) are not divisible by " + str(c.tp));
-  require(model.ffn_hidden % c.tp == 0,
-          "--tp " + str(c.tp) + ": FFN size " + str(model.ffn_hidden) + " is not divisible by " + str(c.tp));
-  require(!c.sp || c.tp > 1, "--sp: sequence parallelism needs --tp > 1");
+  require_feasible(model.heads % c.tp == 0, "--tp " + str(c.tp) + ": " + str(model.heads) +
+                                                " attention heads are not divisible by " + str(c.tp));
+  require_feasible(kv_heads % c.tp == 0, "--tp " + str(c.tp) + ": " + str(kv_heads) +
+                                             " KV heads (query groups) are not divisible by " + str(c.tp));
+  require_feasible(model.ffn_hidden % c.tp == 0, "--tp " + str(c.tp) + ": FFN size " + str(model.ffn_hidden) +
+                                                     " is not divisible by " + str(c.tp));
+  require_feasible(!c.sp || c.tp > 1, "--sp: sequence parallelism needs --tp > 1");
 
   // Every pipeline rank holds vpp chunks of the same number of layers.
-  require(c.vpp == 1 || c.pp > 1, "--vpp " + str(c.vpp) + ": interleaved virtual stages need --pp > 1");
-  require(model.layers % (c.pp * c.vpp) == 0,
-          "--pp " + str(c.pp) + " --vpp " + str(c.vpp) + ": " + str(model.layers) +
-              " layers are not divisible by pp x vpp = " + str(c.pp * c.vpp));
+  require_feasible(c.vpp == 1 || c.pp > 1,
+                   "--vpp " + str(c.vpp) + ": interleaved virtual stages need --pp > 1");
+  require_feasible(model.layers % (c.pp * c.vpp) == 0,
+                   "--pp " + str(c.pp) + " --vpp " + str(c.vpp) + ": " + str(model.layers) +
+                       " layers are not divisible by pp x vpp = " + str(c.pp * c.vpp));
 
   if (c.global_batch > 0) {
-    require(c.global_batch % (c.micro_batch * dp) == 0,
-            "--global-batch " + str(c.global_batch) + ": not divisible by --micro-batch " +
-                str(c.micro_batch) + " x data-parallel size " + str(dp) + " = " + str(c.micro_batch * dp));
+    require_feasible(c.global_batch % (c.micro_batch * dp) == 0,
+                     "--global-batch " + str(c.global_batch) + ": not divisible by --micro-batch " +
+                         str(c.micro_batch) + " x data-parallel size " + str(dp) + " = " +
+                         str(c.micro_batch * dp));
     // Every micro-batch is unrolled into each pipeline rank's program.
     const long long micro_batches = c.global_batch / (c.micro_batch * dp);
     require(micro_batches <= limits::kMaxMicroBatches,
@@ -100,23 +109,24 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   }
   // Load-balanced causal context parallelism cuts the sequence into 2 x cp chunks.
   if (c.cp > 1 && c.seq_len > 0) {
-    require(c.seq_len % (2 * c.cp) == 0, "--cp " + str(c.cp) + ": --seq-len " + str(c.seq_len) +
-                                             " is not divisible by 2 x cp = " + str(2 * c.cp));
+    require_feasible(c.seq_len % (2 * c.cp) == 0, "--cp " + str(c.cp) + ": --seq-len " + str(c.seq_len) +
+                                                      " is not divisible by 2 x cp = " + str(2 * c.cp));
   }
 
   if (c.ep > 1) {
-    require(model.experts > 0, "--ep " + str(c.ep) + ": the model has no experts to distribute");
-    require(model.experts % c.ep == 0,
-            "--ep " + str(c.ep) + ": " + str(model.experts) + " experts are not divisible by " + str(c.ep));
+    require_feasible(model.experts > 0, "--ep " + str(c.ep) + ": the model has no experts to distribute");
+    require_feasible(model.experts % c.ep == 0, "--ep " + str(c.ep) + ": " + str(model.experts) +
+                                                    " experts are not divisible by " + str(c.ep));
     // Expert-parallel groups are carved out of the data-parallel (x context-parallel) ranks.
-    require((dp * c.cp) % c.ep == 0, "--ep " + str(c.ep) + ": does not divide data-parallel x --cp = " +
-                                         str(dp) + " x " + str(c.cp) + " = " + str(dp * c.cp));
+    require_feasible((dp * c.cp) % c.ep == 0, "--ep " + str(c.ep) +
+                                                  ": does not divide data-parallel x --cp = " + str(dp) +
+                                                  " x " + str(c.cp) + " = " + str(dp * c.cp));
   }
   if (model.experts > 0) {
     require(c.capacity_factor > 0, "capacity factor must be positive");
     const int moe_ffn = model.moe_ffn_hidden > 0 ? model.moe_ffn_hidden : model.ffn_hidden;
-    require(moe_ffn % c.tp == 0,
-            "--tp " + str(c.tp) + ": expert FFN size " + str(moe_ffn) + " is not divisible by " + str(c.tp));
+    require_feasible(moe_ffn % c.tp == 0, "--tp " + str(c.tp) + ": expert FFN size " + str(moe_ffn) +
+                                              " is not divisible by " + str(c.tp));
   }
 
   require(c.zero >= 0 && c.zero <= 3, "--zero " + str(c.zero) + ": ZeRO stage must be 0, 1, 2 or 3");
@@ -131,9 +141,9 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   if (c.fp8) {
     require(c.precision == Precision::AMP_BF16 || c.precision == Precision::AMP_FP16,
             "--precision fp8: needs a 16-bit mixed precision (amp-bf16 or amp-fp16) around the FP8 GEMMs");
-    require(model.hidden % 16 == 0 && (model.ffn_hidden / c.tp) % 16 == 0,
-            "--precision fp8: hidden size " + str(model.hidden) + " and FFN size per TP rank " +
-                str(model.ffn_hidden / c.tp) + " must be multiples of 16");
+    require_feasible(model.hidden % 16 == 0 && (model.ffn_hidden / c.tp) % 16 == 0,
+                     "--precision fp8: hidden size " + str(model.hidden) + " and FFN size per TP rank " +
+                         str(model.ffn_hidden / c.tp) + " must be multiples of 16");
   }
 }
 

@@ -50,7 +50,8 @@ PipelineOrder interleaved_order(int stages, int micro_batches, int chunks) {
   check_sizes(stages, micro_batches, chunks);
   if (micro_batches % stages != 0)
     throw Error("interleaved schedule: the number of micro-batches (" + std::to_string(micro_batches) +
-                ") must be a multiple of --pp (" + std::to_string(stages) + ")");
+                    ") must be a multiple of --pp (" + std::to_string(stages) + ")",
+                ErrorKind::Infeasible);
   const int total = micro_batches * chunks;
   const int group = stages * chunks;
   // Megatron's get_model_chunk_id and micro-batch id of the k-th virtual micro-batch.

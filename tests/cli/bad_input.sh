@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Bad input of every kind ends with one clear line naming the file, field or option, and exit status 1.
+# Bad input of every kind ends with one clear line naming the file, field or option, and exit status 2; a
+# well-formed plan that cannot run (it does not divide, or does not fit in memory) exits 4.
 source "$(dirname "$0")/lib.bash"
 
 expect_error "unknown model" "unknown model 'resnet51'" run --model resnet51
 expect_error "zero GPUs" "--gpus" run --gpus 0
 expect_error "zero batch" "--batch-per-gpu" run --batch-per-gpu 0
-expect_error "GPUs not divisible by GPUs per node" "not a multiple of the 8 GPUs per node" run --gpus 12
-expect_error "batch that does not fit" "does not fit in GPU memory" run --model bert-large --gpus 1 \
+expect_infeasible "GPUs not divisible by GPUs per node" "not a multiple of the 8 GPUs per node" run --gpus 12
+expect_infeasible "batch that does not fit" "does not fit in GPU memory" run --model bert-large --gpus 1 \
   --platform dgx-1-v100 --batch-per-gpu 512 --seq-len 512
+expect_infeasible "TP that does not divide the heads" "attention heads are not divisible by 5" \
+  run --model gpt3-175b --gpus 40 --tp 5
+expect_infeasible "GPUs not divisible by the model-parallel group" "not divisible by --tp 8 x --pp 3" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 3
+status=0
+"$simtrain" rnu >/dev/null 2>&1 || status=$?
+check "an unknown command exits 2 (bad input), with the usage" test "$status" -eq 2
+expect_error "an option the parser refuses" "unrecognised option '--gpsu'" run --gpsu 8
 expect_error "unknown precision" "--precision" run --precision fp64
 expect_error "unknown platform" "dgx-z100" run --platform dgx-z100
 expect_error "missing profile" "no-such-profile.json" run --profile "$work/no-such-profile.json"

@@ -6,17 +6,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-# expect_error "what" "expected substring" simtrain-args...: the command must fail with exit status 1 and
-# print exactly one line on stderr containing the substring.
-expect_error() {
-  local what=$1 needle=$2
-  shift 2
+# expect_status STATUS "what" "expected substring" simtrain-args...: the command must fail with exit status
+# STATUS and print exactly one line on stderr containing the substring.
+expect_status() {
+  local want=$1 what=$2 needle=$3
+  shift 3
   local status=0
   "$simtrain" "$@" >"$work/out" 2>"$work/err" || status=$?
   local lines
   lines=$(wc -l <"$work/err")
-  if [[ $status -ne 1 ]]; then
-    echo "FAIL $what: exit status $status (want 1): $(cat "$work/err")"; failures=$((failures + 1))
+  if [[ $status -ne $want ]]; then
+    echo "FAIL $what: exit status $status (want $want): $(cat "$work/err")"; failures=$((failures + 1))
   elif [[ $lines -ne 1 ]]; then
     echo "FAIL $what: $lines lines on stderr (want 1):"; cat "$work/err"; failures=$((failures + 1))
   elif ! grep -qF -- "$needle" "$work/err"; then
@@ -25,6 +25,11 @@ expect_error() {
     echo "ok   $what: $(cat "$work/err")"
   fi
 }
+
+# Bad input (a typo, a malformed file, an option out of range) exits 2; a well-formed plan that cannot run
+# (it does not divide, or does not fit in memory) exits 4 (common/exit_codes.h).
+expect_error() { expect_status 2 "$@"; }
+expect_infeasible() { expect_status 4 "$@"; }
 
 check() {
   local what=$1

@@ -14,6 +14,7 @@
 
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -301,7 +302,7 @@ TEST_CASE("a failed write leaves an existing good profile untouched and no tempo
     only_the_good_file();
   }
   SUBCASE("the temporary file cannot be created") {
-    const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+    const std::string temporary = temporary_path_beside(path);
     fs::create_directory(temporary);  // stands in for an unwritable directory, which root could still write
     check_error([&] { write_profile_file(sample_measured(), path); }, path, "", "cannot write");
     fs::remove(temporary);

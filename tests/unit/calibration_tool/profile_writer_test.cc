@@ -158,7 +158,7 @@ TEST_CASE("a failed write leaves the previous profile in place") {
   const std::string path = (dir / "gpu.json").string();
   simtrain::write_file_atomically(path, "good");
   // A directory where the temporary file would go makes the write fail.
-  std::filesystem::create_directory(path + ".tmp." + std::to_string(::getpid()));
+  std::filesystem::create_directory(simtrain::temporary_path_beside(path));
   CHECK_THROWS_AS(simtrain::write_file_atomically(path, "broken"), Error);
   CHECK(read_all(path) == "good");
   std::filesystem::remove_all(dir);

@@ -111,3 +111,43 @@ TEST_CASE("scenario file errors name the line and key") {
   CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[study2]\n"), doctest::Contains("study2: unknown table"),
                        Error);
 }
+
+TEST_CASE("a study's name must be plain: it names a directory under results/") {
+  for (const std::string name : {"../../x", "/etc", "a/b", ".hidden", "", "x y", "a`b`", "$(touch x)"}) {
+    const std::string text = "[study]\nname = \"" + name + "\"\n";
+    CHECK_THROWS_WITH_AS(parse_study(text, "s.toml", lookup),
+                         doctest::Contains("s.toml:2: study.name: must be a plain name"), Error);
+  }
+  CHECK(parse_study("[study]\nname = \"llama2-13b_plans.v2\"\n", "s.toml", lookup).name ==
+        "llama2-13b_plans.v2");
+}
+
+TEST_CASE("a study of more than kMaxRuns runs is refused, even when the count would wrap around") {
+  Study study;
+  study.file = "huge.toml";
+  study.name = "huge";
+  for (int g = 0; g < 64; ++g) {  // 2^64 runs: 0 in a 64-bit count that is not checked
+    AxisGroup group;
+    group.options = {"o" + std::to_string(g)};
+    group.values = {{{group.options[0], "1", g + 1}}, {{group.options[0], "2", g + 1}}};
+    study.axes.push_back(group);
+  }
+  CHECK_THROWS_WITH_AS(expand(study), doctest::Contains("more than 1000000 runs"), Error);
+  study.axes.resize(19);  // 524,288 runs: allowed
+  CHECK(expand(study).size() == 524288);
+}
+
+TEST_CASE("a run's key changes with the content of the files it reads and with skip_invalid") {
+  Study study;
+  study.name = "s";
+  study.base = {{"platform", "p.toml", 3}};
+  std::string platform_file = "bandwidth_GBps = 300";
+  const InputContent inputs = [&](const std::vector<Setting>&) { return platform_file; };
+  const std::string before = expand(study, inputs).at(0).key();
+  CHECK(expand(study, inputs).at(0).key() == before);  // stable
+  platform_file = "bandwidth_GBps = 150";
+  CHECK(expand(study, inputs).at(0).key() != before);
+  platform_file = "bandwidth_GBps = 300";
+  study.skip_invalid = true;
+  CHECK(expand(study, inputs).at(0).key() != before);
+}
