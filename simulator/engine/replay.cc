@@ -455,6 +455,13 @@ void check_durations(const trace::Trace& trace, const cost::ProgramCosts& costs,
     }
 }
 
+// AddressSanitizer's red zones make every frame several times larger (SIMTRAIN_SANITIZE builds).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:2048";
+#else
+constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:256";
+#endif
+
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
   if (source.spec) return platform::build_platform(*source.spec, engine);
   return platform::load_simgrid_xml(source.xml_path, source.xml_gpus_per_node, engine);
@@ -468,7 +475,7 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   // SimGrid's own logging would interleave with our output; errors reach the user as exceptions instead.
   // Stacks stay small and without guard pages: two actors per rank at 16k ranks would otherwise exceed
   // Linux's default limit of 65,536 memory mappings per process.
-  std::vector<std::string> args = {"simtrain", "--log=root.thres:critical", "--cfg=contexts/stack-size:256",
+  std::vector<std::string> args = {"simtrain", "--log=root.thres:critical", kActorStackSize,
                                    "--cfg=contexts/guard-size:0"};
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
