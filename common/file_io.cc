@@ -139,21 +139,30 @@ ScratchFile create_scratch_file(const std::string& stem, const std::string& kind
   }
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw Error(path, 0, "", "cannot read: is a directory");
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) fail(path, "cannot read", errno);
+namespace {
+
+std::string read_descriptor(const std::string& path, int flags) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags));
+  if (fd.get() < 0) fail(path, "cannot read", errno);
+  struct stat status {};
+  if (::fstat(fd.get(), &status) == 0 && S_ISDIR(status.st_mode))
+    throw Error(path, 0, "", "cannot read: is a directory");
   std::string bytes;
   char buffer[1 << 16];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) bytes.append(buffer, n);
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) fail(path, "cannot read", error);
-  return bytes;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n == 0) return bytes;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, "cannot read", errno);
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
 }
+
+}  // namespace
+
+std::string read_file(const std::string& path) { return read_descriptor(path, 0); }
+
+std::string read_scratch_file(const std::string& path) { return read_descriptor(path, O_NOFOLLOW); }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   struct stat there {};

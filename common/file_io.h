@@ -11,6 +11,10 @@ namespace simtrain {
 // The file's bytes. Throws Error(path, "cannot read: ...") when it is missing, unreadable or a directory.
 std::string read_file(const std::string& path);
 
+// read_file of a scratch file in a directory others may write to: a symbolic link planted at its name is
+// refused rather than followed, so that nobody can make a record out of a file of their choice.
+std::string read_scratch_file(const std::string& path);
+
 // Writes `content` to `path` so that readers see the old file or the whole new one, never a part:
 // - a missing or regular file is replaced: the content goes to a temporary file beside it, created
 //   exclusively (O_EXCL|O_NOFOLLOW), flushed to disk and renamed over `path`;

@@ -142,10 +142,13 @@ std::string profile_json_text(const CalibrationProfile& profile) {
 void check_output_writable(const std::string& path) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) throw Error(path, 0, "", "cannot write: is a directory");
+  // Created exclusively: a link planted at the probe's name must not lead us to truncate its target.
   const std::string probe = temporary_path_beside(path);
-  std::FILE* file = std::fopen(probe.c_str(), "wb");
-  if (file == nullptr) fail(path, "cannot write", errno);
-  std::fclose(file);
+  try {
+    create_exclusively(probe);
+  } catch (const Error& error) {
+    throw Error(path, 0, "", std::string("cannot write: ") + error.message());
+  }
   std::remove(probe.c_str());
 }
 

@@ -58,7 +58,7 @@ pid_t start(const Scenario& scenario, const SweepOptions& options, const Running
 std::string last_line(const std::string& path) {
   std::string text;
   try {
-    text = read_file(path);
+    text = read_scratch_file(path);
   } catch (const Error&) {
     return "";
   }
@@ -78,7 +78,7 @@ RunRecord finish(const Running& run, int wait_status, const SweepOptions& option
         "time limit of " + std::to_string(static_cast<long long>(options.time_limit_s)) + " s exceeded";
   } else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
     try {
-      record.result_json = read_file(run.json_path);
+      record.result_json = read_scratch_file(run.json_path);
       record.status = RunStatus::Ok;
     } catch (const Error& error) {
       record.status = RunStatus::Failed;

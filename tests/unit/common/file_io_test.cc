@@ -124,3 +124,16 @@ TEST_CASE("only scratch files of dead processes of this host are orphans") {
   CHECK_FALSE(is_orphaned_scratch("abc.json.tmp.another-host.99999999"));
   CHECK_FALSE(is_orphaned_scratch("abc.json"));
 }
+
+TEST_CASE("a scratch file is read only where it is, never through a link planted at its name") {
+  TemporaryDirectory dir("file-io-read-scratch");
+  {
+    std::ofstream(dir / "record.json") << "{\"iteration_time_s\": 1}";
+    std::ofstream(dir / "secret") << "not a result";
+  }
+  CHECK(read_scratch_file(dir / "record.json") == "{\"iteration_time_s\": 1}");
+  fs::create_symlink(dir / "secret", dir / "planted.json");
+  CHECK(read_file(dir / "planted.json") == "not a result");  // inputs a user names may be links
+  CHECK_THROWS_AS(read_scratch_file(dir / "planted.json"), Error);
+  CHECK_THROWS_WITH_AS(read_file(dir.path.string()), doctest::Contains("is a directory"), Error);
+}
