@@ -2,8 +2,9 @@
 // (simulator/platform/simgrid_platform.h). SimGrid allows one engine per process and reads platforms only
 // from files, so each input is written to a temporary .xml file and loaded in a forked child; the child
 // exits 0 on success or simtrain::Error, 1 on any other exception, and the parent aborts on anything but 0
-// so that libFuzzer (or replay_main.cc) reports it with the input. SimGrid itself is not instrumented:
-// coverage guidance sees only simtrain's side, which is why the corpus seeds matter here.
+// so that libFuzzer (or replay_main.cc) reports it with the input. Coverage of a child is lost with it, and
+// SimGrid is not instrumented anyway, so the parent also runs simtrain's own route check on the text: its
+// coverage is what guides the mutations towards platforms with zones and routes.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "simulator/platform/simgrid_platform.h"
+#include "simulator/platform/simgrid_xml_check.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -40,6 +42,9 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  simtrain::fuzz::accept_any_bytes(data, size, [](const std::string& text) {
+    simtrain::platform::check_full_zone_routes(text, "fuzz.xml");
+  });
   const std::string path = "/tmp/simtrain-fuzz-" + std::to_string(::getpid()) + ".xml";
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
