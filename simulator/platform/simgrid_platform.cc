@@ -117,6 +117,7 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
 // GPUs of node 0: bottleneck bandwidth and total latency, or 0 when a node has a single GPU.
 BuiltPlatform load_simgrid_xml(const std::string& path, int gpus_per_node, sg4::Engine& engine) {
   if (gpus_per_node <= 0) throw Error(path, 0, "gpus_per_node", "must be positive");
+  probe_load_in_child(engine, path);
   try {
     engine.load_platform(path);
   } catch (const std::exception& error) {

@@ -1,6 +1,12 @@
-// Implements simgrid_xml_check.h: a small scanner over the platform's tags (enough for SimGrid's DTD, which
-// has no text content that matters) for the routes, and SimGrid's own figures for the values.
+// Implements simgrid_xml_check.h: a forked trial load for what SimGrid dies of, a small scanner over the
+// platform's tags (enough for SimGrid's DTD, which has no text content that matters) for the routes, and
+// SimGrid's own figures for the values.
 #include "simulator/platform/simgrid_xml_check.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <map>
@@ -13,6 +19,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "common/input_limits.h"
 #include "common/number_checks.h"
 
@@ -141,6 +148,61 @@ std::pair<int, std::string> element_of(const std::string& text, const std::strin
 }
 
 }  // namespace
+
+void probe_load_in_child(sg4::Engine& engine, const std::string& path) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) throw Error(path, 0, "", "cannot check the SimGrid platform: pipe failed");
+  std::fflush(nullptr);  // or buffered output would be written twice
+  const pid_t child = ::fork();
+  if (child < 0) throw Error(path, 0, "", "cannot check the SimGrid platform: fork failed");
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    ::dup2(pipe_fds[1], STDERR_FILENO);  // SimGrid's last words, for the parent's message
+    int status = 0;
+    try {
+      engine.load_platform(path);
+      const std::string text = read_file(path);
+      check_full_zone_routes(text, path);
+      check_platform_values(engine, text, path);
+      const std::vector<sg4::Host*> hosts = engine.get_all_hosts();
+      for (std::size_t i = 1; i < hosts.size(); ++i) {
+        std::vector<sg4::Link*> links;
+        double latency_s = 0;
+        hosts[0]->route_to(hosts[i], links, &latency_s);
+        hosts[i]->route_to(hosts[0], links, &latency_s);
+      }
+    } catch (const Error&) {
+      // The parent finds the same problem and reports it with its line.
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "%s\n", error.what());
+      status = 2;
+    }
+    std::fflush(nullptr);
+    ::_exit(status);  // not exit(): the parent's engine and atexit handlers are not the child's to run
+  }
+  ::close(pipe_fds[1]);
+  std::string said;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0)
+    said.append(buffer, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  // The last line SimGrid printed, without its "[time] file:line: [category/CRITICAL] " prefix.
+  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+  std::string last =
+      said.substr(said.find_last_of('\n') == std::string::npos ? 0 : said.find_last_of('\n') + 1);
+  if (const std::size_t tag = last.find("] "); last.starts_with("[") && tag != std::string::npos) {
+    last.erase(0, tag + 2);
+    if (const std::size_t level = last.find("] "); level != std::string::npos) last.erase(0, level + 2);
+  }
+  if (last.empty())
+    last = WIFSIGNALED(status) ? "it crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
+                               : "no reason given";
+  throw Error(path, 0, "", "SimGrid cannot load this platform: " + last);
+}
 
 void check_full_zone_routes(const std::string& xml_text, const std::string& path) {
   std::vector<ZoneFrame> stack;

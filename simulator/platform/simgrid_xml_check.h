@@ -12,6 +12,13 @@ class Engine;
 
 namespace simtrain::platform {
 
+// Loads the platform at `path` into a forked copy of `engine` (which must not hold a platform yet) and asks
+// it for routes from the first host to every other and back: SimGrid ends the process (abort, SIGSEGV) on
+// some invalid files by design ("Not a valid model!" for an unknown routing), and only a child can survive
+// that. Throws Error(path, 0, "", "SimGrid cannot load this platform: <its last message>") when the child
+// dies or SimGrid throws; returns when the real load can go ahead.
+void probe_load_in_child(simgrid::s4u::Engine& engine, const std::string& path);
+
 // Reads the XML text (already accepted by SimGrid's parser) and throws Error(path, line, "zone <id>", ...)
 // for the first Full zone lacking a route, in either direction, between two of its hosts or sub-zones.
 void check_full_zone_routes(const std::string& xml_text, const std::string& path);

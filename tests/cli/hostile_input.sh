@@ -29,6 +29,9 @@ run_xml "an XML host of speed 0" "bad-speed-zero.xml:11: host node0-gpu0: speed:
   "$corpus/simgrid_xml/bad-speed-zero.xml"
 run_xml "an XML host of negative speed" "host node0-gpu0: speed: must be a finite number > 0" \
   "$corpus/simgrid_xml/bad-speed-negative.xml"
+run_xml "an XML zone routing SimGrid does not know (SimGrid aborts: 'Not a valid model!')" \
+  "crash-routing-not-a-model.xml: SimGrid cannot load this platform: Not a valid model!" \
+  "$corpus/simgrid_xml/crash-routing-not-a-model.xml"
 
 # Traces.
 head -c 100000 /dev/zero | tr '\0' '[' >"$work/deep.json"
