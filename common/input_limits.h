@@ -37,4 +37,8 @@ inline constexpr double kMaxBytes = 1e18;
 inline constexpr double kMinRate = 1;
 inline constexpr double kMaxRate = 1e21;
 
+// Runs of one study (the product of its axes' lengths): a sweep is a list held in memory and a queue of
+// processes; the largest shipped study has 1,000.
+inline constexpr std::size_t kMaxStudyRuns = 1'000'000;
+
 }  // namespace simtrain
