@@ -129,7 +129,8 @@ BuiltPlatform load_simgrid_xml(const std::string& path, int gpus_per_node, sg4::
   check_full_zone_routes(xml_text, path);
   check_platform_values(engine, xml_text, path);
 
-  static const std::regex kGpuHostName(R"(node(0|[1-9][0-9]*)-gpu(0|[1-9][0-9]*))");
+  // At most 9 digits each: std::stol below cannot overflow, and larger indices fail the checks that follow.
+  static const std::regex kGpuHostName(R"(node(0|[1-9][0-9]{0,8})-gpu(0|[1-9][0-9]{0,8}))");
   std::map<long, sg4::Host*> by_rank;
   long max_node = -1;
   for (sg4::Host* host : engine.get_all_hosts()) {
