@@ -190,14 +190,19 @@ void probe_load_in_child(sg4::Engine& engine, const std::string& path) {
   int status = 0;
   ::waitpid(child, &status, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-  // The last line SimGrid printed, without its "[time] file:line: [category/CRITICAL] " prefix.
-  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
-  std::string last =
-      said.substr(said.find_last_of('\n') == std::string::npos ? 0 : said.find_last_of('\n') + 1);
-  if (const std::size_t tag = last.find("] "); last.starts_with("[") && tag != std::string::npos) {
-    last.erase(0, tag + 2);
-    if (const std::size_t level = last.find("] "); level != std::string::npos) last.erase(0, level + 2);
+  // SimGrid's last log message ("[0.000000] file:line: [root/CRITICAL] Not a valid model!") without its
+  // prefix or the backtrace printed after it; else the child's first line (an exception's text).
+  std::string logged, first;
+  for (std::size_t start = 0; start < said.size();) {
+    const std::size_t end = std::min(said.find('\n', start), said.size());
+    const std::string line = said.substr(start, end - start);
+    start = end + 1;
+    std::size_t level = line.find("/CRITICAL] ");
+    if (level == std::string::npos) level = line.find("/ERROR] ");
+    if (level != std::string::npos) logged = line.substr(line.find("] ", level) + 2);
+    if (first.empty()) first = line;
   }
+  std::string last = !logged.empty() ? logged : first;
   if (last.empty())
     last = WIFSIGNALED(status) ? "it crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
                                : "no reason given";
