@@ -40,7 +40,7 @@ for parser in "${parsers[@]}"; do
   # -rss_limit_mb: a parser that needs more than 2 GB for an input of 4 KB has a finding to report.
   "$build/tests/fuzz/fuzz_$parser" "$limit" -max_len=65536 -rss_limit_mb=2048 -timeout=25 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$work" "$corpus" >"$log" 2>&1 || status=1
-  executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  executions=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   found=$(find "$crashes" -type f | wc -l)
   for crasher in "$crashes"/*; do
     [[ -f $crasher ]] && cp "$crasher" "$corpus/$(basename "$crasher")"
