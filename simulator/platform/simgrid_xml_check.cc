@@ -206,7 +206,7 @@ void probe_load_in_child(sg4::Engine& engine, const std::string& path) {
   if (last.empty())
     last = WIFSIGNALED(status) ? "it crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
                                : "no reason given";
-  throw Error(path, 0, "", "SimGrid cannot load this platform: " + last);
+  throw Error(path, 0, "", "cannot load the SimGrid platform: " + last);
 }
 
 void check_full_zone_routes(const std::string& xml_text, const std::string& path) {

@@ -15,7 +15,7 @@ namespace simtrain::platform {
 // Loads the platform at `path` into a forked copy of `engine` (which must not hold a platform yet) and asks
 // it for routes from the first host to every other and back: SimGrid ends the process (abort, SIGSEGV) on
 // some invalid files by design ("Not a valid model!" for an unknown routing), and only a child can survive
-// that. Throws Error(path, 0, "", "SimGrid cannot load this platform: <its last message>") when the child
+// that. Throws Error(path, 0, "", "cannot load the SimGrid platform: <its last message>") when the child
 // dies or SimGrid throws; returns when the real load can go ahead.
 void probe_load_in_child(simgrid::s4u::Engine& engine, const std::string& path);
 

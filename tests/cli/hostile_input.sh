@@ -30,10 +30,10 @@ run_xml "an XML host of speed 0" "bad-speed-zero.xml:11: host node0-gpu0: speed:
 run_xml "an XML host of negative speed" "host node0-gpu0: speed: must be a finite number > 0" \
   "$corpus/simgrid_xml/bad-speed-negative.xml"
 run_xml "an XML zone routing SimGrid does not know (SimGrid aborts: 'Not a valid model!')" \
-  "crash-routing-not-a-model.xml: SimGrid cannot load this platform: Not a valid model!" \
+  "crash-routing-not-a-model.xml: cannot load the SimGrid platform: Not a valid model!" \
   "$corpus/simgrid_xml/crash-routing-not-a-model.xml"
 run_xml "an XML link declared twice (SimGrid aborts)" \
-  "crash-link-declared-twice.xml: SimGrid cannot load this platform: Link 'node0-gpu0-link_UP' declared several times" \
+  "crash-link-declared-twice.xml: cannot load the SimGrid platform: Link 'node0-gpu0-link_UP' declared several times" \
   "$corpus/simgrid_xml/crash-link-declared-twice.xml"
 sed 's/node1-gpu1/node12345678901234567890-gpu1/g' "$xml" >"$work/long-index.xml"
 run_xml "an XML GPU host whose node index overflows a long" "long-index.xml: missing GPU host node1-gpu1" "$work/long-index.xml"
