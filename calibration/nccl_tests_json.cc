@@ -1,6 +1,5 @@
 // Reading the JSON file that nccl-tests writes with -J. Its layout is fixed by the writer in nccl-tests'
 // src/util.cu (JSON_FILE_VERSION 2, NVIDIA/nccl-tests), which emits it by hand with printf.
-#include <cmath>
 #include <set>
 #include <string>
 
@@ -8,6 +7,9 @@
 
 #include "calibration/nccl_tests_log.h"
 #include "common/error.h"
+#include "common/input_limits.h"
+#include "common/json_parse.h"
+#include "common/number_checks.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -39,13 +41,17 @@ NcclTestsLog parse_nccl_tests_json(const std::string& text, const std::string& o
     path = where + key;
     return parent.at(key);
   };
-  auto number = [&](const json& parent, const std::string& key, const std::string& where) {
+  auto number = [&](const json& parent, const std::string& key, const std::string& where,
+                    const NumberRange& range = kNonNegative) {
     const double value = at(parent, key, where).get<double>();
-    if (!(value >= 0) || !std::isfinite(value)) throw Error(origin, 0, path, "not a number");
+    if (auto why = range_violation(value, range)) throw Error(origin, 0, path, *why);
     return value;
   };
+  // Bounds that keep the conversions to integers below defined and the derived times finite.
+  constexpr NumberRange kPerProcess{1, true, static_cast<double>(kMaxRanks)};
+  constexpr NumberRange kSize{0, true, kMaxBytes}, kTime_us{0, true, kMaxDuration_s * 1e6};
+  const json document = parse_json(text, origin);
   try {
-    const json document = json::parse(text);
     NcclTestsRun run;
     run.first_line = 1;
     if (const json args = document.value("args", json::array()); !args.empty())
@@ -58,7 +64,10 @@ NcclTestsLog parse_nccl_tests_json(const std::string& text, const std::string& o
     std::set<std::string> hosts;
     for (const json& device : devices) hosts.insert(device.value("hostname", ""));
     // One device entry per process: nccl-tests parses only the first rank line of each process.
-    const double per_process = number(config, "nthreads", "config.") * number(config, "ngpus", "config.");
+    const double per_process =
+        number(config, "nthreads", "config.", kPerProcess) * number(config, "ngpus", "config.", kPerProcess);
+    if (devices.size() * per_process > static_cast<double>(kMaxRanks))
+      throw Error(origin, 0, "config", "more than " + std::to_string(kMaxRanks) + " ranks");
     run.ranks = static_cast<int>(devices.size() * per_process);
     run.nodes = static_cast<int>(hosts.size());
     if (!devices.empty()) run.gpu = devices[0].value("device_info", "");
@@ -66,15 +75,16 @@ NcclTestsLog parse_nccl_tests_json(const std::string& text, const std::string& o
     for (std::size_t i = 0; i < results.size(); ++i) {
       const std::string where = "results[" + std::to_string(i) + "].";
       NcclTestsRow row;
-      row.bytes = static_cast<std::int64_t>(number(results[i], "size", where));
-      row.count = static_cast<std::int64_t>(number(results[i], "count", where));
+      row.bytes = static_cast<std::int64_t>(number(results[i], "size", where, kSize));
+      row.count = static_cast<std::int64_t>(number(results[i], "count", where, kSize));
       row.type = at(results[i], "type", where).get<std::string>();
       row.redop = at(results[i], "redop", where).get<std::string>();
       row.root = root_of(at(results[i], "root", where).get<std::string>(), origin, path);
       for (const std::string half : {"out_of_place", "in_place"}) {
         NcclTestsTiming& into = half == "in_place" ? row.in_place : row.out_of_place;
         const json& timing = at(results[i], half, where);
-        into.time_us = number(timing, timing.contains("cpu_time") ? "cpu_time" : "time", where + half + ".");
+        into.time_us =
+            number(timing, timing.contains("cpu_time") ? "cpu_time" : "time", where + half + ".", kTime_us);
         into.algbw_GBps = number(timing, "alg_bw", where + half + ".");
         into.busbw_GBps = number(timing, "bus_bw", where + half + ".");
         if (timing.contains("nwrong") && timing["nwrong"].is_number())

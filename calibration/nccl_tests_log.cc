@@ -16,6 +16,8 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/input_limits.h"
+#include "common/number_checks.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -50,6 +52,11 @@ template <typename Number>
 bool parse_number(std::string_view text, Number& value) {
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc() && end == text.data() + text.size();
+}
+
+bool is_number(std::string_view text) {
+  double value = 0;
+  return parse_number(text, value);
 }
 
 std::string_view basename(std::string_view path) {
@@ -154,7 +161,9 @@ class TextParser {
     if (tokens.empty()) return;
     if (tokens.front().starts_with("#")) {
       handle_comment(line.substr(line.find('#') + 1), number);
-    } else if (all_digits(tokens.front()) && state_ == State::Table) {
+    } else if (state_ == State::Table && is_number(tokens.front())) {
+      // Any number opens a data row, "-1" and "nan" included, so that a bad size is an error rather than
+      // a row silently skipped as foreign output.
       read_row(tokens, number);
     } else if (all_digits(tokens.front()) && tokens.size() >= 8 && all_digits(tokens[1])) {
       fail(number, "", "a data row without a column header before it ('#  size  count  type ...')");
@@ -182,7 +191,7 @@ class TextParser {
       end_previous_run(number);  // an excerpt without the "# nThread" line
       start_run(number);
     } else if (tokens.front() == "Rank" && state_ == State::Header) {
-      read_rank(body, tokens);
+      read_rank(body, tokens, number);
     } else if (tokens.front() == "size" && std::find(tokens.begin(), tokens.end(), "busbw") != tokens.end()) {
       if (state_ == State::Table)
         fail(number, "", "a new table starts before the previous one's footer: truncated?");
@@ -225,11 +234,16 @@ class TextParser {
     state_ = State::Header;
   }
 
-  void read_rank(std::string_view body, const std::vector<std::string_view>& tokens) {
+  void read_rank(std::string_view body, const std::vector<std::string_view>& tokens, int number) {
     int rank = 0;
     auto on = std::find(tokens.begin(), tokens.end(), "on");
     if (tokens.size() < 2 || !parse_number(tokens[1], rank) || on == tokens.end() || on + 1 == tokens.end())
       return;  // a device line cut by nccl-tests' own 2 KB limit ("..."): not data
+    // The run's rank count is the highest rank + 1.
+    if (rank < 0 || rank >= kMaxRanks)
+      fail(number, "Rank",
+           std::to_string(rank) + " is outside [0, " + std::to_string(kMaxRanks) +
+               "), the ranks simtrain simulates");
     hosts_.insert(std::string(on[1]));
     max_rank_ = std::max(max_rank_, rank);
     if (const auto bracket = body.find(']'); run_->gpu.empty() && bracket != std::string_view::npos)
@@ -265,13 +279,16 @@ class TextParser {
       fail(number, column_name(static_cast<int>(tokens.size())),
            "data row cut short: " + std::to_string(tokens.size()) + " of " + std::to_string(needed) +
                " fields");
-    auto number_at = [&](int index, auto& value) {
-      if (!parse_number(tokens[index], value) || !(value >= 0) || !std::isfinite(double(value)))
+    // Sizes and times are bounded so that the measurements derived from them stay finite.
+    constexpr NumberRange kSize{0, true, kMaxBytes}, kTime_us{0, true, kMaxDuration_s * 1e6};
+    auto number_at = [&](int index, auto& value, const NumberRange& range = kNonNegative) {
+      if (!parse_number(tokens[index], value))
         fail(number, column_name(index), "'" + std::string(tokens[index]) + "' is not a number");
+      if (auto why = range_violation(double(value), range)) fail(number, column_name(index), *why);
     };
     NcclTestsRow row;
     row.line = number;
-    number_at(columns_["size"], row.bytes);
+    number_at(columns_["size"], row.bytes, kSize);
     number_at(columns_["count"], row.count);
     row.type = std::string(tokens[columns_["type"]]);
     if (const int redop = columns_["redop"]; redop >= 0) row.redop = std::string(tokens[redop]);
@@ -280,7 +297,7 @@ class TextParser {
     for (int h = 0; h < 2; ++h) {
       NcclTestsTiming& timing = h == 0 ? row.out_of_place : row.in_place;
       const std::string half = std::to_string(h);
-      number_at(columns_["time" + half], timing.time_us);
+      number_at(columns_["time" + half], timing.time_us, kTime_us);
       number_at(columns_["algbw" + half], timing.algbw_GBps);
       number_at(columns_["busbw" + half], timing.busbw_GBps);
       if (const int w = columns_["#wrong" + half]; tokens[w] != "N/A") {

@@ -3,7 +3,6 @@
 #include "calibration/profile_json.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -11,6 +10,8 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/input_limits.h"
+#include "common/number_checks.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -27,20 +28,22 @@ std::string element(const std::string& path, std::size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-// Shortest text that reads back as the same double, so messages quote the value exactly.
-std::string show(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
 std::string describe(const json& value) {
   if (value.is_number()) return "number " + value.dump();
   return std::string(value.type_name());
 }
 
-// The limits a number must respect; each names the rule in its error message.
-enum class Range { Positive, NonNegative, Fraction };
+// The limits a number must respect (common/input_limits.h says why each bound is where it is). Durations
+// and rates are bounded above and below so that a typo (1e308 s, 1e-300 B/s) is rejected here, naming the
+// field, rather than overflowing into an infinite simulated time far from the file.
+constexpr NumberRange kDuration{0, false, kMaxDuration_s};
+constexpr NumberRange kOptionalDuration{0, true, kMaxDuration_s};
+constexpr NumberRange kRate{kMinRate, true, kMaxRate};
+constexpr NumberRange kOptionalRate{0, true, kMaxRate};  // 0 = absent (no NVLink)
+constexpr NumberRange kBytes{0, false, kMaxBytes};
+constexpr NumberRange kClock_MHz{0, false, 1e6};
+// NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
+constexpr NumberRange kEfficiency{0, false, 1e3};
 
 // Reads the fields of one JSON object found at `path`, rejecting unknown keys, and turns every violation into
 // an Error that names the field.
@@ -85,26 +88,17 @@ class ObjectReader {
   }
 
   // A number within `range`; `fallback` makes the field optional.
-  double number(std::string_view key, Range range, std::optional<double> fallback = std::nullopt) const {
+  double number(std::string_view key, const NumberRange& range,
+                std::optional<double> fallback = std::nullopt) const {
     const json* value = fallback ? find(key) : &need(key);
     if (value == nullptr) return *fallback;
     return checked_number(*value, path(key), range);
   }
 
-  double checked_number(const json& value, const std::string& field, Range range) const {
+  double checked_number(const json& value, const std::string& field, const NumberRange& range) const {
     if (!value.is_number()) fail(field, "expected a number, got " + describe(value));
     const double x = value.get<double>();
-    switch (range) {
-      case Range::Positive:
-        if (!std::isfinite(x) || x <= 0) fail(field, "must be a finite number > 0, got " + show(x));
-        break;
-      case Range::NonNegative:
-        if (!std::isfinite(x) || x < 0) fail(field, "must be a finite number >= 0, got " + show(x));
-        break;
-      case Range::Fraction:
-        if (!std::isfinite(x) || x <= 0 || x > 1) fail(field, "must be in (0, 1], got " + show(x));
-        break;
-    }
+    if (auto why = range_violation(x, range)) fail(field, *why);
     return x;
   }
 
@@ -167,12 +161,12 @@ DeviceFacts read_device(const ObjectReader& top) {
   DeviceFacts device;
   device.name = in.text("name", true, false);
   device.sm_count = in.small_integer("sm_count", 1);
-  device.clock_mhz = in.number("clock_mhz", Range::Positive);
-  device.memory_bytes = in.number("memory_bytes", Range::Positive);
-  device.memory_bandwidth_Bps = in.number("memory_bandwidth_Bps", Range::Positive);
+  device.clock_mhz = in.number("clock_mhz", kClock_MHz);
+  device.memory_bytes = in.number("memory_bytes", kBytes);
+  device.memory_bandwidth_Bps = in.number("memory_bandwidth_Bps", kRate);
   // 0 means "no NVLink"; a GPU without PCIe figures (spec unknown) reads as 0 too.
-  device.nvlink_bandwidth_Bps = in.number("nvlink_bandwidth_Bps", Range::NonNegative, 0.0);
-  device.pcie_bandwidth_Bps = in.number("pcie_bandwidth_Bps", Range::NonNegative, 0.0);
+  device.nvlink_bandwidth_Bps = in.number("nvlink_bandwidth_Bps", kOptionalRate, 0.0);
+  device.pcie_bandwidth_Bps = in.number("pcie_bandwidth_Bps", kOptionalRate, 0.0);
 
   const std::string peaks_path = in.path("peak_flops_per_s");
   const json& peaks = in.need("peak_flops_per_s");
@@ -182,7 +176,7 @@ DeviceFacts read_device(const ObjectReader& top) {
   for (const auto& item : peaks.items()) {
     const std::string field = member(peaks_path, item.key());
     device.peak_flops_per_s[in.dtype_named(item.key(), field)] =
-        in.checked_number(item.value(), field, Range::Positive);
+        in.checked_number(item.value(), field, kRate);
   }
   return device;
 }
@@ -213,19 +207,18 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
       *value, "efficiencies", top.origin(),
       {"gemm", "conv", "gemm_tf32", "conv_tf32", "gemm_fp32", "conv_fp32", "attention", "memory_bound",
        "kernel_launch_s", "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
-  eff.gemm = in.number("gemm", Range::Fraction, eff.gemm);
-  eff.conv = in.number("conv", Range::Fraction, eff.conv);
-  eff.gemm_tf32 = in.number("gemm_tf32", Range::Fraction, eff.gemm_tf32);
-  eff.conv_tf32 = in.number("conv_tf32", Range::Fraction, eff.conv_tf32);
-  eff.gemm_fp32 = in.number("gemm_fp32", Range::Fraction, eff.gemm_fp32);
-  eff.conv_fp32 = in.number("conv_fp32", Range::Fraction, eff.conv_fp32);
-  eff.attention = in.number("attention", Range::Fraction, eff.attention);
-  eff.memory_bound = in.number("memory_bound", Range::Fraction, eff.memory_bound);
-  eff.kernel_launch_s = in.number("kernel_launch_s", Range::NonNegative, eff.kernel_launch_s);
-  // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
-  eff.nccl_intra_node = in.number("nccl_intra_node", Range::Positive, eff.nccl_intra_node);
-  eff.nccl_inter_node = in.number("nccl_inter_node", Range::Positive, eff.nccl_inter_node);
-  eff.nccl_step_latency_s = in.number("nccl_step_latency_s", Range::NonNegative, eff.nccl_step_latency_s);
+  eff.gemm = in.number("gemm", kFraction, eff.gemm);
+  eff.conv = in.number("conv", kFraction, eff.conv);
+  eff.gemm_tf32 = in.number("gemm_tf32", kFraction, eff.gemm_tf32);
+  eff.conv_tf32 = in.number("conv_tf32", kFraction, eff.conv_tf32);
+  eff.gemm_fp32 = in.number("gemm_fp32", kFraction, eff.gemm_fp32);
+  eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
+  eff.attention = in.number("attention", kFraction, eff.attention);
+  eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
+  eff.kernel_launch_s = in.number("kernel_launch_s", kOptionalDuration, eff.kernel_launch_s);
+  eff.nccl_intra_node = in.number("nccl_intra_node", kEfficiency, eff.nccl_intra_node);
+  eff.nccl_inter_node = in.number("nccl_inter_node", kEfficiency, eff.nccl_inter_node);
+  eff.nccl_step_latency_s = in.number("nccl_step_latency_s", kOptionalDuration, eff.nccl_step_latency_s);
   return eff;
 }
 
@@ -237,7 +230,7 @@ GemmMeasurement read_gemm(const ObjectReader& in) {
   g.dtype = in.dtype("dtype");
   g.trans_a = in.boolean("trans_a", false);
   g.trans_b = in.boolean("trans_b", false);
-  g.time_s = in.number("time_s", Range::Positive);
+  g.time_s = in.number("time_s", kDuration);
   return g;
 }
 
@@ -249,15 +242,15 @@ KernelMeasurement read_kernel(const ObjectReader& in) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     k.shape.push_back(in.checked_integer(shape[i], element(in.path("shape"), i), 0));
   k.dtype = in.dtype("dtype");
-  k.time_s = in.number("time_s", Range::Positive);
+  k.time_s = in.number("time_s", kDuration);
   return k;
 }
 
 MemoryBandwidthMeasurement read_memory(const ObjectReader& in) {
   MemoryBandwidthMeasurement m;
   m.op = in.one_of("op", {"device_copy", "elementwise", "reduction", "h2d", "d2h"});
-  m.bytes = in.number("bytes", Range::Positive);
-  m.bandwidth_Bps = in.number("bandwidth_Bps", Range::Positive);
+  m.bytes = in.number("bytes", kBytes);
+  m.bandwidth_Bps = in.number("bandwidth_Bps", kRate);
   return m;
 }
 
@@ -265,15 +258,15 @@ CollectiveMeasurement read_collective(const ObjectReader& in) {
   CollectiveMeasurement c;
   c.op =
       in.one_of("op", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send_recv"});
-  c.bytes = in.number("bytes", Range::Positive);
+  c.bytes = in.number("bytes", kBytes);
   c.ranks = in.small_integer("ranks", 1);
   c.nodes = in.small_integer("nodes", 1, 1);
   if (c.nodes > c.ranks)
     in.fail(in.path("nodes"),
             "must not exceed ranks (" + std::to_string(c.ranks) + "), got " + std::to_string(c.nodes));
   c.algorithm = in.text("algorithm", false);
-  c.time_s = in.number("time_s", Range::Positive);
-  c.bus_bandwidth_Bps = in.number("bus_bandwidth_Bps", Range::Positive);
+  c.time_s = in.number("time_s", kDuration);
+  c.bus_bandwidth_Bps = in.number("bus_bandwidth_Bps", kRate);
   return c;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/input_limits.h"
 #include "common/toml_parse.h"
 #include "simulator/platform/fabric_spec.h"
 #include "simulator/platform/spec_section.h"
@@ -137,6 +138,11 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
   spec.description = root.string_or("description", "");
   spec.nodes = root.positive_int("nodes");
   spec.gpus_per_node = root.positive_int("gpus_per_node");
+  // gpu_count() multiplies the two as ints, and every GPU becomes a SimGrid host.
+  if (std::int64_t{spec.nodes} * spec.gpus_per_node > kMaxRanks)
+    root.fail("gpus_per_node", std::to_string(spec.nodes) + " nodes of " +
+                                   std::to_string(spec.gpus_per_node) + " GPUs exceed the limit of " +
+                                   std::to_string(kMaxRanks) + " GPUs");
   spec.gpu = root.string("gpu");
   if (spec.gpu.empty()) root.fail("gpu", "must name a GPU profile");
   spec.intra_node = read_intra_node(root.table("intra_node"), spec.gpus_per_node);

@@ -13,7 +13,9 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "simulator/platform/fabric_builders.h"
+#include "simulator/platform/simgrid_xml_check.h"
 #include "simulator/platform/zone_tree.h"
 
 namespace simtrain::platform {
@@ -115,13 +117,20 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
 // GPUs of node 0: bottleneck bandwidth and total latency, or 0 when a node has a single GPU.
 BuiltPlatform load_simgrid_xml(const std::string& path, int gpus_per_node, sg4::Engine& engine) {
   if (gpus_per_node <= 0) throw Error(path, 0, "gpus_per_node", "must be positive");
+  probe_load_in_child(engine, path);
   try {
     engine.load_platform(path);
   } catch (const std::exception& error) {
     throw Error(path, 0, "", std::string("cannot load the SimGrid platform: ") + error.what());
   }
+  // SimGrid accepts missing routes and impossible figures, then crashes on the first route (SIGSEGV) or
+  // produces infinite times; both are checked here, before anything asks SimGrid for a route.
+  const std::string xml_text = read_file(path);
+  check_full_zone_routes(xml_text, path);
+  check_platform_values(engine, xml_text, path);
 
-  static const std::regex kGpuHostName(R"(node(0|[1-9][0-9]*)-gpu(0|[1-9][0-9]*))");
+  // At most 9 digits each: std::stol below cannot overflow, and larger indices fail the checks that follow.
+  static const std::regex kGpuHostName(R"(node(0|[1-9][0-9]{0,8})-gpu(0|[1-9][0-9]{0,8}))");
   std::map<long, sg4::Host*> by_rank;
   long max_node = -1;
   for (sg4::Host* host : engine.get_all_hosts()) {

@@ -56,7 +56,7 @@ BuiltPlatform build_platform(const ClusterSpec& spec, simgrid::s4u::Engine& engi
 
 // Loads a SimGrid XML platform. Host naming rule: the GPU hosts are those whose name matches
 // "node<N>-gpu<G>" (both decimal); rank = N * gpus_per_node + G. Throws Error when hosts are missing.
-// (Decimal without leading zeros; other hosts are ignored. Nodes 0..max must each have G =
+// (Decimal without leading zeros, at most 9 digits; other hosts are ignored. Nodes 0..max must each have G =
 // 0..gpus_per_node-1.) The intra-node figures come from the route node0-gpu0 -> node0-gpu1: its bottleneck
 // bandwidth and total latency; both are 0 when gpus_per_node is 1. Call configure_exact_network() first.
 BuiltPlatform load_simgrid_xml(const std::string& path, int gpus_per_node, simgrid::s4u::Engine& engine);

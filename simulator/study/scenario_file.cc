@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/input_limits.h"
 #include "common/toml_parse.h"
 
 namespace simtrain::study {
@@ -224,7 +225,16 @@ Study parse_study(const std::string& toml_text, const std::string& origin, const
   }
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [line, group] : groups) study.axes.push_back(std::move(group));
+  // expand() makes one Scenario per run: a few short axes must not ask for billions of them.
+  std::size_t runs = 1;
+  for (auto& [line, group] : groups) {
+    runs *= group.values.size();
+    if (runs > kMaxStudyRuns)
+      reader.fail(line, group.options[0],
+                  "the axes up to this one make more than " + std::to_string(kMaxStudyRuns) +
+                      " runs; split the study");
+    study.axes.push_back(std::move(group));
+  }
   if (study.name.empty()) throw Error(origin, 0, "study.name", "missing: every study needs a name");
   // An exclusion can only name swept options: one naming a fixed option would drop all runs or none.
   const std::vector<std::string> swept = study.axis_options();

@@ -4,10 +4,15 @@
 
 #include <array>
 #include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include "common/error.h"
+#include "common/input_limits.h"
 #include "common/limits.h"
+#include "common/number_checks.h"
 
 namespace simtrain::trace {
 namespace {
@@ -83,9 +88,7 @@ std::string at(const std::string& parent, std::string_view member, std::size_t i
 // Sizes and counts must be usable as-is by the cost model: a NaN or negative byte count would silently
 // produce a nonsense duration far from where it came from.
 void check_amount(double value, const std::string& origin, const std::string& field) {
-  if (!std::isfinite(value) || value < 0) {
-    throw Error(origin, 0, field, "must be a finite number >= 0, got " + std::to_string(value));
-  }
+  checked_number(value, kNonNegative, origin, 0, field);
 }
 
 void check_group(std::uint16_t group, const Trace& trace, const std::string& origin,
@@ -139,6 +142,13 @@ void validate_groups(const Trace& trace, const std::string& origin) {
   if (trace.groups.size() > 65536) {
     throw Error(origin, 0, "groups", "at most 65536 groups fit in an op's group index");
   }
+  // CommunicatorIndex holds a table of world_size entries per group.
+  if (static_cast<std::int64_t>(trace.groups.size()) * trace.world_size > kMaxGroupRankEntries) {
+    throw Error(origin, 0, "groups",
+                std::to_string(trace.groups.size()) + " groups of " + std::to_string(trace.world_size) +
+                    " ranks exceed the limit of " + std::to_string(kMaxGroupRankEntries) +
+                    " group-rank entries");
+  }
   // One "seen" array reused for all groups keeps this O(world_size + total communicator size).
   std::vector<int> seen_in_group(static_cast<std::size_t>(trace.world_size), -1);
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
@@ -160,6 +170,70 @@ void validate_groups(const Trace& trace, const std::string& origin) {
                       "rank " + std::to_string(rank) + " appears twice in group \"" + group.name + "\"");
         }
         seen_in_group[rank] = static_cast<int>(g);
+      }
+    }
+  }
+}
+
+// One collective as the ranks of a communicator must agree on it, and where it is.
+struct CollectiveCall {
+  CollectiveKind kind;
+  double bytes;
+  std::size_t op;  // index in its program
+};
+
+// Each program's collectives on each group, in issue order, keyed by (program, group): a map, so that its
+// size follows the ops rather than programs x groups.
+using CollectivesByGroup = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<CollectiveCall>>;
+
+CollectivesByGroup collectives_by_group(const Trace& trace) {
+  CollectivesByGroup calls;
+  for (std::uint32_t p = 0; p < trace.programs.size(); ++p) {
+    const auto& ops = trace.programs[p].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].type != OpType::Collective) continue;
+      calls[{p, ops[i].collective.group}].push_back({ops[i].collective.kind, ops[i].collective.bytes, i});
+    }
+  }
+  return calls;
+}
+
+std::string describe(const std::vector<CollectiveCall>& calls, std::size_t position) {
+  if (position >= calls.size()) return "nothing";
+  return std::string(to_string(calls[position].kind)) + " of " + shortest_text(calls[position].bytes) +
+         " bytes";
+}
+
+// The ranks of one communicator issue its collectives in the same order with the same kind and size: NCCL
+// (and the replay) match the n-th call of each rank, so a mismatch is a hang or garbage on a real cluster and
+// a meaningless prediction here. Ranks running the same program agree by construction; each pair of
+// different programs meeting in a communicator is compared once.
+void validate_collective_agreement(const Trace& trace, const std::string& origin) {
+  if (trace.programs.size() < 2) return;
+  auto calls = collectives_by_group(trace);
+  std::set<std::tuple<std::size_t, std::uint32_t, std::uint32_t>> compared;
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    const auto& group = trace.groups[g];
+    for (std::size_t c = 0; c < group.communicators.size(); ++c) {
+      const auto& comm = group.communicators[c];
+      const int first = comm.front();
+      const std::uint32_t first_program = trace.rank_program[first];
+      for (const int rank : comm) {
+        const std::uint32_t program = trace.rank_program[rank];
+        if (program == first_program || !compared.emplace(g, first_program, program).second) continue;
+        const auto& a = calls[{first_program, g}];
+        const auto& b = calls[{program, g}];
+        for (std::size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
+          if (k < a.size() && k < b.size() && a[k].kind == b[k].kind && a[k].bytes == b[k].bytes) continue;
+          const std::size_t op = k < b.size() ? b[k].op : a[k].op;
+          const std::uint32_t in_program = k < b.size() ? program : first_program;
+          throw Error(origin, 0, at(at("", "programs", in_program), "ops", op),
+                      "ranks " + std::to_string(first) + " and " + std::to_string(rank) +
+                          " of communicator " + std::to_string(c) + " of group \"" + group.name +
+                          "\" disagree on their collective #" + std::to_string(k) + ": " + describe(a, k) +
+                          " (program " + std::to_string(first_program) + ") vs " + describe(b, k) +
+                          " (program " + std::to_string(program) + ")");
+        }
       }
     }
   }
@@ -242,6 +316,10 @@ void validate(const Trace& trace, const std::string& origin) {
   if (trace.world_size < 1) {
     throw Error(origin, 0, "world_size", "must be >= 1, got " + std::to_string(trace.world_size));
   }
+  if (trace.world_size > kMaxRanks) {
+    throw Error(origin, 0, "world_size",
+                std::to_string(trace.world_size) + " ranks exceed the limit of " + std::to_string(kMaxRanks));
+  }
   if (trace.rank_program.size() != static_cast<std::size_t>(trace.world_size)) {
     throw Error(origin, 0, "rank_program",
                 "has " + std::to_string(trace.rank_program.size()) + " entries, world_size is " +
@@ -294,6 +372,7 @@ void validate(const Trace& trace, const std::string& origin) {
       }
     }
   }
+  validate_collective_agreement(trace, origin);
 }
 
 }  // namespace simtrain::trace

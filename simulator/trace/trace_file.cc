@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +13,9 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/input_limits.h"
+#include "common/json_parse.h"
+#include "simulator/trace/gzip.h"
 
 namespace simtrain::trace {
 namespace {
@@ -57,47 +59,6 @@ void write_layout(const json& j, int depth, std::string& out) {
 
 std::string system_error() { return std::strerror(errno); }
 
-// Compression is recognised by content, so that a renamed or piped file still reads.
-bool starts_with_gzip_magic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, 0, "", "cannot open trace file: " + system_error());
-  unsigned char magic[2] = {0, 0};
-  in.read(reinterpret_cast<char*>(magic), 2);
-  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
-std::string gunzip_file(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) throw Error(path, 0, "", "cannot open trace file: " + system_error());
-  std::string text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  int errnum = Z_OK;
-  const std::string message = gzerror(file, &errnum);
-  gzclose(file);
-  // zlib reports a stream cut short as Z_BUF_ERROR ("unexpected end of file") rather than as a read failure.
-  if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
-    throw Error(path, 0, "", "gzip data is truncated or corrupt (" + message + ")");
-  }
-  return text;
-}
-
-int line_of_byte(const std::string& text, std::size_t byte) {
-  // nlohmann reports the 1-based position of the last character it read.
-  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  return 1 +
-         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-}
-
-// The part of a parse_error's what() after its "[json.exception...] parse error at ...: " prefix.
-std::string parse_error_reason(const json::parse_error& e) {
-  const std::string what = e.what();
-  const auto start = what.find("]");
-  const auto colon = what.find(": ", start == std::string::npos ? 0 : start);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
-}
-
 void write_bytes(const std::string& path, const std::string& text, bool compress) {
   if (compress) {
     // zlib's gzip header carries no timestamp or name, so equal text gives equal bytes.
@@ -117,16 +78,13 @@ void write_bytes(const std::string& path, const std::string& text, bool compress
 
 }  // namespace
 
-Trace read_trace_file(const std::string& path) {
-  const std::string text = starts_with_gzip_magic(path) ? gunzip_file(path) : read_file(path);
-  json document;
-  try {
-    document = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path, line_of_byte(text, e.byte), "", "JSON syntax error: " + parse_error_reason(e));
-  }
-  return trace_from_json(document, path);
+Trace parse_trace(const std::string& bytes, const std::string& origin) {
+  if (has_gzip_magic(bytes))
+    return trace_from_json(parse_json(gunzip(bytes, origin, kMaxDecompressedBytes), origin), origin);
+  return trace_from_json(parse_json(bytes, origin), origin);
 }
+
+Trace read_trace_file(const std::string& path) { return parse_trace(read_file(path), path); }
 
 void write_trace_file(const Trace& trace, const std::string& path) {
   validate(trace, path);

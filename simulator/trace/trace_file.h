@@ -22,8 +22,12 @@ nlohmann::json trace_to_json(const Trace& trace);
 // unknown enum name, or a trace that fails validate().
 Trace trace_from_json(const nlohmann::json& document, const std::string& origin);
 
-// Reads a trace file; gzip is recognised by its magic bytes, whatever the name. Syntax errors are
-// reported with the file and line.
+// The Trace in a file's bytes (JSON, or gzip-compressed JSON, recognised by its magic bytes whatever the
+// name). Syntax errors are reported with the file and line; decompression stops at kMaxDecompressedBytes and
+// JSON nesting at kMaxJsonDepth (common/input_limits.h).
+Trace parse_trace(const std::string& bytes, const std::string& origin);
+
+// parse_trace on the file at `path`.
 Trace read_trace_file(const std::string& path);
 
 // Validates `trace`, then writes it to a temporary file beside `path` and renames it into place, so that a

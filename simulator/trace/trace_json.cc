@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/input_limits.h"
 #include "simulator/trace/trace_file.h"
 
 namespace simtrain::trace {
@@ -337,9 +338,6 @@ json trace_to_json(const Trace& trace) {
   return doc;
 }
 
-// Far above any real job, yet low enough that a corrupt file cannot make the reader allocate gigabytes.
-constexpr std::int64_t kMaxWorldSize = 1 << 24;
-
 Trace trace_from_json(const json& document, const std::string& origin) {
   ObjectReader in(document, "", origin);
   // Schema and version first: a document of another kind should say so, not list its fields as unknown.
@@ -353,8 +351,9 @@ Trace trace_from_json(const json& document, const std::string& origin) {
                            std::to_string(Trace::kSchemaVersion) + ")");
   }
   Trace trace;
+  // Bounded before anything is sized by it (common/input_limits.h).
   trace.world_size =
-      static_cast<int>(get_integer(in.required("world_size"), origin, "world_size", 1, kMaxWorldSize));
+      static_cast<int>(get_integer(in.required("world_size"), origin, "world_size", 1, kMaxRanks));
   trace.metadata = read_metadata(in.required("metadata"), origin);
   const json& groups = get_array(in.required("groups"), origin, "groups");
   for (std::size_t g = 0; g < groups.size(); ++g) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 #include "common/error.h"
 
@@ -124,7 +125,9 @@ TEST_CASE("N/A in the #wrong column (run with -c 0) is an absent count, not an e
   std::string text = slurp(kData + "rtx5090_2rank_tagged_output.log");
   text = replaced(text, "0.24    0.24       0  4365.21    0.24    0.24       0",
                   "0.24    0.24     N/A  4365.21    0.24    0.24     N/A");
-  const NcclTestsRow& row = parse_nccl_tests_log(text, "x").runs[0].rows[0];
+  // The log is kept: a reference into the temporary parse result would dangle past this statement.
+  const NcclTestsLog log = parse_nccl_tests_log(text, "x");
+  const NcclTestsRow& row = log.runs[0].rows[0];
   CHECK_FALSE(row.out_of_place.wrong.has_value());
   CHECK_FALSE(row.in_place.wrong.has_value());
   CHECK(row.in_place.time_us == 4365.21);
@@ -219,6 +222,32 @@ TEST_CASE("truncated and garbled logs are rejected with the line and field at fa
   }
 }
 
+TEST_CASE("a size of -1 or nan is a line-numbered error, not a row silently skipped") {
+  const std::string text = slurp(kData + "rtx5090_2rank_tagged_output.log");
+  const int first_row = line_of(text, "     1048576        262144");
+  for (const std::string size : {"-1", "nan", "-0.5"}) {
+    CAPTURE(size);
+    const Error e =
+        parse_error(replaced(text, "     1048576        262144", "     " + size + "        262144"));
+    CHECK(e.line() == first_row);
+    CHECK(e.field() == "size");
+  }
+  const Error negative = parse_error(replaced(text, "     1048576        262144", "     -1        262144"));
+  CHECK(negative.message() == "must be a finite number >= 0, got -1");
+  // A time of 10^308 us would become an infinite measurement: bounded like profile durations.
+  const Error huge = parse_error(replaced(text, "4366.46", "1e308"));
+  CHECK(huge.field() == "time (out-of-place)");
+  CHECK(huge.message().find("at most") != std::string::npos);
+}
+
+TEST_CASE("a rank beyond what simtrain simulates is an error, not an integer overflow") {
+  const std::string text = slurp(kData + "rtx5090_2rank_tagged_output.log");
+  const Error e = parse_error(replaced(text, "#  Rank  1", "#  Rank 2147483647"));
+  CHECK(e.line() == line_of(text, "#  Rank  1"));
+  CHECK(e.field() == "Rank");
+  CHECK(e.message().find("2147483647 is outside [0, 1048576)") != std::string::npos);
+}
+
 // No real -J file was found in public material; this document follows the writer in nccl-tests' src/util.cu
 // (JSON_FILE_VERSION 2): one device entry per process, root printed as "%6i", nwrong null without -c.
 TEST_CASE("the -J JSON file: setup from args, env and config.devices; rows from results") {
@@ -257,6 +286,29 @@ TEST_CASE("the -J JSON file: setup from args, env and config.devices; rows from 
     CHECK(e.field() == "results[1].in_place.bus_bw");
   }
   CHECK_THROWS_AS(parse_nccl_tests_log(json.substr(0, json.size() / 2), "x.json"), Error);  // cut short
+
+  // Out-of-range numbers name the file and line (nlohmann reports 1e999 without a position), and values
+  // that would overflow the conversions to integers are rejected naming the field.
+  try {
+    parse_nccl_tests_log(replaced(json, R"("size":16,)", R"("size":1e999,)"), "x.json");
+    FAIL("no error raised");
+  } catch (const Error& e) {
+    CHECK(e.file() == "x.json");
+    CHECK(e.line() == line_of(json, R"("size":16,)"));
+    CHECK(e.message().starts_with("invalid JSON: "));
+  }
+  for (const auto& [from, to, field] :
+       {std::tuple{R"("size":16,)", R"("size":1e300,)", "results[1].size"},
+        std::tuple{R"("ngpus":4,)", R"("ngpus":1e300,)", "config.ngpus"},
+        std::tuple{R"("time":21.0,)", R"("time":1e300,)", "results[1].out_of_place.time"}}) {
+    CAPTURE(field);
+    try {
+      parse_nccl_tests_log(replaced(json, from, to), "x.json");
+      FAIL("no error raised");
+    } catch (const Error& e) {
+      CHECK(e.field() == field);
+    }
+  }
 }
 
 TEST_CASE("binary names map to op names; directories and the _mpi suffix do not matter") {

@@ -177,14 +177,16 @@ TEST_CASE("every validation error names the file and the exact field path") {
        [](json& d) { d["device"]["clock_mhz"] = "fast"; }},
       {"device.memory_bytes", "missing required field", [](json& d) { d["device"].erase("memory_bytes"); }},
       {"device.memory_bytes", "> 0, got -1", [](json& d) { d["device"]["memory_bytes"] = -1; }},
-      {"device.memory_bandwidth_Bps", "> 0, got 0", [](json& d) { d["device"]["memory_bandwidth_Bps"] = 0; }},
+      {"device.memory_bandwidth_Bps", ">= 1, got 0",
+       [](json& d) { d["device"]["memory_bandwidth_Bps"] = 0; }},
       {"device.peak_flops_per_s", "missing required field",
        [](json& d) { d["device"].erase("peak_flops_per_s"); }},
       {"device.peak_flops_per_s", "at least one dtype",
        [](json& d) { d["device"]["peak_flops_per_s"] = json::object(); }},
       {"device.peak_flops_per_s.fp64", "unknown dtype 'fp64'",
        [](json& d) { d["device"]["peak_flops_per_s"]["fp64"] = 1e12; }},
-      {"device.peak_flops_per_s.fp16", "> 0", [](json& d) { d["device"]["peak_flops_per_s"]["fp16"] = 0; }},
+      {"device.peak_flops_per_s.fp16", ">= 1, got 0",
+       [](json& d) { d["device"]["peak_flops_per_s"]["fp16"] = 0; }},
       {"device.nvlink_bandwidth_Bps", ">= 0", [](json& d) { d["device"]["nvlink_bandwidth_Bps"] = -1; }},
       {"device.color", "unknown key", [](json& d) { d["device"]["color"] = "green"; }},
       {"environment.driver", "expected a string", [](json& d) { d["environment"]["driver"] = 535; }},
@@ -210,8 +212,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
       {"kernels[0].shape", "expected an array", [](json& d) { d["kernels"][0]["shape"] = "1x2"; }},
       {"kernels[1].op", "must not be empty", [](json& d) { d["kernels"][1]["op"] = ""; }},
       {"memory[0].op", "unknown op 'texture'", [](json& d) { d["memory"][0]["op"] = "texture"; }},
-      {"memory[1].bandwidth_Bps", "> 0", [](json& d) { d["memory"][1]["bandwidth_Bps"] = -5; }},
-      {"collectives[1].bus_bandwidth_Bps", "> 0",
+      {"memory[1].bandwidth_Bps", ">= 1, got -5", [](json& d) { d["memory"][1]["bandwidth_Bps"] = -5; }},
+      {"collectives[1].bus_bandwidth_Bps", ">= 1, got 0",
        [](json& d) { d["collectives"][1]["bus_bandwidth_Bps"] = 0; }},
       {"collectives[0].op", "unknown op 'allreduce'",
        [](json& d) { d["collectives"][0]["op"] = "allreduce"; }},
@@ -220,6 +222,16 @@ TEST_CASE("every validation error names the file and the exact field path") {
        [](json& d) { d["collectives"][0]["nodes"] = 9; }},
       {"collectives[1].time_s", "expected a number, got null",
        [](json& d) { d["collectives"][1]["time_s"] = nullptr; }},
+      // Absurd values that are finite here but overflow the simulated time later (a SIGABRT "duration is
+      // not finite" before these bounds existed): durations above 10^6 s, rates below 1/s.
+      {"gemm[0].time_s", "at most 1e+06, got 1e+308", [](json& d) { d["gemm"][0]["time_s"] = 1e308; }},
+      {"kernels[0].time_s", "at most 1e+06, got 2e+06", [](json& d) { d["kernels"][0]["time_s"] = 2e6; }},
+      {"collectives[0].time_s", "> 0, got -1", [](json& d) { d["collectives"][0]["time_s"] = -1; }},
+      {"efficiencies.kernel_launch_s", "at most 1e+06",
+       [](json& d) { d["efficiencies"]["kernel_launch_s"] = 1e300; }},
+      {"memory[0].bandwidth_Bps", ">= 1, got 1e-300",
+       [](json& d) { d["memory"][0]["bandwidth_Bps"] = 1e-300; }},
+      {"memory[0].bytes", "at most 1e+18", [](json& d) { d["memory"][0]["bytes"] = 1e300; }},
   };
   const TempDir dir;
   const std::string path = dir.file("case.json");
@@ -256,6 +268,8 @@ TEST_CASE("syntax errors give the line where the parser stopped") {
       {"{\n  \"version\": 1,\n\n  \"bytes\": 1e999\n}\n", 4},              // number out of range
       {"", 1},
       {"{\n  \"a\": [1, 2,]\n}", 2},
+      {"{\n  \"gemm\": [{\"time_s\": 1e999}]\n}\n", 2},  // inf: out of range, also inside arrays
+      {"\n\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 3},  // nesting
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);

@@ -123,6 +123,9 @@ TEST_CASE("wrong types and missing keys are errors naming the field") {
 
 TEST_CASE("impossible values are errors naming the field") {
   check_error(replace(kValid, "nodes = 4", "nodes = 0"), 2, "nodes", "positive");
+  // 10^9 nodes x 8 GPUs overflowed gpu_count()'s int: more GPUs than simtrain simulates.
+  check_error(replace(kValid, "nodes = 4", "nodes = 1000000000"), 3, "gpus_per_node",
+              "1000000000 nodes of 8 GPUs exceed the limit of 1048576 GPUs");
   check_error(replace(kValid, "bandwidth_GBps = 300", "bandwidth_GBps = -300"), 7,
               "intra_node.bandwidth_GBps", "positive");
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = nan"), 8, "intra_node.latency_us", "finite");

@@ -110,6 +110,13 @@ TEST_CASE("scenario file errors name the line and key") {
                        doctest::Contains("s.toml:3: study.workers: unknown key"), Error);
   CHECK_THROWS_WITH_AS(parse("[study]\nname = \"t\"\n[study2]\n"), doctest::Contains("study2: unknown table"),
                        Error);
+  // Seven axes of 10 values ask for 10^7 runs, which expand() would hold in memory at once.
+  std::string huge = "[study]\nname = \"t\"\n[sweep]\n";
+  for (const char* option : {"a", "b", "c", "d", "e", "f", "g"})
+    huge += std::string(option) + " = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+  CHECK_THROWS_WITH_AS(parse(huge),
+                       doctest::Contains("s.toml:10: g: the axes up to this one make more than 1000000 runs"),
+                       Error);
 }
 
 TEST_CASE("a study's name must be plain: it names a directory under results/") {

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "simulator/trace/gzip.h"
 #include "simulator/trace/trace_file.h"
 #include "tests/unit/trace/trace_fixtures.h"
 
@@ -79,6 +80,7 @@ TEST_CASE("interleaved programs become several ranges per program and read back 
   Trace trace = two_stage_pipeline();
   trace.rank_program = {0, 1, 1, 0};
   trace.groups[0].communicators = {{0, 1}, {3, 2}};  // keep a pp peer for every rank
+  trace.groups[1].communicators = {{0, 3}, {1, 2}};  // and dp peers that issue the same collectives
   const json doc = trace_to_json(trace);
   CHECK(doc["rank_programs"] == json::parse(R"([{"program": 0, "ranks": [[0, 0], [3, 3]]},
                                                 {"program": 1, "ranks": [[1, 2]]}])"));
@@ -178,7 +180,37 @@ TEST_CASE("a JSON syntax error names the file and the line") {
   const Error e = error_of([&] { read_trace_file(dir.file("bad.json")); });
   CHECK(e.file() == dir.file("bad.json"));
   CHECK(e.line() == 4);
-  CHECK(std::string(e.what()).starts_with(dir.file("bad.json") + ":4: JSON syntax error"));
+  CHECK(std::string(e.what()).starts_with(dir.file("bad.json") + ":4: invalid JSON"));
+}
+
+TEST_CASE("hostile JSON is an Error naming the file: deep nesting, numbers out of range") {
+  // 100,000 levels of '[' crashed nlohmann's recursion (SIGSEGV); 1e999 escaped as an internal error.
+  const Error deep = error_of([] { parse_trace("\n" + std::string(100000, '['), "deep.json"); });
+  CHECK(deep.file() == "deep.json");
+  CHECK(deep.line() == 2);
+  CHECK(deep.message() == "invalid JSON: nested deeper than 64 levels");
+  std::string text = trace_to_json(two_rank_ddp()).dump(1);
+  const std::size_t at = text.find("\"samples_per_iteration\": ") + 25;
+  text.replace(at, text.find(',', at) - at, "1e999");
+  const Error huge = error_of([&] { parse_trace(text, "huge.json"); });
+  CHECK(huge.file() == "huge.json");
+  CHECK(huge.line() > 1);
+  CHECK(huge.message().find("number overflow") != std::string::npos);
+}
+
+TEST_CASE("gzip output is bounded: a small file cannot expand beyond the limit") {
+  // 64 KiB of zeros compress to ~100 bytes; with a 60 KiB limit the decoder stops before holding them.
+  const TempDir dir;
+  Trace trace = two_rank_ddp();
+  trace.metadata.model = std::string(65536, 'x');
+  write_trace_file(trace, dir.file("t.json.gz"));
+  const std::string bytes = read_all(dir.file("t.json.gz"));
+  CHECK(gunzip(bytes, "t.json.gz", 1 << 20).size() > 65536);
+  const Error e = error_of([&] { gunzip(bytes, "t.json.gz", 60 << 10); });
+  CHECK(e.file() == "t.json.gz");
+  CHECK(e.message().find("expands beyond") != std::string::npos);
+  // Concatenated members (as `cat a.gz b.gz` writes) are one stream, counted together.
+  CHECK(gunzip(bytes + bytes, "t.json.gz", 1 << 20).size() == 2 * gunzip(bytes, "t.json.gz", 1 << 20).size());
 }
 
 TEST_CASE("a truncated gzip file is reported as truncated") {
@@ -251,6 +283,8 @@ TEST_CASE("fields of the wrong type or range are errors") {
   doc = trace_to_json(two_rank_ddp());
   doc["world_size"] = 1 << 30;  // a corrupt size must not make the reader allocate gigabytes
   CHECK(json_error(doc).field() == "world_size");
+  doc["world_size"] = 1 << 24;  // 40 groups of 2^24 ranks once made the validator allocate 7.5 GB
+  CHECK(json_error(doc).message() == "16777216 outside [1, 1048576]");
   doc = trace_to_json(two_rank_ddp());
   doc["programs"][0]["ops"][0]["stream"] = 1.5;
   CHECK(json_error(doc).field() == "programs[0].ops[0].stream");

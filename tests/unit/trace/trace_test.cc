@@ -223,5 +223,63 @@ TEST_CASE("validate rejects a program whose ranks have no communicator in a grou
   CHECK(e.message().find("rank 1") != std::string::npos);
 }
 
+// two_stage_pipeline with ranks interleaved (0 and 2 run stage0, 1 and 3 stage1), so that each dp
+// communicator ({0, 1}, {2, 3}) holds one rank of each program, and stage0 given `collective` on dp.
+Trace mixed_dp_communicators(const CollectiveSpec& collective) {
+  Trace trace = two_stage_pipeline();
+  trace.rank_program = {0, 1, 0, 1};
+  trace.groups[0].communicators = {{0, 1}, {2, 3}};  // pp: each stage0 rank with a stage1 rank
+  Op op{.name = "grads.collective", .type = OpType::Collective, .stream = 1, .deps = {}};
+  op.collective = collective;
+  trace.programs[0].ops.push_back(op);
+  return trace;
+}
+
+TEST_CASE("validate accepts ranks of different programs that issue the same collectives on a communicator") {
+  const CollectiveSpec same{
+      .kind = CollectiveKind::AllGather, .dtype = DType::FP32, .bytes = 123456789.125, .group = 1};
+  CHECK_NOTHROW(validate(mixed_dp_communicators(same), "sample.json"));
+}
+
+TEST_CASE("validate rejects ranks of one communicator issuing different collectives at the same position") {
+  CollectiveSpec spec{
+      .kind = CollectiveKind::AllReduce, .dtype = DType::FP32, .bytes = 123456789.125, .group = 1};
+  SUBCASE("a different kind") {
+    const Error e = validation_error(mixed_dp_communicators(spec));
+    CHECK(e.file() == "sample.json");
+    CHECK(e.field() == "programs[1].ops[2]");
+    CHECK(e.message() ==
+          "ranks 0 and 1 of communicator 0 of group \"dp\" disagree on their collective #0: all_reduce of "
+          "123456789.125 bytes (program 0) vs all_gather of 123456789.125 bytes (program 1)");
+  }
+  SUBCASE("a different size") {
+    spec.kind = CollectiveKind::AllGather;
+    spec.bytes = 1024;
+    const Error e = validation_error(mixed_dp_communicators(spec));
+    CHECK(e.message().find("all_gather of 1024 bytes (program 0) vs all_gather of 123456789.125 bytes") !=
+          std::string::npos);
+  }
+  SUBCASE("one rank issuing a collective the other does not") {
+    Trace trace = mixed_dp_communicators(spec);
+    trace.programs[0].ops.pop_back();
+    const Error e = validation_error(trace);
+    CHECK(e.field() == "programs[1].ops[2]");
+    CHECK(e.message().find("nothing (program 0) vs all_gather") != std::string::npos);
+  }
+}
+
+TEST_CASE("validate bounds the world and the per-group rank tables before they are allocated") {
+  Trace trace = two_rank_ddp();
+  trace.world_size = (1 << 20) + 1;
+  CHECK(validation_error(trace).field() == "world_size");
+  trace = two_rank_ddp();
+  trace.world_size = 1 << 20;
+  trace.rank_program.assign(1 << 20, 0);
+  trace.groups.resize(40, trace.groups[0]);  // 40 groups x 2^20 ranks: 2^25 entries and more
+  const Error e = validation_error(trace);
+  CHECK(e.field() == "groups");
+  CHECK(e.message().find("exceed the limit") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace simtrain::trace
