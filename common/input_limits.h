@@ -1,6 +1,7 @@
-// The largest sizes simtrain accepts from an input file, in one place: each bounds an allocation or a
-// computation that a few bytes of a corrupt or hostile file could otherwise make unbounded. README.md
-// ("Limits on input files") lists them for users.
+// The largest sizes simtrain accepts from an input file or an option, in one place: each bounds an allocation
+// or a computation that a few bytes of a corrupt or hostile file (a 1 KB trace claiming 2^24 ranks) or one
+// option (--grad-accum 2147483647) could otherwise make unbounded; inputs beyond them are refused with one
+// line before anything is allocated for them. README.md ("Limits on input files") lists them for users.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,16 @@ namespace simtrain {
 // Ranks (simulated GPUs) of one job: a trace's world_size, an nccl-tests log's ranks. 2^20 is four times the
 // largest cluster the README times (262,144 GPUs) while keeping per-rank tables of a trace below 100 MB.
 inline constexpr std::int64_t kMaxRanks = std::int64_t{1} << 20;
+
+// GPUs in one node (an NVLink domain of GB200 NVL72 spans 72; nothing built has more than a few hundred).
+inline constexpr int kMaxGpusPerNode = 1024;
+
+// Micro-batches of one optimizer step (gradient accumulation, pipeline micro-batches): each is unrolled
+// into the step's program.
+inline constexpr int kMaxMicroBatches = 1 << 16;
+
+// Operations of one program: about 200 bytes each, so 2^24 ops are ~3 GB.
+inline constexpr std::size_t kMaxOpsPerProgram = std::size_t{1} << 24;
 
 // Entries of the per-group rank tables a trace needs (communicator groups x world_size): 2^25 entries are
 // 256 MiB, enough for 32 groups at 2^20 ranks or 2,048 groups at 16,384 ranks.

@@ -1,58 +1,58 @@
 // Implements option_bounds.h: the ranges, and the check that reads any numeric option type.
 #include "simulator/cli/option_bounds.h"
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "common/error.h"
-#include "common/limits.h"
+#include "common/input_limits.h"
+#include "common/number_checks.h"
 
 namespace simtrain::cli {
 namespace {
 
-// [min, max], or (min, max] when `above_min`: the values an option may take.
+// The values an option may take. Fractions and sigmas state their upper bound as part of their meaning;
+// the other bounds only guard against the absurd and are named to those who cross them.
 struct OptionRange {
   const char* name;
-  double min;
-  double max;
-  bool above_min = false;
+  NumberRange range;
 };
 
-constexpr double kRanks = limits::kMaxRanks;
-constexpr double kMicroBatches = limits::kMaxMicroBatches;
+constexpr double kRanks = static_cast<double>(kMaxRanks);
+constexpr double kMicroBatches = kMaxMicroBatches;
 
-// Sizes are bounded by common/limits.h; times, fractions and factors by what still means something (a job of
-// more than a million years, a straggler a thousand times slower, a kernel noise sigma above 1 whose
-// log-normal factor spans e^±3).
+constexpr NumberRange at_least(double min, double max) { return {min, true, max, false}; }
+constexpr NumberRange above(double min, double max) { return {min, false, max, false}; }
+constexpr NumberRange between(double min, double max) { return {min, true, max, true}; }
+
+// Sizes are bounded by common/input_limits.h; times, fractions and factors by what still means something (a
+// job of more than a million years, a kernel noise sigma above 1 whose log-normal factor spans e^±3).
 constexpr OptionRange kRanges[] = {
-    {"gpus", 1, kRanks},
-    {"nodes", 1, kRanks},
-    {"gpus-per-node", 1, limits::kMaxGpusPerNode},
-    {"batch-per-gpu", 1, 1 << 20},
-    {"grad-accum", 1, kMicroBatches},
-    {"seq-len", 0, 1 << 24},
-    {"bucket-mb", 0, 1 << 20, true},
-    {"tp", 1, kRanks},
-    {"pp", 1, kRanks},
-    {"vpp", 1, 1024},
-    {"cp", 1, kRanks},
-    {"ep", 1, kRanks},
-    {"dp", 0, kRanks},
-    {"zero", 0, 3},
-    {"micro-batch", 1, 1 << 20},
-    {"global-batch", 0, double{limits::kMaxMicroBatches} * (1 << 20)},
-    {"steps", 0, 1e12, true},
-    {"epochs", 0, 1e9, true},
-    {"dataset-size", 0, 1e15, true},
-    {"startup-s", 0, 3.2e13},
-    {"step-overhead", 0, 100},
-    {"jitter-run", 0, 1},
-    {"jitter-kernel", 0, 1},
-    {"timeline-ranks", 1, kRanks},
+    {"gpus", at_least(1, kRanks)},
+    {"nodes", at_least(1, kRanks)},
+    {"gpus-per-node", at_least(1, kMaxGpusPerNode)},
+    {"batch-per-gpu", at_least(1, 1 << 20)},
+    {"grad-accum", at_least(1, kMicroBatches)},
+    {"seq-len", at_least(0, 1 << 24)},
+    {"bucket-mb", above(0, 1 << 20)},
+    {"tp", at_least(1, kRanks)},
+    {"pp", at_least(1, kRanks)},
+    {"vpp", at_least(1, 1024)},
+    {"cp", at_least(1, kRanks)},
+    {"ep", at_least(1, kRanks)},
+    {"dp", at_least(0, kRanks)},
+    {"zero", between(0, 3)},
+    {"micro-batch", at_least(1, 1 << 20)},
+    {"global-batch", at_least(0, kMicroBatches * (1 << 20))},
+    {"steps", above(0, 1e12)},
+    {"epochs", above(0, 1e9)},
+    {"dataset-size", above(0, 1e15)},
+    {"startup-s", at_least(0, 3.2e13)},
+    {"step-overhead", between(0, 100)},
+    {"jitter-run", between(0, 1)},
+    {"jitter-kernel", between(0, 1)},
+    {"timeline-ranks", at_least(1, kRanks)},
 };
 
 // The option's value as a double, or NaN when it is not numeric (the table only names numeric options).
@@ -67,16 +67,11 @@ double numeric_value(const boost::any& value) {
 }  // namespace
 
 void check_option_bounds(const boost::program_options::variables_map& vm) {
-  for (const OptionRange& range : kRanges) {
-    const auto found = vm.find(range.name);
+  for (const OptionRange& option : kRanges) {
+    const auto found = vm.find(option.name);
     if (found == vm.end() || found->second.empty()) continue;
-    const double value = numeric_value(found->second.value());
-    const bool inside = std::isfinite(value) && (range.above_min ? value > range.min : value >= range.min) &&
-                        value <= range.max;
-    if (!inside)
-      throw Error(fmt::format("--{}: must be {} {} {} {}, got {}", range.name,
-                              range.above_min ? "above" : "from", range.min, range.above_min ? "and at most" : "to",
-                              range.max, value));
+    if (auto why = range_violation(numeric_value(found->second.value()), option.range))
+      throw Error(std::string("--") + option.name + ": " + *why);
   }
 }
 

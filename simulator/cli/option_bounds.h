@@ -1,5 +1,5 @@
 // The range of every numeric option of every subcommand, in one table: a value outside it (NaN, infinity, a
-// size beyond what one process can simulate, common/limits.h) ends as one line naming the option before
+// size beyond what one process can simulate, common/input_limits.h) ends as one line naming the option before
 // anything is built from it.
 #pragma once
 

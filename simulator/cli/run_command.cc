@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/number_checks.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_options.h"
 #include "simulator/cli/workload_options.h"
@@ -50,8 +51,7 @@ double number(const std::string& option, const std::string& text) {
 // way covers every failure worth simulating; beyond it, or NaN and infinities, the value is a typo.
 double scale_factor(const std::string& option, const std::string& key, const std::string& text) {
   const double value = number(option, text);
-  if (!(value >= 1e-3 && value <= 1e3))
-    throw Error(option + ": " + key + " must be a number from 0.001 to 1000, got '" + text + "'");
+  if (auto why = range_violation(value, {1e-3, true, 1e3, true})) throw Error(option + ": " + key + " " + *why);
   return value;
 }
 

@@ -16,7 +16,8 @@
 #include <simgrid/s4u.hpp>
 
 #include "common/error.h"
-#include "common/limits.h"
+#include "common/input_limits.h"
+#include "common/number_checks.h"
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/engine/busy_intervals.h"
 #include "simulator/engine/lockstep.h"
@@ -446,12 +447,11 @@ void degrade_link(const std::string& name, double factor) {
 void check_durations(const trace::Trace& trace, const cost::ProgramCosts& costs, double max_slowdown) {
   for (std::size_t p = 0; p < trace.programs.size(); ++p)
     for (std::size_t i = 0; i < costs.duration_s[p].size(); ++i) {
-      const double duration_s = costs.duration_s[p][i] * max_slowdown;
-      if (std::isfinite(duration_s) && duration_s >= 0 && duration_s <= limits::kMaxOpDuration_s) continue;
+      const auto why = range_violation(costs.duration_s[p][i] * max_slowdown, {0, true, kMaxDuration_s});
+      if (!why) continue;
       throw Error("programs[" + std::to_string(p) + "].ops[" + std::to_string(i) + "] (" +
-                  trace.programs[p].ops[i].name + "): its duration, " + std::to_string(duration_s) +
-                  " s, is not a time from 0 to " + std::to_string(limits::kMaxOpDuration_s) +
-                  " s (check the profile's times, the trace's durations and --straggler)");
+                  trace.programs[p].ops[i].name + "): its duration in seconds " + *why +
+                  " (check the profile's times, the trace's durations and --straggler)");
     }
 }
 

@@ -275,9 +275,9 @@ std::vector<Scenario> expand(const Study& study, const InputContent& inputs) {
   // Checked as it multiplies: 64 axes of two values are 2^64 runs, which would wrap around to 0.
   std::size_t total = 1;
   for (const AxisGroup& group : study.axes) {
-    if (group.values.size() > kMaxRuns / total)
+    if (group.values.size() > kMaxStudyRuns / total)
       throw Error(study.file, group.values.empty() ? 0 : group.values[0][0].line, "sweep",
-                  "the study expands to more than " + std::to_string(kMaxRuns) +
+                  "the study expands to more than " + std::to_string(kMaxStudyRuns) +
                       " runs (the axes multiply); split it into smaller studies");
     total *= group.values.size();
   }

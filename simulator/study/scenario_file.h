@@ -78,13 +78,9 @@ struct Scenario {
   std::vector<std::string> run_arguments() const;
 };
 
-// The most runs a study may expand to, excluded ones included: a million runs of about 0.1 s each is a day of
-// one core, and more is almost always an axis given by mistake.
-inline constexpr std::size_t kMaxRuns = 1'000'000;
-
 // The cartesian product of the axis groups (the last group varies fastest), without excluded runs. Indices
 // count all runs, excluded ones included, so that they do not shift when an exclusion is added. Throws Error
-// when the product exceeds kMaxRuns.
+// when the product exceeds kMaxStudyRuns (common/input_limits.h).
 // `inputs` gives, for a run's settings, text that changes whenever a file the run reads changes (the files'
 // content or a hash of it; "" when it reads none): the caller knows how `simtrain run` resolves names and
 // defaults (a shipped platform's name, or no platform at all, is a file under platforms/).

@@ -11,7 +11,6 @@
 
 #include "common/error.h"
 #include "common/input_limits.h"
-#include "common/limits.h"
 #include "common/number_checks.h"
 
 namespace simtrain::trace {
@@ -242,16 +241,16 @@ void validate_collective_agreement(const Trace& trace, const std::string& origin
 }  // namespace
 
 std::uint32_t append(Program& program, Op op) {
-  if (program.ops.size() >= limits::kMaxOpsPerProgram)
-    throw Error("program " + program.name + ": more than " + std::to_string(limits::kMaxOpsPerProgram) +
+  if (program.ops.size() >= kMaxOpsPerProgram)
+    throw Error("program " + program.name + ": more than " + std::to_string(kMaxOpsPerProgram) +
                 " operations per rank, more than one process can simulate (fewer micro-batches or layers)");
   program.ops.push_back(std::move(op));
   return static_cast<std::uint32_t>(program.ops.size() - 1);
 }
 
 Trace single_program_trace(Program program, int world_size, std::string group_name) {
-  if (world_size < 1 || world_size > limits::kMaxRanks)
-    throw Error("--gpus: must be from 1 to " + std::to_string(limits::kMaxRanks) + " ranks, got " +
+  if (world_size < 1 || world_size > kMaxRanks)
+    throw Error("--gpus: must be from 1 to " + std::to_string(kMaxRanks) + " ranks, got " +
                 std::to_string(world_size));
   Trace trace;
   trace.world_size = world_size;

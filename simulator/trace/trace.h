@@ -93,7 +93,7 @@ struct Program {
 };
 
 // Appends `op` to `program` and returns its index, which later ops name in their deps. Throws Error when the
-// program would exceed limits::kMaxOpsPerProgram, before it grows past what one process can simulate.
+// program would exceed kMaxOpsPerProgram, before it grows past what one process can simulate.
 std::uint32_t append(Program& program, Op op);
 
 // A family of communicators that partitions (some of) the ranks, e.g. all data-parallel groups.

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "common/error.h"
-#include "common/limits.h"
+#include "common/input_limits.h"
 #include "simulator/workload/eager_pytorch.h"
 
 namespace simtrain::workload {
@@ -17,14 +17,14 @@ constexpr std::uint8_t kComputeStream = 0;
 constexpr std::uint8_t kCommStream = 1;
 
 void validate(const DataParallelConfig& config) {
-  if (config.gpus < 1 || config.gpus > limits::kMaxRanks)
-    throw Error("--gpus: must be from 1 to " + std::to_string(limits::kMaxRanks) + ", got " +
+  if (config.gpus < 1 || config.gpus > kMaxRanks)
+    throw Error("--gpus: must be from 1 to " + std::to_string(kMaxRanks) + ", got " +
                 std::to_string(config.gpus));
   if (config.batch_per_gpu < 1) {
     throw Error("--batch-per-gpu: must be at least 1, got " + std::to_string(config.batch_per_gpu));
   }
-  if (config.grad_accum < 1 || config.grad_accum > limits::kMaxMicroBatches)
-    throw Error("--grad-accum: must be from 1 to " + std::to_string(limits::kMaxMicroBatches) + ", got " +
+  if (config.grad_accum < 1 || config.grad_accum > kMaxMicroBatches)
+    throw Error("--grad-accum: must be from 1 to " + std::to_string(kMaxMicroBatches) + ", got " +
                 std::to_string(config.grad_accum));
   if (!(config.bucket_bytes > 0)) throw Error("--bucket-bytes: must be positive");
   if (!(config.first_bucket_bytes > 0)) throw Error("--first-bucket-bytes: must be positive");
@@ -189,10 +189,10 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   // Every micro-step repeats the first one's kernels: refuse a step that cannot be held before building it.
   std::size_t kernels_per_micro_step = 0;
   for (const auto& layer : kernels) kernels_per_micro_step += layer.forward.size() + layer.backward.size();
-  if (kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum) > limits::kMaxOpsPerProgram)
+  if (kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum) > kMaxOpsPerProgram)
     throw Error("--grad-accum " + std::to_string(config.grad_accum) + ": " + model.name + " would take " +
                 std::to_string(kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum)) +
-                " kernels per GPU and step; at most " + std::to_string(limits::kMaxOpsPerProgram) +
+                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
                 " are simulated");
   for (int step = 1; step <= config.grad_accum; ++step) {
     prefix = "step" + std::to_string(step) + ".";

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "common/error.h"
-#include "common/limits.h"
+#include "common/input_limits.h"
 #include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/parallel_memory.h"
 
@@ -161,11 +161,11 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
                                                                                                 : plan.dense_layer;
   const double ops_per_stage = static_cast<double>(plan.micro_batches) * plan.layers_per_chunk * plan.vpp *
                                (2.0 * widest.forward.size() + widest.backward.size());
-  if (ops_per_stage > static_cast<double>(limits::kMaxOpsPerProgram))
+  if (ops_per_stage > static_cast<double>(kMaxOpsPerProgram))
     throw Error("--global-batch " + std::to_string(global_batch) + ": " + std::to_string(plan.micro_batches) +
                 " micro-batches of " + std::to_string(plan.layers_per_chunk * plan.vpp) +
                 " layers per pipeline rank would take about " + std::to_string(static_cast<long long>(ops_per_stage)) +
-                " kernels per GPU and step; at most " + std::to_string(limits::kMaxOpsPerProgram) +
+                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
                 " are simulated");
 
   trace::Trace trace;

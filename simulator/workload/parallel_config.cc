@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "common/limits.h"
+#include "common/input_limits.h"
 #include "simulator/workload/model_zoo.h"
 
 namespace simtrain::workload {
@@ -103,9 +103,9 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                          str(c.micro_batch * dp));
     // Every micro-batch is unrolled into each pipeline rank's program.
     const long long micro_batches = c.global_batch / (c.micro_batch * dp);
-    require(micro_batches <= limits::kMaxMicroBatches,
+    require(micro_batches <= kMaxMicroBatches,
             "--global-batch " + str(c.global_batch) + ": " + str(micro_batches) +
-                " micro-batches per step; at most " + str(limits::kMaxMicroBatches) + " are simulated");
+                " micro-batches per step; at most " + str(kMaxMicroBatches) + " are simulated");
   }
   // Load-balanced causal context parallelism cuts the sequence into 2 x cp chunks.
   if (c.cp > 1 && c.seq_len > 0) {

@@ -33,7 +33,7 @@ expect_error "a GPU's NVLink port (analytic inside a node)" "--degrade: 'node0-g
 expect_error "a key given twice" "--straggler: rank= given twice" run --straggler rank=1,rank=2,slowdown=2
 expect_error "a fractional rank" "--straggler: rank must be a whole number" run --straggler rank=1.5,slowdown=2
 expect_error "a malformed degradation" "--degrade: missing factor=" run --degrade link=node0-uplink
-expect_error "a zero factor" "--degrade: factor must be a number from 0.001 to 1000" run --degrade link=node0-uplink,factor=0
+expect_error "a zero factor" "--degrade: factor must be a finite number in [0.001, 1000], got 0" run --degrade link=node0-uplink,factor=0
 expect_error "a straggler outside the job" "--straggler: rank 40 is not in 0..31" \
   run --gpus 32 --straggler rank=40,slowdown=2
 expect_error "a non-numeric slowdown" "--straggler: expected a number, got 'slow'" \

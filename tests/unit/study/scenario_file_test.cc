@@ -129,7 +129,7 @@ TEST_CASE("a study's name must be plain: it names a directory under results/") {
         "llama2-13b_plans.v2");
 }
 
-TEST_CASE("a study of more than kMaxRuns runs is refused, even when the count would wrap around") {
+TEST_CASE("a study of more than kMaxStudyRuns runs is refused, even when the count would wrap around") {
   Study study;
   study.file = "huge.toml";
   study.name = "huge";
