@@ -17,6 +17,7 @@
 #include <random>
 
 #include "common/error.h"
+#include "common/input_limits.h"
 
 namespace simtrain {
 namespace {
@@ -154,6 +155,10 @@ std::string read_descriptor(const std::string& path, int flags) {
     if (n == 0) return bytes;
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(path, "cannot read", errno);
+    if (bytes.size() + static_cast<std::size_t>(n) > kMaxInputFileBytes)
+      throw Error(path, 0, "",
+                  "cannot read: larger than " + std::to_string(kMaxInputFileBytes >> 20) +
+                      " MiB, the most simtrain reads from one input file");
     bytes.append(buffer, static_cast<std::size_t>(n));
   }
 }

@@ -8,7 +8,8 @@
 
 namespace simtrain {
 
-// The file's bytes. Throws Error(path, "cannot read: ...") when it is missing, unreadable or a directory.
+// The file's bytes. Throws Error(path, "cannot read: ...") when it is missing, unreadable, a directory, or
+// larger than kMaxInputFileBytes (common/input_limits.h).
 std::string read_file(const std::string& path);
 
 // read_file of a scratch file in a directory others may write to: a symbolic link planted at its name is

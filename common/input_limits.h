@@ -27,6 +27,10 @@ inline constexpr std::size_t kMaxOpsPerProgram = std::size_t{1} << 24;
 // 256 MiB, enough for 32 groups at 2^20 ranks or 2,048 groups at 16,384 ranks.
 inline constexpr std::int64_t kMaxGroupRankEntries = std::int64_t{1} << 25;
 
+// Bytes of one input file, as read: a trace, a profile, a log. Real ones are tens of megabytes; a name like
+// /dev/zero must end in an error, not in reading forever.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 30;
+
 // Bytes a compressed trace may expand to. nlohmann's document takes several times the text's size, so a
 // gigabyte of JSON is already more than most machines can hold; real traces are tens of megabytes.
 inline constexpr std::size_t kMaxDecompressedBytes = std::size_t{1} << 30;

@@ -1,9 +1,10 @@
-// Implements gzip.h with zlib's inflate in gzip mode, one member after another.
+// Implements gzip.h with zlib's inflate in gzip mode, one member after another, and its deflate.
 #include "simulator/trace/gzip.h"
 
 #include <zlib.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "common/error.h"
 
@@ -58,6 +59,25 @@ std::string gunzip(const std::string& bytes, const std::string& origin, std::siz
   throw Error(origin, 0, "",
               "gzip data is truncated or corrupt (" +
                   (message.empty() ? std::string("unexpected end of file") : message) + ")");
+}
+
+std::string gzip(const std::string& text, const std::string& origin) {
+  if (text.size() > std::numeric_limits<uInt>::max())
+    throw Error(origin, 0, "", "cannot compress a trace of more than 4 GiB; write it uncompressed");
+  z_stream stream{};
+  // 16 + MAX_WBITS: a gzip wrapper, whose default header has no name and a zero time stamp.
+  if (deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw Error(origin, 0, "", "cannot start gzip encoder");
+  std::string bytes(deflateBound(&stream, static_cast<uLong>(text.size())), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(bytes.data());
+  stream.avail_out = static_cast<uInt>(bytes.size());
+  const int status = deflate(&stream, Z_FINISH);
+  bytes.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (status != Z_STREAM_END) throw Error(origin, 0, "", "cannot compress the trace");
+  return bytes;
 }
 
 }  // namespace simtrain::trace

@@ -2,13 +2,7 @@
 // JSON (one op per line, so that traces diff well), and atomic replacement of the file on write.
 #include "simulator/trace/trace_file.h"
 
-#include <unistd.h>
-#include <zlib.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/error.h"
@@ -55,27 +49,6 @@ void write_layout(const json& j, int depth, std::string& out) {
   out += "\n" + std::string(2 * depth, ' ') + (j.is_object() ? "}" : "]");
 }
 
-// ---- bytes ----
-
-std::string system_error() { return std::strerror(errno); }
-
-void write_bytes(const std::string& path, const std::string& text, bool compress) {
-  if (compress) {
-    // zlib's gzip header carries no timestamp or name, so equal text gives equal bytes.
-    gzFile file = gzopen(path.c_str(), "wb6");
-    if (file == nullptr) throw Error(path, 0, "", "cannot create trace file: " + system_error());
-    const bool written = text.empty() || gzwrite(file, text.data(), static_cast<unsigned>(text.size())) ==
-                                             static_cast<int>(text.size());
-    if (gzclose(file) != Z_OK || !written) throw Error(path, 0, "", "cannot write compressed trace file");
-    return;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(path, 0, "", "cannot create trace file: " + system_error());
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) throw Error(path, 0, "", "cannot write trace file: " + system_error());
-}
-
 }  // namespace
 
 Trace parse_trace(const std::string& bytes, const std::string& origin) {
@@ -95,21 +68,9 @@ void write_trace_file(const Trace& trace, const std::string& path) {
     throw Error(path, 0, "", std::string("cannot encode trace as JSON: ") + e.what());
   }
   text += '\n';
-  // The process id keeps two writers of the same path from sharing a temporary file.
-  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
-  try {
-    write_bytes(temporary, text, ends_with(path, ".gz"));
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw;
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    throw Error(path, 0, "", "cannot replace trace file: " + error.message());
-  }
+  // Through write_file_atomically: a temporary created exclusively beside `path`, renamed into place, and
+  // never a link planted at either name followed.
+  write_file_atomically(path, ends_with(path, ".gz") ? gzip(text, path) : text);
 }
 
 }  // namespace simtrain::trace

@@ -90,6 +90,8 @@ check "no trace written for a refused size" test ! -e "$work/huge.json"
 expect_error "collective sweep over 2^31-1 GPUs" "--gpus: must be at most 1048576, got 2147483647" \
   collective all_reduce --gpus 2147483647 -b 8 -e 8
 
+expect_error "an endless input file" "/dev/zero: cannot read: larger than 1024 MiB" run --trace /dev/zero
+
 # A measured duration of 1e308 s (or one a straggler pushes past the double range) would abort SimGrid.
 sed 's/"shape": \[64, 8192, 8192\]}/"shape": [64, 8192, 8192], "duration_s": 1e308}/' \
   "$root/traces/sample-ddp-2rank.json" >"$work/forever.json"

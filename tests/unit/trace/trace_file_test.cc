@@ -147,6 +147,25 @@ TEST_CASE("writing the same trace twice gives byte-identical files, plain and co
   }
 }
 
+TEST_CASE("a compressed trace is one gzip member without name or time stamp, read back whole") {
+  const TempDir dir;
+  write_trace_file(two_stage_pipeline(), dir.file("t.json.gz"));
+  const std::string bytes = read_all(dir.file("t.json.gz"));
+  REQUIRE(bytes.size() > 10);
+  CHECK(static_cast<unsigned char>(bytes[3]) == 0);  // FLG: no name, no comment, no extra field
+  CHECK(bytes.substr(4, 4) == std::string(4, '\0'));  // MTIME: none
+  CHECK(read_trace_file(dir.file("t.json.gz")) == two_stage_pipeline());
+}
+
+TEST_CASE("a link planted at the output name is neither followed nor replaced") {
+  const TempDir dir;
+  write_all(dir.file("victim"), "someone else's file");
+  fs::create_symlink(dir.file("victim"), dir.file("trace.json.gz"));
+  CHECK_THROWS_AS(write_trace_file(two_stage_pipeline(), dir.file("trace.json.gz")), Error);
+  CHECK(read_all(dir.file("victim")) == "someone else's file");
+  CHECK(fs::is_symlink(dir.file("trace.json.gz")));
+}
+
 TEST_CASE("the plain file puts each op on a line of its own") {
   const TempDir dir;
   write_trace_file(two_rank_ddp(), dir.file("t.json"));
