@@ -17,7 +17,7 @@ fi
 
 # libFuzzer's runtime comes with clang's compiler-rt; Debian ships it apart for some versions.
 if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  apt-get install -y -qq libfuzzer-14-dev >/dev/null
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends libfuzzer-14-dev >/dev/null
 fi
 
 CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMTRAIN_FUZZ=ON >/dev/null

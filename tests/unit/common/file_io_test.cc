@@ -11,22 +11,14 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "tests/support/temporary_directory.h"
 
 using namespace simtrain;
 namespace fs = std::filesystem;
 
-namespace {
+using simtrain::testing::TemporaryDirectory;
 
-struct TemporaryDirectory {
-  fs::path path;
-  explicit TemporaryDirectory(const std::string& name)
-      : path(fs::temp_directory_path() / (name + "." + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TemporaryDirectory() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

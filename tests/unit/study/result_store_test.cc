@@ -11,22 +11,15 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "simulator/study/result_store.h"
+#include "tests/support/temporary_directory.h"
 
 using namespace simtrain;
 using namespace simtrain::study;
 namespace fs = std::filesystem;
 
-namespace {
+using simtrain::testing::TemporaryDirectory;
 
-struct TemporaryDirectory {
-  fs::path path;
-  explicit TemporaryDirectory(const std::string& name)
-      : path(fs::temp_directory_path() / (name + "." + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TemporaryDirectory() { fs::remove_all(path); }
-};
+namespace {
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path);

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "simulator/study/runner.h"
+#include "tests/support/temporary_directory.h"
 
 using namespace simtrain;
 using namespace simtrain::study;
@@ -28,6 +29,8 @@ TEST_CASE("shards partition the scenarios by index, every scenario in exactly on
   CHECK_THROWS_AS(shard_of(scenarios, 0, 4), Error);
   CHECK_THROWS_AS(shard_of(scenarios, 5, 4), Error);
 }
+
+using simtrain::testing::TemporaryDirectory;
 
 namespace {
 
@@ -64,16 +67,6 @@ std::vector<Scenario> scenarios_of_models(const std::vector<std::string>& models
   }
   return scenarios;
 }
-
-struct TemporaryDirectory {
-  std::filesystem::path path;
-  explicit TemporaryDirectory(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TemporaryDirectory() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 
