@@ -53,6 +53,9 @@ constexpr OptionRange kRanges[] = {
     {"jitter-run", between(0, 1)},
     {"jitter-kernel", between(0, 1)},
     {"timeline-ranks", at_least(1, kRanks)},
+    {"jobs", at_least(1, 4096)},
+    {"shards", at_least(1, 1 << 20)},
+    {"time-limit", above(0, 3.2e13)},
 };
 
 // The option's value as a double, or NaN when it is not numeric (the table only names numeric options).

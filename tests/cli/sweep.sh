@@ -174,7 +174,7 @@ bad "a study name that climbs out of results/" '[study]\nname = "../../x"\n' 'ba
 bad "a time limit that is not finite" '[study]\nname = "x"\ntime_limit_s = inf\n' 'bad.toml:3: study.time_limit_s: expected a finite'
 expect_error "a shard with trailing junk" "--shard: expected K/N (e.g. 2/8), got '1/2junk'" \
   sweep "$work/study.toml" --results "$work/junk" --shard 1/2junk
-expect_error "a time limit that is not a number" "--time-limit: expected a finite number of seconds > 0" \
+expect_error "a time limit that is not a number" "--time-limit: must be a finite number > 0, got nan" \
   sweep "$work/study.toml" --results "$work/junk" --time-limit nan
 check "refused options write nothing" test ! -e "$work/junk"
 # 4 axes of 2^16 values: 2^64 runs, which a 64-bit count wraps around to 0.
