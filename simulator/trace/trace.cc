@@ -26,7 +26,7 @@ constexpr NameTable<OpType, 4> kOpTypeNames{{
     {OpType::Recv, "recv"},
 }};
 
-constexpr NameTable<ComputeKind, 12> kComputeKindNames{{
+constexpr NameTable<ComputeKind, 13> kComputeKindNames{{
     {ComputeKind::Gemm, "gemm"},
     {ComputeKind::Conv, "conv"},
     {ComputeKind::BatchNorm, "batch_norm"},
@@ -39,6 +39,7 @@ constexpr NameTable<ComputeKind, 12> kComputeKindNames{{
     {ComputeKind::Embedding, "embedding"},
     {ComputeKind::Optimizer, "optimizer"},
     {ComputeKind::Other, "other"},
+    {ComputeKind::Host, "host"},
 }};
 
 constexpr NameTable<Pass, 5> kPassNames{{

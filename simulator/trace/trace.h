@@ -28,6 +28,11 @@ enum class ComputeKind : std::uint8_t {
   Embedding,
   Optimizer,
   Other,
+  // Work of the host thread that launches the kernels (Python, PyTorch's dispatcher, the launch call), as an
+  // imported trace records it: a kernel cannot start before the host op that launches it has ended, so a
+  // step whose host cannot keep up is host-bound. Scaled by the host's speed, never by the GPU's; the
+  // engine counts it as host time, not GPU compute.
+  Host,
 };
 
 // Which pass of training a compute op belongs to; measured tables are keyed by it.
@@ -115,6 +120,9 @@ struct TraceMetadata {
   double model_flops_per_iteration = 0;  // forward + backward FLOPs of the whole job (no recompute)
   double peak_memory_bytes = 0;          // per GPU, 0 when unknown
   DType compute_dtype = DType::FP32;     // the dtype whose peak MFU is measured against
+  // The profile name of the GPU the measured durations (ComputeSpec::duration_s) were recorded on, e.g.
+  // "h200-sxm"; empty when unknown or when nothing was measured. Costing for another GPU rescales them.
+  std::string recorded_gpu;
 
   friend bool operator==(const TraceMetadata&, const TraceMetadata&) = default;
 };

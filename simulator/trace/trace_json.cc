@@ -190,6 +190,8 @@ TraceMetadata read_metadata(const json& j, const std::string& origin) {
   m.model_flops_per_iteration = number("model_flops_per_iteration");
   m.peak_memory_bytes = number("peak_memory_bytes");
   m.compute_dtype = get_dtype(in.required("compute_dtype"), origin, in.path("compute_dtype"));
+  if (const json* gpu = in.optional("recorded_gpu"))
+    m.recorded_gpu = get_string(*gpu, origin, in.path("recorded_gpu"));
   in.finish();
   return m;
 }
@@ -320,6 +322,7 @@ json trace_to_json(const Trace& trace) {
         {"peak_memory_bytes", m.peak_memory_bytes},
         {"compute_dtype", to_string(m.compute_dtype)}}},
   };
+  if (!m.recorded_gpu.empty()) doc["metadata"]["recorded_gpu"] = m.recorded_gpu;
   json& groups = doc["groups"] = json::array();
   for (const auto& group : trace.groups) {
     groups.push_back({{"name", group.name}, {"communicators", group.communicators}});
