@@ -65,11 +65,20 @@ int run_command(const Arguments& args) {
   run::RunRequest request;
   if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
-    for (const char* name : {"model", "gpus", "batch-per-gpu", "grad-accum", "precision", "seq-len",
-                             "bucket-mb", "optimizer", "framework"})
+    // --gpus and --bucket-mb scale a one-GPU recording out as DDP.
+    for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
+                             "framework"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
-    request.trace_path = vm["trace"].as<std::string>();
+    request.trace_paths = vm["trace"].as<std::vector<std::string>>();
+    if (!vm["gpus"].defaulted() && vm["gpus"].as<int>() > 1)
+      request.import.data_parallel_ranks = vm["gpus"].as<int>();
+    request.import.ddp_bucket_bytes = vm["bucket-mb"].as<double>() * 1024 * 1024;
+    if (vm.count("step")) request.import.step = vm["step"].as<int>();
+    if (vm.count("host-speed")) request.import.host_speed = vm["host-speed"].as<double>();
+    if (vm.count("host-step-time")) request.import.host_step_time_s = vm["host-step-time"].as<double>();
+  } else if (vm.count("step") || vm.count("host-speed") || vm.count("host-step-time")) {
+    throw Error("--step, --host-speed, --host-step-time: apply to a recorded trace (--trace FILE)");
   } else if (wants_model_parallelism(vm)) {
     if (!vm["framework"].defaulted())
       throw Error(
@@ -130,6 +139,7 @@ int run_command(const Arguments& args) {
   }
 
   run::RunOutput out = run::simulate(request);
+  for (const std::string& warning : out.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
   std::cout << report::summary_text(out.result);
   if (vm.count("json")) {
     std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";

@@ -49,8 +49,17 @@ po::options_description run_options() {
   add_workload_options(options);
   add_parallel_options(options);
   add_nccl_options(options);
-  options.add_options()("trace", po::value<std::string>(),
-                        "replay this trace file instead of generating a workload")(
+  options.add_options()("trace", po::value<std::vector<std::string>>()->multitoken()->composing(),
+                        "replay a recorded trace instead of generating a workload: a simtrain trace, a "
+                        "Kineto/torch.profiler JSON (one file per rank), a PyTorch execution trace or a "
+                        "Chakra trace, told apart by content; with --gpus N a one-GPU recording is scaled "
+                        "out as PyTorch DDP")(
+      "step", po::value<int>(), "the ProfilerStep#N window of a Kineto trace (default: the last one)")(
+      "host-speed", po::value<double>(),
+      "speed of the simulated host relative to the one a Kineto trace was recorded on (2 = twice as fast)")(
+      "host-step-time", po::value<double>(),
+      "seconds one unprofiled step of the recorded trace took on its machine: calibrates the host's speed "
+      "(needs a host-bound step)")(
       "platform", po::value<std::string>()->default_value("dgx-a100"),
       "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
       "nodes", po::value<int>(), "number of nodes (default: as many as --gpus needs)")(

@@ -1,4 +1,5 @@
-// simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`.
+// simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`;
+// `simtrain trace import` (trace_import_command.cc) converts recorded traces instead.
 #include <iostream>
 
 #include "common/error.h"
@@ -12,6 +13,7 @@ namespace po = boost::program_options;
 namespace simtrain::cli {
 
 int trace_command(const Arguments& args) {
+  if (!args.empty() && args[0] == "import") return trace_import_command(Arguments(args.begin() + 1, args.end()));
   po::options_description options("simtrain trace options");
   options.add_options()("help,h", "show this help")(
       "output,o", po::value<std::string>()->required(),
@@ -19,7 +21,7 @@ int trace_command(const Arguments& args) {
   add_workload_options(options);
   add_parallel_options(options);
   po::variables_map vm;
-  if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]")) return 0;
+  if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]\n       simtrain trace import FILE... -o FILE [options]")) return 0;
   trace::Trace trace = wants_model_parallelism(vm)
                            ? run::generate_parallel_trace(parallel_from_options(vm))
                            : workload::generate_data_parallel_trace(workload_from_options(vm));

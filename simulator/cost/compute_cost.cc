@@ -107,6 +107,9 @@ ComputeCost ComputeCostModel::table_or_roofline(const trace::ComputeSpec& kernel
 
 ComputeCost ComputeCostModel::cost(const trace::ComputeSpec& kernel) const {
   if (kernel.duration_s >= 0) return {kernel.duration_s, CostSource::Trace};
+  // Host work has no shape to cost: only a recording says how long it took.
+  if (kernel.kind == trace::ComputeKind::Host)
+    throw Error("a host op (kind \"host\") needs its measured duration_s");
   const ComputeCost direct = table_or_roofline(kernel);
   if (auto gemm = pointwise_conv_as_gemm(kernel)) {
     const ComputeCost as_gemm = table_or_roofline(*gemm);

@@ -35,15 +35,20 @@ namespace {
 struct ProgramPlan {
   std::vector<std::vector<std::uint32_t>> stream_ops;
   std::vector<char> awaited_by_other_stream;
+  std::vector<char> host_stream;  // [stream]: every op is ComputeKind::Host (an imported trace's host)
 };
 
 ProgramPlan plan_program(const trace::Program& program) {
   ProgramPlan plan;
   plan.stream_ops.resize(program.streams.size());
   plan.awaited_by_other_stream.assign(program.ops.size(), 0);
+  plan.host_stream.assign(program.streams.size(), 0);
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const trace::Op& op = program.ops[i];
     plan.stream_ops[op.stream].push_back(i);
+    const bool host = op.type == trace::OpType::Compute && op.compute.kind == trace::ComputeKind::Host;
+    if (plan.stream_ops[op.stream].size() == 1) plan.host_stream[op.stream] = host;
+    if (!host) plan.host_stream[op.stream] = 0;
     for (std::uint32_t dep : op.deps)
       if (program.ops[dep].stream != op.stream) plan.awaited_by_other_stream[dep] = 1;
   }
@@ -56,6 +61,7 @@ struct RankState {
   sg4::MutexPtr mutex;
   sg4::ConditionVariablePtr ended;
   std::vector<Interval> compute_busy;
+  std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
   std::vector<Interval> comm_busy;  // collectives
   std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)
   std::vector<OpEvent> events;
@@ -205,7 +211,9 @@ class StreamActor {
         program_(state.trace.program_of(rank)),
         plan_(state.plans[state.trace.rank_program[rank]]),
         durations_(state.costs.duration_s[state.trace.rank_program[rank]]),
-        slowdown_(state.slowdown.empty() ? 1.0 : state.slowdown[rank]) {}
+        // A straggler's GPU is slow, not its host.
+        slowdown_(state.slowdown.empty() || plan_.host_stream[stream] ? 1.0 : state.slowdown[rank]),
+        host_stream_(plan_.host_stream[stream]) {}
 
   void operator()() {
     for (std::uint32_t index : plan_.stream_ops[stream_]) {
@@ -267,7 +275,7 @@ class StreamActor {
   void flush_compute() {
     if (pending_s_ <= 0) return;
     double now = sg4::Engine::get_clock();
-    self_.compute_busy.push_back({now, now + pending_s_});
+    (host_stream_ ? self_.host_busy : self_.compute_busy).push_back({now, now + pending_s_});
     sg4::this_actor::sleep_for(pending_s_);
     pending_s_ = 0;
     ++state_.compute_waits;
@@ -415,6 +423,7 @@ class StreamActor {
   const ProgramPlan& plan_;
   const std::vector<double>& durations_;
   const double slowdown_;  // a straggler's compute factor, 1 otherwise
+  const bool host_stream_;  // the stream holds the host's work, not the GPU's
   double pending_s_ = 0;
   cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective
   cost::NcclProtocol protocol_ = cost::NcclProtocol::Simple;
@@ -591,7 +600,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     std::vector<Interval> busy = r.compute_busy;
     busy.insert(busy.end(), r.comm_busy.begin(), r.comm_busy.end());
     t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
-    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s);
+    busy.insert(busy.end(), r.p2p_busy.begin(), r.p2p_busy.end());
+    t.host_bound_s = uncovered_length(r.host_busy, busy);
+    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s -
+                                 t.host_bound_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());
   }
   // A lockstep member's iteration is its representative's.

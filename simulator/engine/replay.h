@@ -59,14 +59,16 @@ struct OpEvent {
 
 // Where one rank's iteration time went. compute_s: time its compute stream was busy; exposed_comm_s: time a
 // collective was in flight while the compute stream was not busy; pipeline_bubble_s: time spent sending to or
-// waiting on a pipeline neighbour with neither compute nor a collective going on; idle_s: the rest up to the
-// makespan.
+// waiting on a pipeline neighbour with neither compute nor a collective going on; host_bound_s: time the
+// host thread was still working on the next launch with the GPU doing nothing (an imported trace's host
+// ops); idle_s: the rest up to the makespan.
 struct RankTimes {
   double end_s = 0;
   double compute_s = 0;
   double exposed_comm_s = 0;
   double idle_s = 0;
   double pipeline_bubble_s = 0;
+  double host_bound_s = 0;
 };
 
 struct ReplayResult {

@@ -36,6 +36,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.compute_s += t.compute_s;
     r.breakdown.exposed_comm_s += t.exposed_comm_s;
     r.breakdown.pipeline_bubble_s += t.pipeline_bubble_s;
+    r.breakdown.host_bound_s += t.host_bound_s;
     r.breakdown.idle_s += t.idle_s;
   }
   if (!replay.ranks.empty()) {
@@ -43,6 +44,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.compute_s /= n;
     r.breakdown.exposed_comm_s /= n;
     r.breakdown.pipeline_bubble_s /= n;
+    r.breakdown.host_bound_s /= n;
     r.breakdown.idle_s /= n;
   }
   r.peak_memory_bytes = meta.peak_memory_bytes;
@@ -92,6 +94,7 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   j["breakdown"] = {{"compute_s", r.breakdown.compute_s},
                     {"exposed_comm_s", r.breakdown.exposed_comm_s},
                     {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s},
+                    {"host_bound_s", r.breakdown.host_bound_s},
                     {"idle_s", r.breakdown.idle_s}};
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["memory_capacity_bytes"] = r.memory_capacity_bytes;
@@ -156,6 +159,9 @@ std::string summary_text(const Result& r) {
     text +=
         fmt::format("                   pipeline bubble {} ({:.0f}%)\n",
                     human_duration(r.breakdown.pipeline_bubble_s), 100 * r.breakdown.pipeline_bubble_s / t);
+  if (r.breakdown.host_bound_s > 0)
+    text += fmt::format("                   host-bound {} ({:.0f}%): the GPU waiting for kernel launches\n",
+                        human_duration(r.breakdown.host_bound_s), 100 * r.breakdown.host_bound_s / t);
   text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
                       r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
   if (r.job_time_s)

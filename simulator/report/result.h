@@ -21,6 +21,7 @@ struct Breakdown {
   double compute_s = 0;
   double exposed_comm_s = 0;
   double pipeline_bubble_s = 0;
+  double host_bound_s = 0;  // the GPU waiting for the host to launch (imported traces)
   double idle_s = 0;
 };
 

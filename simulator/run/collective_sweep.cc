@@ -44,7 +44,7 @@ std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepReq
   RunRequest run = request.run;
   run.workload.reset();
   run.parallel.reset();
-  run.trace_path.clear();
+  run.trace_paths.clear();
   run.trace = std::move(trace);
   run.timeline_ranks = 1;
   run.allow_oom = true;

@@ -9,7 +9,6 @@
 #include "common/error.h"
 #include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
-#include "simulator/trace/trace_file.h"
 #include "simulator/workload/megatron_trace.h"
 
 namespace simtrain::run {
@@ -82,7 +81,7 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
 
 RunOutput simulate(const RunRequest& request) {
   const int sources = request.workload.has_value() + request.parallel.has_value() +
-                      !request.trace_path.empty() + request.trace.has_value();
+                      !request.trace_paths.empty() + request.trace.has_value();
   if (sources != 1) throw Error("give either a model to generate a workload for or --trace FILE, not both");
 
   auto started = std::chrono::steady_clock::now();
@@ -93,8 +92,11 @@ RunOutput simulate(const RunRequest& request) {
     out.trace = generate_parallel_trace(*request.parallel);
   else if (request.trace)
     out.trace = *request.trace;
-  else
-    out.trace = trace::read_trace_file(request.trace_path);
+  else {
+    trace::ImportReport report;
+    out.trace = trace::import_trace_files(request.trace_paths, request.import, report);
+    out.warnings = std::move(report.warnings);
+  }
 
   engine::PlatformSource source;
   std::string platform_name = request.platform;

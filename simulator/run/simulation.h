@@ -12,6 +12,7 @@
 #include "simulator/engine/replay.h"
 #include "simulator/report/result.h"
 #include "simulator/trace/trace.h"
+#include "simulator/trace/trace_import.h"
 #include "simulator/workload/data_parallel.h"
 #include "simulator/workload/parallel_config.h"
 
@@ -22,7 +23,8 @@ struct RunRequest {
   // file to replay.
   std::optional<workload::DataParallelConfig> workload;
   std::optional<workload::ParallelConfig> parallel;
-  std::string trace_path;
+  std::vector<std::string> trace_paths;  // any format trace/trace_import.h reads; one file per rank for Kineto
+  trace::ImportOptions import;           // how to import recorded traces (step, scale-out, host speed)
   std::optional<trace::Trace> trace;  // a trace built in memory (simtrain collective)
 
   std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)
@@ -44,6 +46,7 @@ struct RunRequest {
 
 struct RunOutput {
   trace::Trace trace;
+  std::vector<std::string> warnings;  // what importing the trace noticed (trace_import.h)
   calibration::CalibrationProfile profile;
   engine::ReplayResult replay;
   report::Result result;

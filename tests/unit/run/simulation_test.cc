@@ -82,7 +82,7 @@ switch_latency_us = 1.0
 TEST_CASE("a request names either a workload or a trace file") {
   CHECK(fails_with(run::RunRequest{}, "either a model") == 1.0);
   run::RunRequest both = ddp_request("lenet5", 1, 8);
-  both.trace_path = "trace.json";
+  both.trace_paths = {"trace.json"};
   CHECK(fails_with(both, "either a model") == 1.0);
 }
 
