@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "simulator/cost/kernel_rescale.h"
 
 namespace simtrain::cost {
 namespace {
@@ -118,8 +119,11 @@ ComputeCost ComputeCostModel::cost(const trace::ComputeSpec& kernel) const {
   return direct;
 }
 
-ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& model) {
+ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& model,
+                           const std::string& profile_name) {
+  const KernelRescale rescale(trace.metadata.recorded_gpu, model, profile_name);
   ProgramCosts costs;
+  if (rescale.active()) costs.rescaled_from = rescale.recorded_gpu();
   costs.duration_s.resize(trace.programs.size());
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
     const auto& ops = trace.programs[p].ops;
@@ -127,22 +131,19 @@ ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& mo
     durations.assign(ops.size(), 0.0);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].type != trace::OpType::Compute) continue;
-      ComputeCost c = model.cost(ops[i].compute);
-      durations[i] = c.duration_s;
-      switch (c.source) {
-        case CostSource::Trace:
-          ++costs.trace_timed_ops;
-          break;
-        case CostSource::Measured:
-          ++costs.measured_ops;
-          break;
-        case CostSource::Interpolated:
-          ++costs.interpolated_ops;
-          break;
-        case CostSource::Roofline:
-          ++costs.roofline_ops;
-          break;
+      const ComputeCost c = model.cost(ops[i].compute);
+      if (c.source != CostSource::Trace) {
+        durations[i] = c.duration_s;
+        ++(c.source == CostSource::Measured       ? costs.measured_ops
+           : c.source == CostSource::Interpolated ? costs.interpolated_ops
+                                                  : costs.roofline_ops);
+        continue;
       }
+      const RescaledDuration r = rescale.rescale(ops[i].compute);
+      durations[i] = r.duration_s;
+      ++(r.rule == RescaleRule::ByEstimate    ? costs.rescaled_ops
+         : r.rule == RescaleRule::ByBandwidth ? costs.bandwidth_rescaled_ops
+                                              : costs.trace_timed_ops);
     }
   }
   return costs;

@@ -36,6 +36,8 @@ class ComputeCostModel {
   // tensor-float cores (PyTorch then runs fp32 math). 0 when unsupported.
   double effective_peak_flops(DType dtype) const;
 
+  const calibration::CalibrationProfile& profile() const { return profile_; }
+
  private:
   double roofline_s(const trace::ComputeSpec& kernel) const;
   // The kernel's time from the tables or the roofline, without the pointwise-convolution alternative.
@@ -46,15 +48,24 @@ class ComputeCostModel {
 };
 
 // Durations of every op of every program of a trace, computed once before replay so that a bad kernel is
-// reported before the simulation starts and the replay does no cost lookups.
+// reported before the simulation starts and the replay does no cost lookups. Each compute op is counted
+// under exactly one source.
 struct ProgramCosts {
   std::vector<std::vector<double>> duration_s;  // [program][op]; 0 for non-compute ops
   std::uint64_t measured_ops = 0;               // counted over programs, not ranks
   std::uint64_t interpolated_ops = 0;
   std::uint64_t roofline_ops = 0;
-  std::uint64_t trace_timed_ops = 0;
+  std::uint64_t trace_timed_ops = 0;         // measured durations taken as recorded
+  std::uint64_t rescaled_ops = 0;            // ... rescaled by the profiles' estimates (kernel_rescale.h)
+  std::uint64_t bandwidth_rescaled_ops = 0;  // ... of kernels of unknown size, by the memory bandwidths
+  std::string rescaled_from;  // the trace's recorded GPU when its durations were rescaled, else empty
 };
-ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& model);
+
+// `profile_name` is the name or file the model's profile was loaded by: when the trace's durations were
+// recorded on another GPU (TraceMetadata::recorded_gpu), they are rescaled to this one (kernel_rescale.h).
+// Throws Error when recorded_gpu names no profile or a kernel cannot run on either GPU.
+ProgramCosts cost_programs(const trace::Trace& trace, const ComputeCostModel& model,
+                           const std::string& profile_name);
 
 std::string_view to_string(CostSource source);
 

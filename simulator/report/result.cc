@@ -68,6 +68,10 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   r.interpolated_ops = costs.interpolated_ops;
   r.roofline_ops = costs.roofline_ops;
   r.trace_timed_ops = costs.trace_timed_ops;
+  r.rescaled_ops = costs.rescaled_ops;
+  r.bandwidth_rescaled_ops = costs.bandwidth_rescaled_ops;
+  r.recorded_gpu = meta.recorded_gpu;
+  r.rescaled = !costs.rescaled_from.empty();
   r.lockstep_size = replay.lockstep_size;
   r.replicas_folded = replay.replicas_folded;
   r.collective_algorithms = replay.collective_algorithms;
@@ -76,6 +80,24 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   r.sim_wall_s = sim_wall_s;
   return r;
 }
+
+namespace {
+
+// Where kernel durations came from, in words: the trace's own (as recorded or rescaled), the profile's
+// tables, its roofline, in the order they apply.
+std::string compute_fidelity(const Result& r) {
+  std::string text;
+  if (r.rescaled_ops + r.bandwidth_rescaled_ops > 0)
+    text = "trace durations rescaled from " + r.recorded_gpu;
+  else if (r.trace_timed_ops > 0)
+    text = "trace durations as recorded";
+  const bool tables = r.measured_ops + r.interpolated_ops > 0;
+  if (text.empty()) return tables ? "measured tables, roofline elsewhere" : "roofline from profile";
+  if (tables) return text + ", measured tables, roofline elsewhere";
+  return r.roofline_ops > 0 ? text + ", roofline elsewhere" : text;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Result& r, bool include_wall_time) {
   nlohmann::json j;
@@ -108,8 +130,7 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
   j["profile"] = r.profile;
   j["profile_kind"] = r.profile_kind;
   j["fidelity"] = {
-      {"compute", r.measured_ops + r.interpolated_ops > 0 ? "measured tables, roofline elsewhere"
-                                                          : "roofline from profile"},
+      {"compute", compute_fidelity(r)},
       {"network", r.replicas_folded ? "flow-level (SimGrid CM02) except data-parallel collectives, analytic "
                                       "over the platform's routes"
                                     : "flow-level (SimGrid CM02, coalesced collectives)"},
@@ -120,7 +141,10 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
       {"ops_measured", r.measured_ops},
       {"ops_interpolated", r.interpolated_ops},
       {"ops_roofline", r.roofline_ops},
-      {"ops_timed_in_trace", r.trace_timed_ops}};
+      {"ops_timed_in_trace", r.trace_timed_ops},
+      {"ops_rescaled", r.rescaled_ops},
+      {"ops_rescaled_by_bandwidth", r.bandwidth_rescaled_ops}};
+  if (!r.recorded_gpu.empty()) j["fidelity"]["recorded_gpu"] = r.recorded_gpu;
   j["collective_algorithms"] = r.collective_algorithms;
   j["simulated_flows"] = r.simulated_flows;
   j["simulated_compute_intervals"] = r.simulated_compute_intervals;
@@ -168,6 +192,11 @@ std::string summary_text(const Result& r) {
     text +=
         fmt::format("  job time         {} for {:.0f} steps ({:.0f} s start-up, {:.1f}% per-step overhead)\n",
                     human_duration(*r.job_time_s), *r.steps, r.startup_s, 100 * r.step_overhead);
+  if (r.rescaled)
+    text += fmt::format(
+        "  kernels          {} rescaled from {} ({} of unknown size by bandwidth), {} as recorded\n",
+        r.rescaled_ops + r.bandwidth_rescaled_ops, r.recorded_gpu, r.bandwidth_rescaled_ops,
+        r.trace_timed_ops);
   text += fmt::format("  simulated in     {:.3f} s wall ({} flows)\n", r.sim_wall_s, r.simulated_flows);
   return text;
 }

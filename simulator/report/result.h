@@ -62,9 +62,13 @@ struct Result {
   std::uint64_t measured_ops = 0;      // distinct program ops costed from measured tables (exact shape)
   std::uint64_t interpolated_ops = 0;  // ... interpolated between measured shapes
   std::uint64_t roofline_ops = 0;
-  std::uint64_t trace_timed_ops = 0;
-  int lockstep_size = 1;         // ranks of a tensor-parallel group simulated as one
-  bool replicas_folded = false;  // --fidelity fast
+  std::uint64_t trace_timed_ops = 0;         // measured durations taken as recorded (host ops among them)
+  std::uint64_t rescaled_ops = 0;            // ... rescaled from the recording GPU by the profiles' estimates
+  std::uint64_t bandwidth_rescaled_ops = 0;  // ... of kernels of unknown size, by the memory bandwidths
+  std::string recorded_gpu;                  // the GPU the trace's durations were recorded on, when known
+  bool rescaled = false;                     // whether they were rescaled to `profile`'s GPU
+  int lockstep_size = 1;                     // ranks of a tensor-parallel group simulated as one
+  bool replicas_folded = false;              // --fidelity fast
   // Collectives by NCCL algorithm and protocol ("ring/ll128"), counted per simulated rank.
   std::map<std::string, std::uint64_t> collective_algorithms;
   std::uint64_t simulated_flows = 0;

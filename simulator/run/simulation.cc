@@ -119,7 +119,7 @@ RunOutput simulate(const RunRequest& request) {
     throw Error(memory_error(out.trace, out.profile), ErrorKind::Infeasible);
 
   cost::ComputeCostModel cost_model(out.profile);
-  cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model);
+  cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model, profile_name);
   cost::apply_jitter(costs, request.jitter);
 
   engine::ReplayOptions options;

@@ -252,7 +252,7 @@ TEST_CASE("cost_programs gives every op its duration and counts ops by where the
   t.programs.resize(2);
   t.programs[0].ops = {timed, measured, all_reduce};
   t.programs[1].ops = {roofline, measured};
-  const cost::ProgramCosts costs = cost::cost_programs(t, model);
+  const cost::ProgramCosts costs = cost::cost_programs(t, model, "test-gpu");
 
   REQUIRE(costs.duration_s.size() == 2);
   CHECK(costs.duration_s[0] == std::vector<double>{0.5, 7e-6, 0.0});

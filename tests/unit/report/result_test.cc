@@ -189,4 +189,34 @@ TEST_CASE("the JSON carries the computed figures under their field names") {
   CHECK_FALSE(k.contains("job_time_s"));
 }
 
+TEST_CASE("the fidelity counts kernels taken as recorded, rescaled from the recording GPU, and from tables") {
+  trace::Trace t = test_trace();
+  t.metadata.recorded_gpu = "h200-sxm";
+  cost::ProgramCosts costs;
+  costs.trace_timed_ops = 4;
+  costs.rescaled_ops = 10;
+  costs.bandwidth_rescaled_ops = 2;
+  costs.roofline_ops = 1;
+  costs.rescaled_from = "h200-sxm";
+  const report::Result r = report::make_result(t, test_replay(), test_profile(), costs, "c", {}, 0);
+  CHECK(r.rescaled);
+  const nlohmann::json f = report::to_json(r, false).at("fidelity");
+  CHECK(f.at("ops_timed_in_trace") == 4);
+  CHECK(f.at("ops_rescaled") == 10);
+  CHECK(f.at("ops_rescaled_by_bandwidth") == 2);
+  CHECK(f.at("ops_roofline") == 1);
+  CHECK(f.at("recorded_gpu") == "h200-sxm");
+  CHECK(f.at("compute") == "trace durations rescaled from h200-sxm, roofline elsewhere");
+  CHECK(report::summary_text(r).find(
+            "12 rescaled from h200-sxm (2 of unknown size by bandwidth), 4 as recorded") !=
+        std::string::npos);
+
+  // A generated trace names no recording GPU and rescales nothing.
+  const nlohmann::json g = report::to_json(result_of(test_trace()), false).at("fidelity");
+  CHECK(g.at("ops_rescaled") == 0);
+  CHECK(g.at("ops_rescaled_by_bandwidth") == 0);
+  CHECK_FALSE(g.contains("recorded_gpu"));
+  CHECK(g.at("compute") == "trace durations as recorded, measured tables, roofline elsewhere");
+}
+
 }  // namespace simtrain
