@@ -20,7 +20,7 @@ namespace simtrain::trace {
 // The profiler's cost per recorded event (operator or runtime call), in seconds.
 inline constexpr double kProfilerCostPerEvent_s = 8e-6;
 // Unprofiled host time per second of profiled host work left after the per-event cost.
-inline constexpr double kDefaultHostSpeedFraction = 0.306;
+inline constexpr double kDefaultHostSpeedFraction = 0.334;
 
 // One event on a launching host thread: an operator or a CUDA runtime call. Times in µs.
 struct HostEvent {

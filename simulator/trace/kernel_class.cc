@@ -3,6 +3,7 @@
 #include "simulator/trace/kernel_class.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -100,8 +101,8 @@ void set_conv(ComputeSpec& spec, const KinetoCpuOp& op, const std::vector<std::i
   const std::int64_t s = stride.empty() ? 1 : std::max<std::int64_t>(stride[0], 1);
   const std::int64_t p = pad.empty() ? 0 : pad[0];
   spec.shape = {x[0], x[1], x[2], x[3], w[0], w[2], w[3], s, p};
-  const double out_h = std::max<double>(1, (x[2] + 2.0 * p - w[2]) / s + 1);
-  const double out_w = std::max<double>(1, (x[3] + 2.0 * p - w[3]) / s + 1);
+  const double out_h = std::max<double>(1, std::floor((x[2] + 2.0 * p - w[2]) / s) + 1);
+  const double out_w = std::max<double>(1, std::floor((x[3] + 2.0 * p - w[3]) / s) + 1);
   const double size = bytes_per_element(spec.dtype);
   spec.flops = passes * 2.0 * x[0] * w[0] * out_h * out_w * static_cast<double>(w[1]) * w[2] * w[3];
   spec.bytes = passes * (elements(x) + elements(w) + x[0] * w[0] * out_h * out_w) * size;

@@ -237,10 +237,11 @@ class RankBuilder {
   void collect_host_events(const Window& window) {
     for (const KinetoCpuOp& op : t_.cpu_ops) {
       if (op.start_us < window.start_us || op.start_us >= window.end_us) continue;
+      // A gradient may be stolen without a kernel, on a thread that launches nothing.
+      if (op.name == "torch::autograd::AccumulateGrad") accumulate_grads_.push_back(&op);
       if (!launching_threads_.contains(op.thread)) continue;
       host_events_.push_back({op.start_us, op.end_us(), op.thread});
       infer_batch(op, out_);
-      if (op.name == "torch::autograd::AccumulateGrad") accumulate_grads_.push_back(&op);
     }
     for (const KinetoRuntimeCall& c : t_.runtime_calls)
       if (c.start_us >= window.start_us && c.start_us < window.end_us && launching_threads_.contains(c.thread))

@@ -1,0 +1,103 @@
+// The replay of an imported trace's host thread: a kernel waits for the host op that launches it, a host op
+// after a synchronisation waits for the GPU, and the time the GPU spends waiting for launches is host-bound
+// time, not compute. Durations are multiples of 0.25 ms, so the closed forms below are exact.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "simulator/cost/compute_cost.h"
+#include "simulator/engine/replay.h"
+#include "tests/support/child_process.h"
+
+namespace simtrain {
+namespace {
+
+constexpr std::uint8_t kHost = 0, kGpu = 1;
+
+trace::Op host_op(std::vector<std::uint32_t> deps = {}) {
+  trace::Op op;
+  op.name = "host";
+  op.stream = kHost;
+  op.compute.kind = trace::ComputeKind::Host;
+  op.deps = std::move(deps);
+  return op;
+}
+
+trace::Op kernel(std::uint32_t launched_by) {
+  trace::Op op;
+  op.name = "kernel";
+  op.stream = kGpu;
+  op.deps = {launched_by};
+  return op;
+}
+
+struct Scenario {
+  trace::Trace trace;
+  cost::ProgramCosts costs;
+};
+
+Scenario one_rank(std::vector<trace::Op> ops, std::vector<double> durations_s) {
+  Scenario s;
+  s.trace.world_size = 1;
+  s.trace.programs.push_back({"rank0", {"host", "cuda:7"}, std::move(ops)});
+  s.trace.rank_program = {0};
+  s.costs.duration_s = {std::move(durations_s)};
+  return s;
+}
+
+engine::RankTimes replayed(const Scenario& s, double& makespan) {
+  const std::vector<double> v = testing::run_in_child([&] {
+    engine::PlatformSource source;
+    platform::ClusterSpec spec;
+    spec.name = "one-gpu";
+    spec.nodes = 1;
+    spec.gpus_per_node = 1;
+    spec.gpu = "h200-sxm";
+    source.spec = spec;
+    const engine::ReplayResult r = engine::replay(s.trace, s.costs, calibration::Efficiencies{}, source, {});
+    const engine::RankTimes& t = r.ranks[0];
+    return std::vector<double>{r.makespan_s, t.compute_s, t.host_bound_s, t.idle_s};
+  });
+  makespan = v[0];
+  engine::RankTimes t;
+  t.compute_s = v[1];
+  t.host_bound_s = v[2];
+  t.idle_s = v[3];
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a GPU the host cannot feed waits for each launch, and that wait is host-bound time") {
+  // Host 1 ms, kernel 0.25 ms, host 1 ms, kernel 0.25 ms: the GPU idles while the host prepares each launch.
+  const Scenario s = one_rank({host_op(), kernel(0), host_op(), kernel(2)}, {1e-3, 0.25e-3, 1e-3, 0.25e-3});
+  double makespan = 0;
+  const engine::RankTimes t = replayed(s, makespan);
+  CHECK(makespan == doctest::Approx(2.25e-3));
+  CHECK(t.compute_s == doctest::Approx(0.5e-3));
+  // The host works 2 ms; 0.25 ms of it the GPU runs the first kernel.
+  CHECK(t.host_bound_s == doctest::Approx(1.75e-3));
+  CHECK(t.idle_s == doctest::Approx(0.0));
+}
+
+TEST_CASE("a host ahead of the GPU hides its launches: the GPU runs back to back") {
+  const Scenario s = one_rank({host_op(), kernel(0), host_op(), kernel(2)}, {0.25e-3, 2e-3, 0.25e-3, 2e-3});
+  double makespan = 0;
+  const engine::RankTimes t = replayed(s, makespan);
+  CHECK(makespan == doctest::Approx(4.25e-3));
+  CHECK(t.compute_s == doctest::Approx(4e-3));
+  CHECK(t.host_bound_s == doctest::Approx(0.25e-3));  // only the first launch is exposed
+}
+
+TEST_CASE("a host op after a synchronisation waits for the kernels launched before it") {
+  // Host 0.25 ms launches a 2 ms kernel; the host synchronises (its next op depends on the kernel), then
+  // works 1 ms and launches a last 0.25 ms kernel: 0.25 + 2 + 1 + 0.25.
+  const Scenario s = one_rank({host_op(), kernel(0), host_op({1}), kernel(2)}, {0.25e-3, 2e-3, 1e-3, 0.25e-3});
+  double makespan = 0;
+  const engine::RankTimes t = replayed(s, makespan);
+  CHECK(makespan == doctest::Approx(3.5e-3));
+  CHECK(t.host_bound_s == doctest::Approx(1.25e-3));
+  CHECK(t.compute_s + t.host_bound_s + t.idle_s == doctest::Approx(makespan));
+}
+
+}  // namespace simtrain

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Replays the seven real PyTorch steps of traces/pytorch/ (Kineto traces recorded on one H200) on one GPU of
+hgx-h200 and compares each with its unprofiled median step time, in both measured runs (A and B,
+traces/pytorch/README.md).
+
+The host model (simulator/trace/host_dispatch.h) has one fitted figure, the unprofiled host time per second
+of profiled host work. It is cross-validated per run: for each step, the figure is fitted (least squares in
+log error) to the other six steps of the same run, and the held-out step is predicted with it. That
+leave-one-out error is what this script reports and checks; the in-sample fit is never used for a verdict.
+
+A step is GPU-bound when its kernels (as recorded) fill at least 80% of the measured step; the others are
+host-bound. Exit status 1 when a GPU-bound step's leave-one-out error exceeds --gpu-bound-tolerance percent
+or a host-bound one's exceeds --host-bound-tolerance, 2 on other failures.
+
+usage: tools/validate_traces.py [--simtrain PATH] [--gpu-bound-tolerance 7] [--host-bound-tolerance 35]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# The unprofiled host speeds tried, relative to simtrain's default (--host-speed): wide enough to hold the
+# best fit of either run, fine enough (2.5% steps) that the grid adds little to the error.
+SPEEDS = [round(0.6 * 1.025 ** i, 4) for i in range(45)]
+
+
+def run_table(root):
+    """{name: (trace path, run A ms, run B ms)} from traces/pytorch/README.md and h200_steps.json."""
+    directory = os.path.join(root, "traces", "pytorch")
+    with open(os.path.join(directory, "h200_steps.json")) as f:
+        steps = json.load(f)
+    run_a = {}
+    with open(os.path.join(directory, "README.md")) as f:
+        for line in f:
+            m = re.match(r"\| ([a-z0-9 .\-]+?) \| ([0-9.]+) \| ([0-9.]+) \|", line)
+            if m:
+                run_a[m.group(1)] = float(m.group(2))
+    table = {}
+    for run in steps["runs"]:
+        table[run["name"]] = (os.path.join(directory, run["kineto_trace"]), run_a[run["name"]],
+                              run["median_s"] * 1e3)
+    return table
+
+
+def simulate(simtrain, trace, speed):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        args = [simtrain, "run", "--trace", trace, "--gpus", "1", "--platform", "hgx-h200", "--profile",
+                "h200-sxm", "--host-speed", str(speed), "--json", out]
+        proc = subprocess.run(args, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)}: {proc.stderr.strip()}")
+        with open(out) as f:
+            result = json.load(f)
+    return result["iteration_time_s"] * 1e3, result["breakdown"]["compute_s"] * 1e3
+
+
+def best_speed(predictions, measured, names):
+    def loss(i):
+        return sum(math.log(predictions[n][i] / measured[n]) ** 2 for n in names)
+    return min(range(len(SPEEDS)), key=loss)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.join(here, "..")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simtrain", default=os.path.join(root, "build", "simulator", "cli", "simtrain"))
+    parser.add_argument("--gpu-bound-tolerance", type=float, default=7.0)
+    parser.add_argument("--host-bound-tolerance", type=float, default=35.0)
+    args = parser.parse_args()
+
+    table = run_table(root)
+    predictions, gpu_ms = {}, {}
+    try:
+        for name, (trace, _, _) in table.items():
+            predictions[name] = []
+            for speed in SPEEDS:
+                total, compute = simulate(args.simtrain, trace, speed)
+                predictions[name].append(total)
+            gpu_ms[name] = compute
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 2
+
+    failed = False
+    names = list(table)
+    for column, label in ((1, "A"), (2, "B")):
+        measured = {n: table[n][column] for n in names}
+        fit = SPEEDS[best_speed(predictions, measured, names)]
+        print(f"run {label}: host speed fitted to all seven steps {fit}x the default")
+        print(f"  {'configuration':<42} {'bound':>5} {'measured':>9} {'LOO ms':>8} {'error':>7} {'speed':>6}")
+        for n in names:
+            i = best_speed(predictions, measured, [m for m in names if m != n])
+            error = 100 * (predictions[n][i] / measured[n] - 1)
+            gpu_bound = gpu_ms[n] >= 0.8 * measured[n]
+            tolerance = args.gpu_bound_tolerance if gpu_bound else args.host_bound_tolerance
+            verdict = "" if abs(error) <= tolerance else "  FAIL"
+            failed |= bool(verdict)
+            print(f"  {n:<42} {'GPU' if gpu_bound else 'host':>5} {measured[n]:9.1f} {predictions[n][i]:8.1f} "
+                  f"{error:+6.1f}% {SPEEDS[i]:6.3f}{verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
