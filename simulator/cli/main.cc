@@ -16,7 +16,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run        simulate a training run and report iteration time, throughput, MFU, breakdown\n"
-    "  trace      write the trace of a generated workload to a file\n"
+    "  trace      write the trace of a generated workload to a file (trace chakra: to Chakra ET files)\n"
     "  models     list the model zoo with parameter counts and FLOPs per sample\n"
     "  profile    calibration profiles: profile list | show NAME|FILE | import nccl-tests LOG...\n"
     "  platforms  list shipped cluster specs (platforms show NAME|FILE)\n"

@@ -1,4 +1,5 @@
-// simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`.
+// simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`;
+// `simtrain trace chakra` (trace_chakra_command.cc) converts a trace to Chakra files.
 #include <iostream>
 
 #include "common/error.h"
@@ -12,6 +13,7 @@ namespace po = boost::program_options;
 namespace simtrain::cli {
 
 int trace_command(const Arguments& args) {
+  if (!args.empty() && args[0] == "chakra") return trace_chakra_command(Arguments(args.begin() + 1, args.end()));
   po::options_description options("simtrain trace options");
   options.add_options()("help,h", "show this help")(
       "output,o", po::value<std::string>()->required(),
