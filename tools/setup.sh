@@ -9,6 +9,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev
   libjemalloc-dev                 # the allocator simtrain links: SimGrid allocates per simulated activity
   doctest-dev                     # unit tests
+  protobuf-compiler libprotobuf-dev  # Chakra execution traces (simulator/trace/chakra_et.proto)
   gnuplot-nox                     # plots of studies
   python3                         # validation and benchmark scripts
 )

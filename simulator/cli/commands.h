@@ -12,6 +12,7 @@ using Arguments = std::vector<std::string>;  // the arguments after the subcomma
 int run_command(const Arguments& args);
 int trace_command(const Arguments& args);
 int trace_import_command(const Arguments& args);  // trace import FILE...
+int trace_chakra_command(const Arguments& args);  // trace chakra TRACE -o PREFIX
 int models_command(const Arguments& args);
 int profile_command(const Arguments& args);
 int profile_import_command(const Arguments& args);  // profile import nccl-tests ...

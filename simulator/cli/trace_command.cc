@@ -1,5 +1,6 @@
 // simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`;
-// `simtrain trace import` (trace_import_command.cc) converts recorded traces instead.
+// `simtrain trace import` (trace_import_command.cc) converts recorded traces into one, and `simtrain trace
+// chakra` (trace_chakra_command.cc) a trace into Chakra files.
 #include <iostream>
 
 #include "common/error.h"
@@ -14,6 +15,7 @@ namespace simtrain::cli {
 
 int trace_command(const Arguments& args) {
   if (!args.empty() && args[0] == "import") return trace_import_command(Arguments(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "chakra") return trace_chakra_command(Arguments(args.begin() + 1, args.end()));
   po::options_description options("simtrain trace options");
   options.add_options()("help,h", "show this help")(
       "output,o", po::value<std::string>()->required(),

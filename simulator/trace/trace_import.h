@@ -1,6 +1,6 @@
 // Every trace format simtrain reads, behind one call: the native trace, Kineto / Chrome-trace JSON from
 // torch.profiler (kineto_import.h), PyTorch execution traces (pytorch_et_import.h) and MLCommons Chakra
-// protobuf execution traces (chakra_import.h). The format is detected from the content, never the name, so
+// protobuf execution traces (chakra_trace.h). The format is detected from the content, never the name, so
 // `simtrain run --trace FILE` takes any of them.
 #pragma once
 
