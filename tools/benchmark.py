@@ -6,6 +6,8 @@ With --collective OP it runs `simtrain collective OP` at one size instead and pr
 usage: tools/benchmark.py [--simtrain build/simulator/cli/simtrain] [--model resnet50] [--gpus 8,64,...]
                           [--args "--batch-per-gpu 256 --precision amp"]
        tools/benchmark.py --collective all_reduce|alltoall|... [--size 1G] --platform dgx-h100 --gpus ...
+       tools/benchmark.py --trace FILE --platform hgx-h200 --gpus 1,8,1024   # a recorded trace, imported
+                                                                            # and scaled out as DDP each run
 e.g.   tools/benchmark.py --model gpt3-175b --gpus 64,1024,10752 \
            --args "--tp 8 --pp 8 --micro-batch 1 --global-batch 1536 --recompute full --allow-oom"
        tools/benchmark.py --collective all_reduce --platform dgx-h100 --gpus 1024,4096,16384
@@ -50,13 +52,19 @@ def main():
     parser.add_argument("--micro-batches", type=int, default=0,
                         help="with --tp/--pp in --args: global batch = this many micro-batches per data-parallel "
                              "replica (--micro-batch 1), so that every scale runs the same pipeline schedule")
+    parser.add_argument("--trace", help="replay this recorded trace (simtrain run --trace) instead of --model: "
+                                          "each run imports it and scales it out to the row's GPUs")
     parser.add_argument("--collective", help="benchmark `simtrain collective` of this operation instead")
     parser.add_argument("--size", default="1G", help="with --collective: the buffer size (nccl-tests syntax)")
     args = parser.parse_args()
     if args.collective:
         return benchmark_collective(args)
 
-    print(f"{args.model} on {args.platform} with {args.args}; one process per row")
+    if args.trace and args.args == parser.get_default("args"):
+        args.args = ""
+    workload = ["--trace", args.trace] if args.trace else ["--model", args.model]
+    print(f"{args.trace or args.model} on {args.platform} with {args.args or 'no further options'}; "
+          "one process per row")
     print(f"{'GPUs':>6} {'wall s':>8} {'sim s (in result)':>18} {'peak RSS MiB':>13} {'iteration ms':>13} {'flows':>8}")
     rows = []
     for gpus in (int(g) for g in args.gpus.split(",")):
@@ -65,7 +73,7 @@ def main():
             sizes = {name: int(extra[extra.index(name) + 1]) if name in extra else 1 for name in ("--tp", "--pp")}
             dp = gpus // (sizes["--tp"] * sizes["--pp"])
             extra += ["--global-batch", str(dp * args.micro_batches)]
-        wall, rss, r = run_once([args.simtrain, "run", "--model", args.model, "--gpus", str(gpus), "--platform",
+        wall, rss, r = run_once([args.simtrain, "run", *workload, "--gpus", str(gpus), "--platform",
                                  args.platform, *extra])
         rows.append((gpus, wall))
         print(f"{gpus:>6} {wall:>8.2f} {r['sim_wall_s']:>18.3f} {rss / 2**20:>13.1f} "

@@ -1,5 +1,6 @@
-// simtrain trace chakra: a native trace as MLCommons Chakra execution traces, one file per rank, for
-// ASTRA-sim. Ops without a measured duration are costed from a profile first, as `simtrain run` costs them.
+// simtrain trace chakra: a trace (any format `simtrain run --trace` takes) as MLCommons Chakra execution
+// traces, one file per rank, for ASTRA-sim. Ops without a measured duration are costed from a profile first,
+// as `simtrain run` costs them.
 #include <iostream>
 
 #include "calibration/spec_profiles.h"
@@ -10,6 +11,7 @@
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/trace/chakra_trace.h"
 #include "simulator/trace/trace_file.h"
+#include "simulator/trace/trace_import.h"
 
 namespace po = boost::program_options;
 
@@ -36,7 +38,7 @@ std::string profile_name(const po::variables_map& vm, const trace::Trace& trace)
 int trace_chakra_command(const Arguments& args) {
   po::options_description options("simtrain trace chakra options");
   options.add_options()("help,h", "show this help")("trace", po::value<std::string>()->required(),
-                                                      "native trace file to convert")(
+                                                      "trace to convert (any format simtrain run --trace takes)")(
       "output,o", po::value<std::string>()->required(), "prefix of the files to write: PREFIX.<rank>.et")(
       "profile", po::value<std::string>(), "calibration profile (name or file) that costs unmeasured ops")(
       "platform", po::value<std::string>(), "cluster spec whose GPU's profile costs unmeasured ops");
@@ -46,12 +48,15 @@ int trace_chakra_command(const Arguments& args) {
   if (!parse_or_help(args, options, vm, "usage: simtrain trace chakra TRACE -o PREFIX [--profile P | --platform X]",
                      positional))
     return 0;
-  const trace::Trace trace = trace::read_trace_file(vm["trace"].as<std::string>());
+  trace::ImportReport report;
+  const trace::Trace trace = trace::import_trace_files({vm["trace"].as<std::string>()}, {}, report);
+  for (const std::string& warning : report.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
   std::vector<std::vector<double>> durations;
   const std::string profile = profile_name(vm, trace);
   if (!profile.empty()) {
-    const cost::ComputeCostModel model(calibration::load_profile(profile));
-    durations = cost::cost_programs(trace, model).duration_s;
+    const calibration::CalibrationProfile loaded = calibration::load_profile(profile);
+    const cost::ComputeCostModel model(loaded);
+    durations = cost::cost_programs(trace, model, profile).duration_s;
   } else if (every_compute_op_measured(trace)) {
     for (const auto& program : trace.programs) {
       durations.emplace_back();

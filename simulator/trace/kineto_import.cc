@@ -39,7 +39,9 @@ Window choose_window(const KinetoTrace& t, const ImportOptions& options, ImportR
     Window w{1e300, -1e300};
     for (const auto& op : t.cpu_ops) w.start_us = std::min(w.start_us, op.start_us), w.end_us = std::max(w.end_us, op.end_us());
     for (const auto& c : t.runtime_calls) w.start_us = std::min(w.start_us, c.start_us), w.end_us = std::max(w.end_us, c.end_us());
-    if (w.end_us < w.start_us) throw Error(t.origin, 0, "traceEvents", "no CPU operators or CUDA runtime calls");
+    for (const auto& a : t.gpu_activities) w.start_us = std::min(w.start_us, a.start_us), w.end_us = std::max(w.end_us, a.end_us());
+    if (w.end_us < w.start_us) throw Error(t.origin, 0, "traceEvents", "no operators, runtime calls or kernels");
+    w.end_us = std::nextafter(w.end_us, 1e300);  // the window is half-open: keep the last event
     return w;
   }
   if (options.step) {

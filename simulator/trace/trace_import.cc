@@ -6,9 +6,11 @@
 #include "common/file_io.h"
 #include "common/input_limits.h"
 #include "common/json_parse.h"
+#include "simulator/trace/chakra_trace.h"
 #include "simulator/trace/gzip.h"
 #include "simulator/trace/kineto_events.h"
 #include "simulator/trace/kineto_import.h"
+#include "simulator/trace/pytorch_et_import.h"
 #include "simulator/trace/trace_file.h"
 
 namespace simtrain::trace {
@@ -41,40 +43,64 @@ std::string_view to_string(TraceFormat format) {
 }
 
 TraceFormat detect_trace_format(const std::string& bytes, const std::string& origin) {
-  if (!is_json_text(bytes))
+  if (!is_json_text(bytes)) {
+    if (looks_like_chakra(bytes)) return TraceFormat::ChakraProtobuf;
     throw Error(origin, 0, "", "not a trace: neither JSON (simtrain, Kineto, PyTorch execution trace) nor a "
                                "Chakra protobuf trace");
+  }
   const nlohmann::json doc = parse_json(bytes, origin);
   if (looks_like_kineto(doc)) return TraceFormat::Kineto;
+  if (looks_like_pytorch_et(doc)) return TraceFormat::PytorchExecutionTrace;
   if (doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchemaName) return TraceFormat::Native;
   throw Error(origin, 0, "", "JSON that is not a trace simtrain reads (no \"traceEvents\" of a Kineto trace, "
-                             "no \"schema\": \"simtrain-trace\")");
+                             "no \"nodes\" of a PyTorch execution trace, no \"schema\": \"simtrain-trace\")");
 }
 
 Trace import_trace_files(const std::vector<std::string>& paths, const ImportOptions& options,
                          ImportReport& report) {
   if (paths.empty()) throw Error("no trace file given");
   std::vector<KinetoTrace> kineto;
+  std::vector<std::string> chakra_bytes;
+  const auto alone = [&](const std::string& path, TraceFormat format) {
+    if (paths.size() > 1)
+      throw Error(path, 0, "", std::string("a ") + std::string(to_string(format)) + " is given alone");
+    if (options.data_parallel_ranks > 0)
+      throw Error(path, 0, "", "--gpus: scaling out applies to a Kineto trace of one GPU");
+    report.format = format;
+  };
   for (const std::string& path : paths) {
-    const std::string text = file_text(path);
-    if (!is_json_text(text))
-      throw Error(path, 0, "", "not a trace: neither JSON (simtrain, Kineto, PyTorch execution trace) nor a "
-                               "Chakra protobuf trace");
+    std::string text = file_text(path);
+    if (!is_json_text(text)) {
+      if (!looks_like_chakra(text))
+        throw Error(path, 0, "", "not a trace: neither JSON (simtrain, Kineto, PyTorch execution trace) nor a "
+                                 "Chakra protobuf trace");
+      report.format = TraceFormat::ChakraProtobuf;
+      chakra_bytes.push_back(std::move(text));
+      continue;
+    }
     const nlohmann::json doc = parse_json(text, path);
+    text.clear();
+    text.shrink_to_fit();
     if (looks_like_kineto(doc)) {
       report.format = TraceFormat::Kineto;
       kineto.push_back(parse_kineto(doc, path));
-      continue;
-    }
-    if (doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchemaName) {
-      if (paths.size() > 1) throw Error(path, 0, "", "a simtrain trace holds every rank: give it alone");
-      if (options.data_parallel_ranks > 0)
-        throw Error(path, 0, "", "--gpus: a simtrain trace has its ranks already; scale out a recorded trace");
-      report.format = TraceFormat::Native;
+    } else if (looks_like_pytorch_et(doc)) {
+      alone(path, TraceFormat::PytorchExecutionTrace);
+      return import_pytorch_et(doc, path, report);
+    } else if (doc.is_object() && doc.contains("schema") && doc["schema"] == kTraceSchemaName) {
+      alone(path, TraceFormat::Native);
       return trace_from_json(doc, path);
+    } else {
+      throw Error(path, 0, "", "JSON that is not a trace simtrain reads (no \"traceEvents\" of a Kineto trace, "
+                               "no \"nodes\" of a PyTorch execution trace, no \"schema\": \"simtrain-trace\")");
     }
-    throw Error(path, 0, "", "JSON that is not a trace simtrain reads (no \"traceEvents\" of a Kineto trace, "
-                             "no \"schema\": \"simtrain-trace\")");
+  }
+  if (!chakra_bytes.empty() && !kineto.empty())
+    throw Error(paths[0], 0, "", "give the files of one trace: Kineto and Chakra files are mixed");
+  if (!chakra_bytes.empty()) {
+    if (options.data_parallel_ranks > 0)
+      throw Error(paths[0], 0, "", "--gpus: scaling out applies to a Kineto trace of one GPU");
+    return import_chakra(chakra_bytes, paths, report);
   }
   return import_kineto(kineto, options, report);
 }
