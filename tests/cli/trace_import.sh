@@ -83,4 +83,27 @@ sed 's/"cat": "kernel", "name": "orphan"/"cat": "gpu_mystery", "name": "orphan"/
 "$simtrain" run --trace "$work/nowindow.json" --platform hgx-h200 >/dev/null 2>"$work/warn"
 check "no ProfilerStep window is a warning" grep -q "no ProfilerStep#N window; the whole trace is taken as one step" "$work/warn"
 check "unknown event kinds are counted" grep -q "1 events of kinds simtrain does not use were skipped (gpu_mystery x1)" "$work/warn"
+
+# The other formats, by content: a PyTorch execution trace (costed from the profile), and Chakra files written
+# from the imported Kineto trace (one per rank; measured durations travel with them).
+"$simtrain" run --trace "$root/traces/pytorch/llama2-7b_2_layers_seq4096_b1_bf16_adamw.et.json.gz" \
+  --platform hgx-h200 --json "$work/et.json" --omit-wall-time >/dev/null
+check "an execution trace replays, its kernels costed from the profile" python3 -c "
+import json; r = json.load(open('$work/et.json')); assert r['iteration_time_s'] > 0.005 and r['fidelity']['ops_timed_in_trace'] == 0, r"
+"$simtrain" trace chakra "$work/resnet.json.gz" -o "$work/rn" >/dev/null
+"$simtrain" run --trace "$work/rn.0.et" --platform hgx-h200 --json "$work/chakra.json" --omit-wall-time >/dev/null
+check "Chakra files written from a recording replay" python3 -c "
+import json; r = json.load(open('$work/chakra.json')); assert r['iteration_time_s'] > 0.005, r"
+python3 - "$work/dangling.et.json" <<'PY'
+import json, sys
+node = lambda i, parent, name: {"id": i, "name": name, "ctrl_deps": parent, "attrs": [],
+                                "inputs": {"values": [], "shapes": [], "types": []},
+                                "outputs": {"values": [], "shapes": [], "types": []}}
+nodes = [node(1, 1, "[pytorch|profiler|execution_trace|process]"), node(2, 77, "aten::mm")]
+json.dump({"schema": "1.1.1-chakra.0.0.4", "pid": 1, "nodes": nodes}, open(sys.argv[1], "w"))
+PY
+expect_error "an execution trace whose node names a missing parent" "dangling.et.json: node 2 (aten::mm): ctrl_deps: names node 77" \
+  run --trace "$work/dangling.et.json"
+printf '\x07\x0a\x050.0.4\xff\xff\xff\xff\x0f' >"$work/bad.et"
+expect_error "a Chakra file whose message overruns it" "bad.et" run --trace "$work/bad.et"
 finish
