@@ -129,7 +129,7 @@ def main():
     parser.add_argument("--simtrain", default=os.path.join(root, "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--scale-out", action="store_true")
     parser.add_argument("--dle-tolerance", type=float, default=25.0)
-    parser.add_argument("--gpu-bound-tolerance", type=float, default=20.0)
+    parser.add_argument("--gpu-bound-tolerance", type=float, default=25.0)
     parser.add_argument("--host-bound-tolerance", type=float, default=35.0)
     args = parser.parse_args()
 

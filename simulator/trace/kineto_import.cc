@@ -168,13 +168,20 @@ class RankBuilder {
 
   RankImport build(int ddp_ranks) {
     const Window window = choose_window(t_, options_, report_);
-    index_launches(window);
+    for (const KinetoRuntimeCall& c : t_.runtime_calls) launch_of_.emplace(c.correlation, &c);
+    boundaries_ = boundaries_in(window);
+    for (const Boundary& b : boundaries_) {
+      boundary_times_.push_back(b.call->start_us);
+      if (!b.activity) continue;
+      launches_.push_back(&b);
+      launching_threads_.insert(b.call->thread);
+    }
     check_every_activity_launched(window);
     if (launches_.empty())
       throw Error(t_.origin, 0, "traceEvents", "the step has no GPU kernels, copies or memsets");
-    collect_host_events(window);
-    const std::vector<double> work = host_work_per_stretch(host_events_, boundary_times_, window.start_us,
-                                                           window.end_us);
+    collect_step_facts(window);
+    std::vector<double> work = host_work_in(window, boundary_times_);
+    if (!options_.step) take_floor_of_other_windows(window, work);
     for (double w : work) out_.host_work_s += w;
     for (const Boundary& b : boundaries_)
       if (b.activity) out_.gpu_busy_s += b.activity->duration_us * 1e-6;
@@ -195,12 +202,12 @@ class RankBuilder {
     OperatorStack launchers;
   };
 
-  void index_launches(const Window& window) {
-    for (const KinetoRuntimeCall& c : t_.runtime_calls) launch_of_.emplace(c.correlation, &c);
+  // The window's launches and synchronisations, each with the operators enclosing it on its thread.
+  std::vector<Boundary> boundaries_in(const Window& window) const {
     std::unordered_map<std::int64_t, const KinetoGpuActivity*> activity_of;
     for (const KinetoGpuActivity& a : t_.gpu_activities) activity_of.emplace(a.correlation, &a);
-    // Operators enclosing each call, per thread, by a sweep in start order.
-    std::map<std::int64_t, std::vector<const KinetoCpuOp*>> open;
+    std::vector<Boundary> boundaries;
+    std::map<std::int64_t, std::vector<const KinetoCpuOp*>> open;  // per thread, by a sweep in start order
     std::size_t next_op = 0;
     for (const KinetoRuntimeCall& c : t_.runtime_calls) {
       if (c.start_us < window.start_us || c.start_us >= window.end_us) continue;
@@ -215,16 +222,9 @@ class RankBuilder {
       }
       auto& stack = open[c.thread];
       while (!stack.empty() && stack.back()->end_us() <= c.start_us) stack.pop_back();
-      Boundary b{&c, launches ? found->second : nullptr, stack};
-      if (launches) {
-        launching_threads_.insert(c.thread);
-        ++launches_count_;
-      }
-      boundaries_.push_back(std::move(b));
-      boundary_times_.push_back(c.start_us);
+      boundaries.push_back({&c, launches ? found->second : nullptr, stack});
     }
-    for (const Boundary& b : boundaries_)
-      if (b.activity) launches_.push_back(&b);
+    return boundaries;
   }
 
   void check_every_activity_launched(const Window& window) {
@@ -236,21 +236,50 @@ class RankBuilder {
     }
   }
 
-  void collect_host_events(const Window& window) {
+  // What the step says beyond its timeline: the gradients (for DDP) and the batch.
+  void collect_step_facts(const Window& window) {
     for (const KinetoCpuOp& op : t_.cpu_ops) {
       if (op.start_us < window.start_us || op.start_us >= window.end_us) continue;
       // A gradient may be stolen without a kernel, on a thread that launches nothing.
       if (op.name == "torch::autograd::AccumulateGrad") accumulate_grads_.push_back(&op);
-      if (!launching_threads_.contains(op.thread)) continue;
-      host_events_.push_back({op.start_us, op.end_us(), op.thread});
-      infer_batch(op, out_);
+      if (launching_threads_.contains(op.thread)) infer_batch(op, out_);
     }
+  }
+
+  // The profiled host work between the window's boundaries (host_dispatch.h), on the launching threads.
+  std::vector<double> host_work_in(const Window& window, const std::vector<double>& boundary_times) const {
+    std::vector<HostEvent> events;
+    for (const KinetoCpuOp& op : t_.cpu_ops)
+      if (op.start_us >= window.start_us && op.start_us < window.end_us && launching_threads_.contains(op.thread))
+        events.push_back({op.start_us, op.end_us(), op.thread});
     for (const KinetoRuntimeCall& c : t_.runtime_calls)
       if (c.start_us >= window.start_us && c.start_us < window.end_us && launching_threads_.contains(c.thread))
-        host_events_.push_back({c.start_us, c.end_us(), c.thread});
-    std::sort(host_events_.begin(), host_events_.end(), [](const HostEvent& a, const HostEvent& b) {
+        events.push_back({c.start_us, c.end_us(), c.thread});
+    std::sort(events.begin(), events.end(), [](const HostEvent& a, const HostEvent& b) {
       return a.start_us < b.start_us || (a.start_us == b.start_us && a.end_us > b.end_us);
     });
+    return host_work_per_stretch(events, boundary_times, window.start_us, window.end_us);
+  }
+
+  // The profiler's noise (a descheduled thread, a garbage collection) only ever adds host time, so where
+  // other ProfilerStep windows launched the same kernels in the same order, each stretch's host work is
+  // the least any window took.
+  void take_floor_of_other_windows(const Window& chosen, std::vector<double>& work) const {
+    for (const KinetoStep& step : t_.steps) {
+      const Window other{step.start_us, step.end_us};
+      if (other.start_us == chosen.start_us) continue;
+      const std::vector<Boundary> boundaries = boundaries_in(other);
+      if (boundaries.size() != boundaries_.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < boundaries.size() && same; ++i)
+        same = (boundaries[i].activity == nullptr) == (boundaries_[i].activity == nullptr) &&
+               (!boundaries[i].activity || boundaries[i].activity->name == boundaries_[i].activity->name);
+      if (!same) continue;
+      std::vector<double> times;
+      for (const Boundary& b : boundaries) times.push_back(b.call->start_us);
+      const std::vector<double> other_work = host_work_in(other, times);
+      for (std::size_t i = 0; i < work.size(); ++i) work[i] = std::min(work[i], other_work[i]);
+    }
   }
 
   // DDP's gradients, ready after the last activity launched before their AccumulateGrad ended.
@@ -397,9 +426,7 @@ class RankBuilder {
   std::vector<Boundary> boundaries_;
   std::vector<double> boundary_times_;
   std::vector<const Boundary*> launches_;
-  std::size_t launches_count_ = 0;
   std::unordered_set<std::int64_t> launching_threads_;
-  std::vector<HostEvent> host_events_;
   std::vector<const KinetoCpuOp*> accumulate_grads_;
   std::vector<DdpBucket> buckets_;
   std::size_t backward_end_ = 0;

@@ -80,6 +80,26 @@ TEST_CASE("the last ProfilerStep window is taken unless --step names another") {
                        Error);
 }
 
+TEST_CASE("where two windows launched the same kernels, each host stretch is the lesser of the two") {
+  // Window 2 spends 100 µs of Python before its launch, window 3 (the one replayed) 400 µs: the noise of the
+  // profiled host only adds, so the replay takes 100 µs, unless --step names the window.
+  KinetoDoc d;
+  d.step(2, 0, 1000).step(3, 1000, 1000);
+  d.launch("k", 100, 110, 5, 1).launch("k", 1400, 1410, 5, 2);
+  const Trace t = imported(d);
+  CHECK(t.programs[0].ops[0].compute.duration_s == doctest::Approx(kDefaultHostSpeedFraction * 100e-6));
+  ImportOptions step3;
+  step3.step = 3;
+  CHECK(imported(d, step3).programs[0].ops[0].compute.duration_s ==
+        doctest::Approx(kDefaultHostSpeedFraction * 400e-6));
+  // Windows that launched different kernels are not compared.
+  KinetoDoc other;
+  other.step(2, 0, 1000).step(3, 1000, 1000);
+  other.launch("k", 100, 110, 5, 1).launch("different", 1400, 1410, 5, 2);
+  CHECK(imported(other).programs[0].ops[0].compute.duration_s ==
+        doctest::Approx(kDefaultHostSpeedFraction * 400e-6));
+}
+
 TEST_CASE("a trace without ProfilerStep windows is one step, with a warning") {
   KinetoDoc d;
   d.launch("k", 10, 20, 5, 1);
