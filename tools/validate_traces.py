@@ -12,7 +12,7 @@ A step is GPU-bound when its kernels (as recorded) fill at least 80% of the meas
 host-bound. Exit status 1 when a GPU-bound step's leave-one-out error exceeds --gpu-bound-tolerance percent
 or a host-bound one's exceeds --host-bound-tolerance, 2 on other failures.
 
-With --scale-out it instead predicts each trace as PyTorch DDP on 8 GPUs of hgx-h200 and 1,024 GPUs of
+With --scale-out it instead predicts each trace as PyTorch DDP and as FSDP on 8 GPUs of hgx-h200 and 1,024 GPUs of
 dgx-h100, and the ResNet-50 and BERT-Large traces rescaled to A100s at 8 GPUs of dgx-a100 against NVIDIA's
 DeepLearningExamples rows (validation/reference/training/nvidia_dle_resnet50_bert_throughput.csv); exit status
 1 when the ResNet-50 row (the same configuration as the trace: AMP, batch 256, channels-last) is off by more
@@ -75,15 +75,17 @@ def dle_rows(root, model, precision, gpus):
 
 
 def scale_out(args, root, table):
-    print(f"  {'configuration':<42} {'1 GPU':>9} {'8x hgx-h200':>12} {'eff.':>5} {'1024x dgx-h100':>15} {'eff.':>5}")
-    for name, (trace, _, _) in table.items():
-        one = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "hgx-h200"])
-        eight = run_json(args.simtrain, ["--trace", trace, "--gpus", "8", "--platform", "hgx-h200"])
-        many = run_json(args.simtrain, ["--trace", trace, "--gpus", "1024", "--platform", "dgx-h100"])
-        h100 = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "dgx-h100"])
-        print(f"  {name:<42} {one['samples_per_s']:9.0f} {eight['samples_per_s']:12.0f} "
-              f"{eight['samples_per_s'] / (8 * one['samples_per_s']):5.2f} {many['samples_per_s']:15.0f} "
-              f"{many['samples_per_s'] / (1024 * h100['samples_per_s']):5.2f}")
+    for label, extra in (("PyTorch DDP", []), ("PyTorch FSDP (full shard, units of 1e8 parameters)", ["--fsdp", "full"])):
+        print(f"{label}:")
+        print(f"  {'configuration':<42} {'1 GPU':>9} {'8x hgx-h200':>12} {'eff.':>5} {'1024x dgx-h100':>15} {'eff.':>5}")
+        for name, (trace, _, _) in table.items():
+            one = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "hgx-h200"])
+            eight = run_json(args.simtrain, ["--trace", trace, "--gpus", "8", "--platform", "hgx-h200"] + extra)
+            many = run_json(args.simtrain, ["--trace", trace, "--gpus", "1024", "--platform", "dgx-h100"] + extra)
+            h100 = run_json(args.simtrain, ["--trace", trace, "--gpus", "1", "--platform", "dgx-h100"])
+            print(f"  {name:<42} {one['samples_per_s']:9.0f} {eight['samples_per_s']:12.0f} "
+                  f"{eight['samples_per_s'] / (8 * one['samples_per_s']):5.2f} {many['samples_per_s']:15.0f} "
+                  f"{many['samples_per_s'] / (1024 * h100['samples_per_s']):5.2f}")
     print("samples/s; eff. = throughput / (GPUs x one GPU of the same platform)")
     failed = False
     print(f"\nrescaled from the H200 to A100s, 8 GPUs of dgx-a100, against DeepLearningExamples:")

@@ -9,6 +9,7 @@
 #include "common/number_checks.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_options.h"
+#include "simulator/cli/trace_import_options.h"
 #include "simulator/cli/workload_options.h"
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
@@ -65,20 +66,18 @@ int run_command(const Arguments& args) {
   run::RunRequest request;
   if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
-    // --gpus and --bucket-mb scale a one-GPU recording out as DDP.
+    // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
     for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
-                             "framework"})
+                             "framework", "tp", "sp", "pp", "vpp", "cp", "ep", "dp", "zero",
+                             "distributed-optimizer", "micro-batch", "global-batch", "recompute", "schedule"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_paths = vm["trace"].as<std::vector<std::string>>();
-    if (!vm["gpus"].defaulted() && vm["gpus"].as<int>() > 1)
-      request.import.data_parallel_ranks = vm["gpus"].as<int>();
-    request.import.ddp_bucket_bytes = vm["bucket-mb"].as<double>() * 1024 * 1024;
-    if (vm.count("step")) request.import.step = vm["step"].as<int>();
-    if (vm.count("host-speed")) request.import.host_speed = vm["host-speed"].as<double>();
-    if (vm.count("host-step-time")) request.import.host_step_time_s = vm["host-step-time"].as<double>();
-  } else if (vm.count("step") || vm.count("host-speed") || vm.count("host-step-time")) {
-    throw Error("--step, --host-speed, --host-step-time: apply to a recorded trace (--trace FILE)");
+    request.import = import_options_from(vm);
+  } else if (vm.count("step") || vm.count("host-speed") || vm.count("host-step-time") ||
+             !vm["fsdp-min-params"].defaulted()) {
+    throw Error("--step, --host-speed, --host-step-time, --fsdp-min-params: apply to a recorded trace "
+                "(--trace FILE)");
   } else if (wants_model_parallelism(vm)) {
     if (!vm["framework"].defaulted())
       throw Error(

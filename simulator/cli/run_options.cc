@@ -1,6 +1,7 @@
 // The options of `simtrain run`, and the lookup that checks a scenario file's keys against them.
 #include "simulator/cli/run_options.h"
 
+#include "simulator/cli/trace_import_options.h"
 #include "simulator/cli/workload_options.h"
 
 #include <algorithm>
@@ -53,13 +54,9 @@ po::options_description run_options() {
                         "replay a recorded trace instead of generating a workload: a simtrain trace, a "
                         "Kineto/torch.profiler JSON (one file per rank), a PyTorch execution trace or a "
                         "Chakra trace, told apart by content; with --gpus N a one-GPU recording is scaled "
-                        "out as PyTorch DDP")(
-      "step", po::value<int>(), "the ProfilerStep#N window of a Kineto trace (default: the last one)")(
-      "host-speed", po::value<double>(),
-      "speed of the simulated host relative to the one a Kineto trace was recorded on (2 = twice as fast)")(
-      "host-step-time", po::value<double>(),
-      "seconds one unprofiled step of the recorded trace took on its machine: calibrates the host's speed "
-      "(needs a host-bound step)")(
+                        "out as PyTorch DDP (or FSDP with --fsdp full)");
+  add_trace_import_options(options);
+  options.add_options()(
       "platform", po::value<std::string>()->default_value("dgx-a100"),
       "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
       "nodes", po::value<int>(), "number of nodes (default: as many as --gpus needs)")(

@@ -1,9 +1,10 @@
 // simtrain trace import: recorded traces (Kineto / torch.profiler JSON, one file per rank; PyTorch execution
-// traces; Chakra) into a native trace file, the step chosen and, optionally, scaled out as DDP.
+// traces; Chakra) into a native trace file, the step chosen and, optionally, scaled out as DDP or FSDP.
 #include <iostream>
 
 #include "common/error.h"
 #include "simulator/cli/commands.h"
+#include "simulator/cli/trace_import_options.h"
 #include "simulator/cli/workload_options.h"
 #include "simulator/trace/trace_file.h"
 #include "simulator/trace/trace_import.h"
@@ -16,24 +17,15 @@ int trace_import_command(const Arguments& args) {
   po::options_description options("simtrain trace import options");
   options.add_options()("help,h", "show this help")(
       "input", po::value<std::vector<std::string>>()->required(), "recorded trace files (one per rank)")(
-      "output,o", po::value<std::string>()->required(), "trace file to write (gzip-compressed if it ends in .gz)")(
-      "step", po::value<int>(), "the ProfilerStep#N window to take (default: the last one)")(
-      "gpus", po::value<int>(), "scale a one-GPU recording out to this many GPUs as PyTorch DDP")(
-      "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
-      "host-speed", po::value<double>(), "host speed relative to the recording machine's (2 = twice as fast)")(
-      "host-step-time", po::value<double>(),
-      "seconds one unprofiled step took on the recording machine: calibrates the host (host-bound steps)");
+      "output,o", po::value<std::string>()->required(), "trace file to write (gzip-compressed if it ends in .gz)");
+  add_trace_import_options(options);
+  add_scale_out_options(options);
   po::positional_options_description positional;
   positional.add("input", -1);
   po::variables_map vm;
   if (!parse_or_help(args, options, vm, "usage: simtrain trace import FILE... -o FILE [options]", positional))
     return 0;
-  trace::ImportOptions import;
-  if (vm.count("step")) import.step = vm["step"].as<int>();
-  if (vm.count("gpus") && vm["gpus"].as<int>() > 1) import.data_parallel_ranks = vm["gpus"].as<int>();
-  import.ddp_bucket_bytes = vm["bucket-mb"].as<double>() * 1024 * 1024;
-  if (vm.count("host-speed")) import.host_speed = vm["host-speed"].as<double>();
-  if (vm.count("host-step-time")) import.host_step_time_s = vm["host-step-time"].as<double>();
+  const trace::ImportOptions import = import_options_from(vm);
   trace::ImportReport report;
   const trace::Trace trace = trace::import_trace_files(vm["input"].as<std::vector<std::string>>(), import, report);
   for (const std::string& warning : report.warnings) std::cerr << "simtrain: warning: " << warning << "\n";

@@ -186,8 +186,13 @@ std::string summary_text(const Result& r) {
   if (r.breakdown.host_bound_s > 0)
     text += fmt::format("                   host-bound {} ({:.0f}%): the GPU waiting for kernel launches\n",
                         human_duration(r.breakdown.host_bound_s), 100 * r.breakdown.host_bound_s / t);
-  text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
-                      r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
+  // A recorded trace without the profiler's memory events says nothing about memory: no estimate, not 0.
+  if (r.peak_memory_bytes > 0)
+    text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
+                        r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
+  else
+    text += fmt::format("  memory per GPU   not known (the trace has no memory figures) of {:.1f} GiB\n",
+                        r.memory_capacity_bytes / kGiB);
   if (r.job_time_s)
     text +=
         fmt::format("  job time         {} for {:.0f} steps ({:.0f} s start-up, {:.1f}% per-step overhead)\n",

@@ -1,5 +1,6 @@
 // Implements kineto_import.h: per rank, choose the step window, time the host between launches, turn each
-// launched GPU activity into an op of its stream, then add DDP's buckets or the recorded collectives.
+// launched GPU activity into an op of its stream, then add DDP's buckets, FSDP's gathers and reductions, or
+// the recorded collectives.
 #include "simulator/trace/kineto_import.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "simulator/trace/ddp_buckets.h"
+#include "simulator/trace/fsdp_units.h"
 #include "simulator/trace/host_dispatch.h"
 #include "simulator/trace/kernel_class.h"
 
@@ -25,6 +27,8 @@ namespace {
 constexpr double kDefaultKernelGap_s = 1.3e-6;
 constexpr std::size_t kMinGapSamples = 16;
 constexpr std::size_t kMaxStreams = 255;  // one more for the host
+// The shortest a kernel gets when FSDP shards the optimizer's work over many ranks: its launch and tail.
+constexpr double kMinShardedKernel_s = 2e-6;
 
 struct Window {
   double start_us = 0;
@@ -189,7 +193,11 @@ class RankBuilder {
     if (options_.host_step_time_s > 0)
       fraction = calibrate_speed_fraction(out_.host_work_s, out_.gpu_busy_s, options_.host_step_time_s);
     gap_s_ = kernel_gap_s(t_, launch_of_);
-    if (ddp_ranks > 0) plan_buckets();
+    if (ddp_ranks > 0 && options_.sharding == DataParallelSharding::Fsdp)
+      plan_fsdp_units();
+    else if (ddp_ranks > 0)
+      buckets_ = plan_ddp_buckets(gradients_ready(), options_.ddp_bucket_bytes);
+    ranks_ = ddp_ranks;
     emit_ops(work, fraction);
     return std::move(out_);
   }
@@ -282,8 +290,9 @@ class RankBuilder {
     }
   }
 
-  // DDP's gradients, ready after the last activity launched before their AccumulateGrad ended.
-  void plan_buckets() {
+  // The step's gradients in the order they became ready, each ready after the last activity launched before
+  // its AccumulateGrad ended; sets backward_end_ to the first activity after the last of them.
+  std::vector<GradientReady> gradients_ready() {
     std::vector<GradientReady> gradients;
     for (const KinetoCpuOp* op : accumulate_grads_) {
       if (op->input_dims.empty() || op->input_types.empty()) continue;
@@ -301,11 +310,32 @@ class RankBuilder {
     }
     if (gradients.empty())
       throw Error(t_.origin, 0, "",
-                  "scaling out as DDP needs the step's gradients (torch::autograd::AccumulateGrad operators "
-                  "with record_shapes), and the trace has none");
+                  "scaling out as DDP or FSDP needs the step's gradients (torch::autograd::AccumulateGrad "
+                  "operators with record_shapes), and the trace has none");
     std::stable_sort(gradients.begin(), gradients.end(),
                      [](const GradientReady& a, const GradientReady& b) { return a.ready_after < b.ready_after; });
-    buckets_ = plan_ddp_buckets(gradients, options_.ddp_bucket_bytes);
+    return gradients;
+  }
+
+  // FSDP's units, with their backward and forward spans among the step's activities.
+  void plan_fsdp_units() {
+    const std::vector<GradientReady> gradients = gradients_ready();
+    // Backward starts with the first activity the autograd engine launched.
+    std::size_t backward_start = launches_.size();
+    for (std::size_t i = 0; i < launches_.size() && backward_start == launches_.size(); ++i)
+      for (const KinetoCpuOp* op : launches_[i]->launchers)
+        if (op->name.starts_with("autograd::engine::evaluate_function")) {
+          backward_start = i;
+          break;
+        }
+    if (backward_start >= gradients.front().ready_after + 1)
+      throw Error(t_.origin, 0, "",
+                  "scaling out as FSDP needs the step's backward pass (autograd::engine::evaluate_function "
+                  "operators before its first gradient), and the trace has none");
+    units_ = trace::plan_fsdp_units(gradients, options_.fsdp_min_unit_params, backward_start);
+    std::vector<double> seconds;
+    for (const Boundary* b : launches_) seconds.push_back(b->activity->duration_us * 1e-6);
+    place_fsdp_forward(units_, seconds, backward_start);
   }
 
   std::uint8_t stream_index(const std::string& name) {
@@ -355,10 +385,45 @@ class RankBuilder {
     return false;
   }
 
+  Op fsdp_collective(std::string name, CollectiveKind kind, const FsdpUnit& unit, const char* stream,
+                     std::uint32_t after) {
+    Op op;
+    op.name = std::move(name);
+    op.type = OpType::Collective;
+    op.stream = stream_index(stream);
+    op.deps = {after};
+    op.collective.kind = kind;
+    op.collective.dtype = unit.dtype;
+    op.collective.bytes = unit.bytes;
+    op.collective.group = 0;
+    return op;
+  }
+
+  // FSDP's parameter all-gathers that the host issues just before launching activity `ordinal`, and the
+  // one that activity waits for. Forward gathers each unit as the host reaches it; backward prefetches the
+  // next unit's parameters as the host starts a unit (BACKWARD_PRE), and the root unit, first in backward,
+  // was never freed.
+  void add_fsdp_gathers(std::size_t ordinal, std::uint32_t host, Op& activity) {
+    for (std::size_t u = units_.size(); u-- > 0;) {
+      if (units_[u].forward_first == ordinal) {
+        const std::uint32_t gather = add(fsdp_collective(fmt::format("fsdp unit {} forward all-gather", u),
+                                                         CollectiveKind::AllGather, units_[u], "nccl:fsdp-gather",
+                                                         host));
+        activity.deps.push_back(gather);
+      }
+      if (units_[u].backward_first == ordinal && u + 1 < units_.size())
+        backward_gathers_[u + 1] = add(fsdp_collective(fmt::format("fsdp unit {} backward all-gather", u + 1),
+                                                       CollectiveKind::AllGather, units_[u + 1],
+                                                       "nccl:fsdp-gather", host));
+      if (units_[u].backward_first == ordinal && backward_gathers_.contains(u))
+        activity.deps.push_back(backward_gathers_[u]);
+    }
+  }
+
   void emit_ops(const std::vector<double>& work, double fraction) {
     stream_index("host");
     std::size_t launch_ordinal = 0;
-    std::vector<std::uint32_t> bucket_ops;
+    std::vector<std::uint32_t> reductions;  // DDP's all-reduces or FSDP's reduce-scatters
     std::size_t next_bucket = 0;
     std::size_t next_sync = 0;
     for (std::size_t i = 0; i < boundaries_.size(); ++i) {
@@ -387,19 +452,31 @@ class RankBuilder {
         op.deps.insert(op.deps.end(), waits->second.begin(), waits->second.end());
         stream_waits_.erase(waits);
       }
+      add_fsdp_gathers(launch_ordinal, host, op);
       if (!as_collective(b, op)) {
         op.compute = classify_activity(*b.activity, b.launchers);
-        op.compute.duration_s = b.activity->duration_us * 1e-6 + gap_s_;
+        op.compute.duration_s = b.activity->duration_us * 1e-6;
+        // Under FSDP, what follows backward (unscaling, clipping, the optimizer) touches the local shard.
+        if (!units_.empty() && launch_ordinal >= backward_end_)
+          op.compute.duration_s = std::max(op.compute.duration_s / ranks_,
+                                           std::min(op.compute.duration_s, kMinShardedKernel_s));
+        op.compute.duration_s += gap_s_;
         if (op.compute.kind == ComputeKind::Gemm || op.compute.kind == ComputeKind::Conv ||
             op.compute.kind == ComputeKind::Attention) {
           out_.flops += op.compute.flops;
           out_.flops_by_dtype[op.compute.dtype] += op.compute.flops;
         }
       }
-      // The first activity after backward waits for DDP's all-reduces, as DDP's finalize makes it.
-      if (!buckets_.empty() && launch_ordinal == backward_end_)
-        op.deps.insert(op.deps.end(), bucket_ops.begin(), bucket_ops.end());
+      // The first activity after backward waits for the gradients' reductions, as DDP's finalize and FSDP's
+      // post-backward callback make it.
+      if (!reductions.empty() && launch_ordinal == backward_end_)
+        op.deps.insert(op.deps.end(), reductions.begin(), reductions.end());
       const std::uint32_t index = add(std::move(op));
+      for (std::size_t u = 0; u < units_.size(); ++u)
+        if (units_[u].ready_after == launch_ordinal)
+          reductions.push_back(add(fsdp_collective(fmt::format("fsdp unit {} reduce-scatter", u),
+                                                   CollectiveKind::ReduceScatter, units_[u], "nccl:fsdp-reduce",
+                                                   index)));
       for (; next_bucket < buckets_.size() && buckets_[next_bucket].ready_after == launch_ordinal; ++next_bucket) {
         Op reduce;
         reduce.name = fmt::format("ddp bucket {} ({} gradients)", next_bucket, buckets_[next_bucket].gradients);
@@ -410,7 +487,7 @@ class RankBuilder {
         reduce.collective.dtype = buckets_[next_bucket].dtype;
         reduce.collective.bytes = buckets_[next_bucket].bytes;
         reduce.collective.group = 0;
-        bucket_ops.push_back(add(std::move(reduce)));
+        reductions.push_back(add(std::move(reduce)));
       }
       ++launch_ordinal;
     }
@@ -429,7 +506,10 @@ class RankBuilder {
   std::unordered_set<std::int64_t> launching_threads_;
   std::vector<const KinetoCpuOp*> accumulate_grads_;
   std::vector<DdpBucket> buckets_;
+  std::vector<FsdpUnit> units_;
+  std::map<std::size_t, std::uint32_t> backward_gathers_;  // by unit, prefetched before the unit's backward
   std::size_t backward_end_ = 0;
+  int ranks_ = 0;
   double gap_s_ = kDefaultKernelGap_s;
   std::map<std::string, std::uint8_t> stream_of_;
   std::map<std::uint8_t, std::uint32_t> last_on_stream_;
@@ -473,8 +553,10 @@ Trace import_kineto(const std::vector<KinetoTrace>& ranks, const ImportOptions& 
   if (!(options.host_speed > 0) || options.host_speed > 1e3) throw Error("--host-speed: must be in (0, 1000]");
   const int ddp = options.data_parallel_ranks;
   if (ddp > 0 && ranks.size() > 1)
-    throw Error(ranks[0].origin, 0, "", "scaling out as DDP takes the trace of one rank, not several");
+    throw Error(ranks[0].origin, 0, "", "scaling out as DDP or FSDP takes the trace of one rank, not several");
   if (ddp < 0 || ddp > kMaxRanks) throw Error("--gpus: out of range");
+  if (!(options.fsdp_min_unit_params >= 1) || options.fsdp_min_unit_params > 1e13)
+    throw Error("--fsdp-min-params: must be in [1, 1e13]");
 
   GroupTable groups;
   Trace trace;
@@ -520,9 +602,9 @@ Trace import_kineto(const std::vector<KinetoTrace>& ranks, const ImportOptions& 
                               ": no conv2d or embedding input to read the batch from; throughput is not reported");
 
   if (ddp > 0) {
-    m.parallelism = "ddp";
+    m.parallelism = options.sharding == DataParallelSharding::Fsdp ? "fsdp" : "ddp";
     trace.programs.push_back(std::move(imports.front().program));
-    trace.programs.front().name = "ddp rank";
+    trace.programs.front().name = m.parallelism + " rank";
     trace.rank_program.assign(ddp, 0);
     std::vector<int> all(ddp);
     for (int r = 0; r < ddp; ++r) all[r] = r;

@@ -11,7 +11,7 @@
 //    (Kineto's cuda_sync "Wait on Stream") makes its next op wait for the other stream's last op;
 //  - NCCL kernels launched by c10d's record_param_comms become collectives on the recorded communicator.
 // With ImportOptions::data_parallel_ranks, a one-rank trace is scaled out as PyTorch DDP runs it
-// (ddp_buckets.h).
+// (ddp_buckets.h) or, with ImportOptions::sharding, as FSDP does (fsdp_units.h).
 #pragma once
 
 #include <string>

@@ -47,6 +47,27 @@ assert g1024["samples_per_s"] > 100 * g8["samples_per_s"], g1024["samples_per_s"
 print("ok   DDP scale-out to 8 and 1,024 GPUs")
 PY
 
+# FSDP (full shard) from the same recording: every parameter gathered twice and reduce-scattered once, so
+# with ResNet-50's 25.6 M parameters in one unit (nothing to overlap the first gather with) it exposes more
+# communication than DDP, while the optimizer's work shrinks to the local shard.
+"$simtrain" run --trace "$resnet" --gpus 8 --platform hgx-h200 --fsdp full --json "$work/fsdp8.json" --omit-wall-time >/dev/null
+"$simtrain" trace import "$resnet" --gpus 8 --fsdp full --fsdp-min-params 5e6 -o "$work/fsdp_units.json" >/dev/null
+python3 - "$work/g8.json" "$work/fsdp8.json" "$work/fsdp_units.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+ddp, fsdp, units = (json.load(open(p)) for p in sys.argv[1:])
+assert fsdp["parallelism"] == "fsdp", fsdp["parallelism"]
+assert fsdp["breakdown"]["exposed_comm_s"] > ddp["breakdown"]["exposed_comm_s"], (fsdp["breakdown"], ddp["breakdown"])
+names = [op["name"] for op in units["programs"][0]["ops"]]
+gathers = [n for n in names if n.startswith("fsdp unit") and "all-gather" in n]
+scatters = [n for n in names if n.endswith("reduce-scatter")]
+# 25.6 M parameters in units of at least 5 M: at most 6 units; each one gathered for forward, each but the
+# root again for backward, and reduce-scattered once.
+assert 2 <= len(scatters) <= 6, scatters
+assert len(gathers) == 2 * len(scatters) - 1, (len(gathers), len(scatters))
+print(f"ok   FSDP scale-out: {len(scatters)} units, exposed comm {fsdp['breakdown']['exposed_comm_s']*1e3:.2f} ms "
+      f"against DDP's {ddp['breakdown']['exposed_comm_s']*1e3:.2f} ms")
+PY
+
 # Calibrating the host from an unprofiled step time reproduces it (the step is host-bound).
 "$simtrain" run --trace "$resnet" --gpus 1 --platform hgx-h200 --profile h200-sxm --host-step-time 0.0296 --json "$work/cal.json" --omit-wall-time >/dev/null
 python3 - "$work/cal.json" <<'PY' || failures=$((failures + 1))
@@ -77,6 +98,10 @@ expect_error "kernel without a correlation" "traceEvents[2] ('orphan').args.corr
 expect_error "a step that is not there" "no ProfilerStep#7 window (the trace has 2, 3)" run --trace "$resnet" --step 7
 expect_error "GPU-bound step for host calibration" "GPU-bound" run --trace "$root/traces/pytorch/llama2-7b_2_layers_seq4096_b1_bf16_adamw.json.gz" --platform hgx-h200 --host-step-time 0.04
 expect_error "workload options with a trace" "--model: give either a workload or --trace FILE" run --trace "$resnet" --model resnet50
+expect_error "FSDP hybrid for a trace" "--fsdp: a recorded trace scales out as FSDP full shard only" run --trace "$resnet" --gpus 8 --fsdp hybrid
+expect_error "FSDP without GPUs" "--fsdp: give the GPUs to shard over with --gpus N" trace import "$resnet" --fsdp full -o "$work/never.json"
+expect_error "DDP buckets under FSDP" "--bucket-mb: DDP's buckets do not apply to FSDP" run --trace "$resnet" --gpus 8 --fsdp full --bucket-mb 5
+expect_error "model parallelism with a trace" "--tp: give either a workload or --trace FILE" run --trace "$resnet" --tp 2
 
 # No step window: a warning, not an error; unknown event kinds are counted.
 sed 's/"cat": "kernel", "name": "orphan"/"cat": "gpu_mystery", "name": "orphan"/' "$work/orphan.json" >"$work/nowindow.json"

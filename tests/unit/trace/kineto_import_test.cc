@@ -161,6 +161,67 @@ TEST_CASE("scaled out as DDP: buckets all-reduced when their last gradient is re
   CHECK(std::find(optimizer.deps.begin(), optimizer.deps.end(), reduces[1]) != optimizer.deps.end());
 }
 
+TEST_CASE("scaled out as FSDP: each unit gathered before its forward and backward, reduce-scattered after") {
+  KinetoDoc d;
+  d.step(1, 0, 1000);
+  d.launch("fwd_first", 10, 20, 5, 1);
+  d.launch("fwd_second", 30, 40, 5, 2);
+  // Backward kernels are named after the autograd function that launched them.
+  const std::string bwd_second = "autograd::engine::evaluate_function: SecondBackward0";
+  const std::string bwd_first = "autograd::engine::evaluate_function: FirstBackward0";
+  d.op(bwd_second, 95, 40, nlohmann::json::object(), 2);
+  d.launch("k", 100, 110, 5, 3, 7, 2);
+  d.op("torch::autograd::AccumulateGrad", 120, 5, {{"Input Dims", {{64, 64}}}, {"Input type", {"float"}}}, 2);
+  d.op(bwd_first, 195, 40, nlohmann::json::object(), 2);
+  d.launch("k", 200, 210, 5, 4, 7, 2);
+  d.op("torch::autograd::AccumulateGrad", 220, 5, {{"Input Dims", {{64, 64}}}, {"Input type", {"float"}}}, 2);
+  d.launch("optimizer", 300, 310, 40, 5);
+  ImportOptions fsdp;
+  fsdp.data_parallel_ranks = 4;
+  fsdp.sharding = DataParallelSharding::Fsdp;
+  fsdp.fsdp_min_unit_params = 4096;  // one unit per 64x64 gradient
+  const Trace t = imported(d, fsdp);
+  CHECK(t.metadata.parallelism == "fsdp");
+  const Program& p = t.programs[0];
+  const auto index_of = [&](const std::string& name) {
+    for (std::uint32_t i = 0; i < p.ops.size(); ++i)
+      if (p.ops[i].name == name) return i;
+    FAIL("no op " << name);
+    return 0u;
+  };
+  const auto waits_for = [&](const std::string& op, const std::string& on) {
+    const auto& deps = p.ops[index_of(op)].deps;
+    return std::find(deps.begin(), deps.end(), index_of(on)) != deps.end();
+  };
+  // Unit 0 (the last in forward) is gathered once and kept for backward; unit 1 is gathered again,
+  // prefetched when unit 0's backward starts.
+  CHECK(waits_for("fwd_first", "fsdp unit 1 forward all-gather"));
+  CHECK(waits_for("fwd_second", "fsdp unit 0 forward all-gather"));
+  CHECK(waits_for(bwd_first, "fsdp unit 1 backward all-gather"));
+  CHECK(p.ops[index_of("fsdp unit 1 backward all-gather")].collective.kind == CollectiveKind::AllGather);
+  CHECK(p.ops[index_of("fsdp unit 1 backward all-gather")].collective.bytes == 64 * 64 * 4);
+  CHECK(index_of("fsdp unit 1 backward all-gather") < index_of(bwd_second));
+  const Op& reduce = p.ops[index_of("fsdp unit 0 reduce-scatter")];
+  CHECK(reduce.collective.kind == CollectiveKind::ReduceScatter);
+  CHECK(p.ops[reduce.deps[0]].name == bwd_second);
+  CHECK(waits_for("optimizer", "fsdp unit 0 reduce-scatter"));
+  CHECK(waits_for("optimizer", "fsdp unit 1 reduce-scatter"));
+  // The optimizer updates a quarter of the parameters: 40 us / 4, plus the GPU's gap between kernels.
+  CHECK(p.ops[index_of("optimizer")].compute.duration_s == doctest::Approx(10e-6 + 1.3e-6).epsilon(0.01));
+}
+
+TEST_CASE("FSDP needs the backward pass the autograd engine recorded") {
+  KinetoDoc d;
+  d.step(1, 0, 1000);
+  d.launch("fwd", 10, 20, 5, 1);
+  d.launch("bwd", 100, 110, 5, 2);
+  d.op("torch::autograd::AccumulateGrad", 120, 10, {{"Input Dims", {{256}}}, {"Input type", {"float"}}}, 2);
+  ImportOptions fsdp;
+  fsdp.data_parallel_ranks = 8;
+  fsdp.sharding = DataParallelSharding::Fsdp;
+  CHECK_THROWS_WITH_AS(imported(d, fsdp), doctest::Contains("autograd::engine::evaluate_function"), Error);
+}
+
 TEST_CASE("scaling out needs the gradients the trace recorded") {
   KinetoDoc d = two_kernels_and_a_sync();
   ImportOptions ddp;
