@@ -189,20 +189,24 @@ std::optional<ConvGeometry> conv_geometry(const AtenOperator& op, const AtenTens
   return g;
 }
 
+ComputeSpec conv_kernel(const ConvGeometry& g, const AtenTensor& x, Pass pass, double bytes) {
+  ComputeSpec spec;
+  spec.kind = ComputeKind::Conv;
+  spec.pass = pass;
+  spec.dtype = x.dtype.value_or(DType::FP32);
+  spec.shape = g.shape;
+  spec.flops = g.flops;
+  spec.bytes = bytes;
+  return spec;
+}
+
 std::vector<ComputeSpec> conv_forward(const AtenOperator& op, Pass pass) {
   const AtenTensor* x = tensor_argument(op, "self", 0);
   const AtenTensor* w = tensor_argument(op, "weight", 1);
   if (!x || !w) return {memory_bound(op, ComputeKind::Conv, pass, 1)};
   const auto g = conv_geometry(op, *x, *w);
   if (!g) return {memory_bound(op, ComputeKind::Conv, pass, 1)};
-  ComputeSpec spec;
-  spec.kind = ComputeKind::Conv;
-  spec.pass = pass;
-  spec.dtype = x->dtype.value_or(DType::FP32);
-  spec.shape = g->shape;
-  spec.flops = g->flops;
-  spec.bytes = tensor_bytes(op);
-  return {spec};
+  return {conv_kernel(*g, *x, pass, tensor_bytes(op))};
 }
 
 // convolution_backward computes the input's and the weights' gradients (as output_mask asks) in separate
@@ -216,19 +220,11 @@ std::vector<ComputeSpec> conv_backward(const AtenOperator& op) {
   if (!g) return {memory_bound(op, ComputeKind::Conv, Pass::BackwardData, 1)};
   std::vector<std::int64_t> mask = {1, 1, 0};
   if (const auto* m = op.input_ints("output_mask"); m && m->size() == 3) mask = *m;
+  // Each gradient kernel reads the output gradient and one operand and writes the other's gradient.
+  const double bytes = dy->bytes() + x->bytes() + w->bytes();
   std::vector<ComputeSpec> out;
-  auto add = [&](Pass pass, double bytes) {
-    ComputeSpec spec;
-    spec.kind = ComputeKind::Conv;
-    spec.pass = pass;
-    spec.dtype = x->dtype.value_or(DType::FP32);
-    spec.shape = g->shape;
-    spec.flops = g->flops;
-    spec.bytes = bytes;
-    out.push_back(spec);
-  };
-  if (mask[0]) add(Pass::BackwardData, dy->bytes() + w->bytes() + x->bytes());
-  if (mask[1] || mask[2]) add(Pass::BackwardWeight, dy->bytes() + x->bytes() + w->bytes());
+  if (mask[0]) out.push_back(conv_kernel(*g, *x, Pass::BackwardData, bytes));
+  if (mask[1] || mask[2]) out.push_back(conv_kernel(*g, *x, Pass::BackwardWeight, bytes));
   return out;
 }
 
