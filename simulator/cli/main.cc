@@ -7,12 +7,13 @@
 
 #include "common/error.h"
 #include "common/exit_codes.h"
+#include "common/version.h"
 #include "simulator/cli/commands.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: simtrain <command> [options]\n"
+    "usage: simtrain <command> [options]   (simtrain --version: which simtrain this is)\n"
     "\n"
     "commands:\n"
     "  run        simulate a training run and report iteration time, throughput, MFU, breakdown\n"
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? simtrain::kExitBadInput : simtrain::kExitOk;
   }
   std::string command = argv[1];
+  if (command == "--version") {
+    std::printf("simtrain %s\n", simtrain::simtrain_version().c_str());
+    return simtrain::kExitOk;
+  }
   simtrain::cli::Arguments args(argv + 2, argv + argc);
   try {
     if (command == "run") return simtrain::cli::run_command(args);

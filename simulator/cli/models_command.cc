@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "simulator/cli/commands.h"
 #include "simulator/cli/workload_options.h"
@@ -13,9 +14,22 @@ namespace simtrain::cli {
 
 int models_command(const Arguments& args) {
   po::options_description options("simtrain models options");
-  options.add_options()("help,h", "show this help");
+  options.add_options()("help,h", "show this help")("json", "print the zoo as JSON, one object per model");
   po::variables_map vm;
-  if (!parse_or_help(args, options, vm, "usage: simtrain models")) return 0;
+  if (!parse_or_help(args, options, vm, "usage: simtrain models [--json]")) return 0;
+  if (vm.count("json")) {
+    nlohmann::ordered_json models = nlohmann::ordered_json::array();
+    for (const std::string& name : workload::model_names()) {
+      const workload::Model model = workload::build_model(name);
+      models.push_back({{"name", name},
+                        {"parameters", model.parameters()},
+                        {"forward_flops_per_sample", model.forward_flops_per_sample()},
+                        {"seq_len", model.seq_len},
+                        {"description", model.description}});
+    }
+    std::cout << models.dump(1) << "\n";
+    return 0;
+  }
   std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {}\n", "model", "parameters", "fwd GFLOP/sample",
                            "seq len", "description");
   for (const std::string& name : workload::model_names()) {

@@ -1,8 +1,10 @@
 // simtrain platforms: the shipped cluster specs (list, show NAME|FILE).
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "simulator/cli/commands.h"
@@ -50,7 +52,26 @@ std::string describe_fabric(const platform::FabricSpec& f) {
 
 int platforms_command(const Arguments& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::cout << "usage: simtrain platforms [list] | simtrain platforms show NAME|FILE\n";
+    std::cout << "usage: simtrain platforms [list] [--json] | simtrain platforms show NAME|FILE\n";
+    return 0;
+  }
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (json && !(args.size() == 1 || (args.size() == 2 && args[0] == "list")))
+    throw Error("platforms: --json goes with 'list' (simtrain platforms list --json)");
+  if (json) {
+    nlohmann::ordered_json platforms = nlohmann::ordered_json::array();
+    for (const std::string& name : platform::shipped_platform_names()) {
+      const platform::ClusterSpec spec = platform::load_cluster_spec(name);
+      platforms.push_back({{"name", name},
+                           {"description", spec.description},
+                           {"gpu", spec.gpu},
+                           {"nodes", spec.nodes},
+                           {"gpus_per_node", spec.gpus_per_node},
+                           {"intra_node_Bps", spec.intra_node.bandwidth_Bps},
+                           {"nics_per_node", spec.nics.count},
+                           {"nic_Bps", spec.nics.bandwidth_Bps}});
+    }
+    std::cout << platforms.dump(1) << "\n";
     return 0;
   }
   if (args.empty() || args[0] == "list") {

@@ -137,9 +137,14 @@ int run_command(const Arguments& args) {
     if (request.timeline_ranks < 1) throw Error("--timeline-ranks: must be at least 1");
   }
 
+  // A document written to stdout ('-') is all that goes there: the summary then goes to stderr.
+  const bool json_to_stdout = vm.count("json") && vm["json"].as<std::string>() == "-";
+  const bool timeline_to_stdout = vm.count("timeline") && vm["timeline"].as<std::string>() == "-";
+  if (json_to_stdout && timeline_to_stdout)
+    throw Error("--json -, --timeline -: only one of them can go to stdout");
   run::RunOutput out = run::simulate(request);
   for (const std::string& warning : out.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
-  std::cout << report::summary_text(out.result);
+  (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout) << report::summary_text(out.result);
   if (vm.count("json")) {
     std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";
     write_output_file(vm["json"].as<std::string>(), text);

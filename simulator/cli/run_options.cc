@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "common/content_hash.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "simulator/platform/cluster_spec.h"
@@ -108,10 +109,9 @@ study::InputContent run_input_content() {
     std::error_code ignored;
     if (!std::filesystem::is_regular_file(path, ignored)) return "";
     auto [it, fresh] = hashes->try_emplace(path);
-    if (fresh) it->second = study::hex(study::fnv1a(read_file(path)));
+    if (fresh) it->second = content_hash(read_file(path));
     return it->second;
   };
-  const std::vector<std::string> shipped = platform::shipped_platform_names();
   // The platform a run without --platform gets: run_options()' default, from the one place that says it.
   boost::any platform_default;
   run_options().find("platform", false).semantic()->apply_default(platform_default);
@@ -123,11 +123,13 @@ study::InputContent run_input_content() {
       if (s.option == "model" || s.option == "profile" || s.option == "trace")
         text += s.option + "=" + file_hash(s.value) + "\n";
     }
-    // As platform::load_cluster_spec resolves it: a shipped name first, then a file.
-    const bool is_shipped = std::find(shipped.begin(), shipped.end(), platform) != shipped.end();
-    text += "platform=" +
-            file_hash(is_shipped ? platform::platform_directory() + "/" + platform + ".toml" : platform) +
-            "\n";
+    // As `simtrain run` resolves it; a platform that resolves to nothing fails in its own run.
+    std::string path = platform;
+    try {
+      path = platform::cluster_spec_path(platform);
+    } catch (const Error&) {
+    }
+    text += "platform=" + file_hash(path) + "\n";
     return text;
   };
 }

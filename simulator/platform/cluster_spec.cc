@@ -194,17 +194,20 @@ std::vector<std::string> shipped_platform_names() {
   return names;
 }
 
-ClusterSpec load_cluster_spec(const std::string& name_or_path) {
+std::string cluster_spec_path(const std::string& name_or_path) {
   const std::vector<std::string> shipped = shipped_platform_names();
-  if (std::find(shipped.begin(), shipped.end(), name_or_path) != shipped.end()) {
-    return read_cluster_spec((fs::path(platform_directory()) / (name_or_path + ".toml")).string());
-  }
+  if (std::find(shipped.begin(), shipped.end(), name_or_path) != shipped.end())
+    return (fs::path(platform_directory()) / (name_or_path + ".toml")).string();
   std::error_code ignored;
-  if (fs::is_regular_file(name_or_path, ignored)) return read_cluster_spec(name_or_path);
+  if (fs::is_regular_file(name_or_path, ignored)) return name_or_path;
   std::string list;
   for (const auto& name : shipped) list += (list.empty() ? "" : ", ") + name;
   throw Error("unknown platform \"" + name_or_path + "\": neither a shipped spec (" +
               (list.empty() ? "none found in " + platform_directory() : list) + ") nor a file");
+}
+
+ClusterSpec load_cluster_spec(const std::string& name_or_path) {
+  return read_cluster_spec(cluster_spec_path(name_or_path));
 }
 
 }  // namespace simtrain::platform

@@ -136,7 +136,10 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
 std::string platform_directory();
 // Names of the shipped specs (file names without .toml), sorted.
 std::vector<std::string> shipped_platform_names();
-// A shipped spec by name, or a TOML file by path. Throws Error when neither exists.
+// The file a platform name stands for: a shipped spec's TOML first, then a file by path. Throws Error when
+// neither exists.
+std::string cluster_spec_path(const std::string& name_or_path);
+// The spec in cluster_spec_path(name_or_path).
 ClusterSpec load_cluster_spec(const std::string& name_or_path);
 
 }  // namespace simtrain::platform

@@ -101,6 +101,10 @@ std::string compute_fidelity(const Result& r) {
 
 nlohmann::json to_json(const Result& r, bool include_wall_time) {
   nlohmann::json j;
+  j["schema"] = kResultSchemaName;
+  j["schema_version"] = kResultSchemaVersion;
+  j["simtrain_version"] = r.simtrain_version;
+  j["inputs"] = r.inputs;
   j["model"] = r.model;
   j["platform"] = r.platform;
   j["gpus"] = r.gpus;

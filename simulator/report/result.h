@@ -36,7 +36,16 @@ struct JobLength {
   double step_overhead = 0;
 };
 
+// The Result JSON names its schema so that scripts can tell versions apart; the version grows when a field
+// changes meaning or goes away (new fields do not change it).
+inline constexpr const char* kResultSchemaName = "simtrain-result";
+inline constexpr int kResultSchemaVersion = 2;
+
 struct Result {
+  std::string simtrain_version;  // common/version.h
+  // What the run was asked (run/run_inputs.h): workload or trace files, platform and profile with content
+  // hashes, what-ifs.
+  nlohmann::json inputs = nlohmann::json::object();
   std::string model;
   std::string platform;
   int gpus = 0;

@@ -59,7 +59,7 @@ nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResu
 
 void write_timeline_file(const trace::Trace& trace, const engine::ReplayResult& replay,
                          const std::string& path) {
-  write_file_atomically(path, timeline_json(trace, replay).dump());
+  write_output_file(path, timeline_json(trace, replay).dump());
 }
 
 }  // namespace simtrain::report

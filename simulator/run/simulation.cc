@@ -7,6 +7,8 @@
 
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
+#include "common/version.h"
+#include "simulator/run/run_inputs.h"
 #include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/workload/megatron_trace.h"
@@ -136,6 +138,8 @@ RunOutput simulate(const RunRequest& request) {
   report::JobLength job = request.job;
   if (job.epochs && !job.dataset_size) job.dataset_size = default_dataset_size(out.trace.metadata.model);
   out.result = report::make_result(out.trace, out.replay, out.profile, costs, platform_name, job, wall_s);
+  out.result.simtrain_version = simtrain_version();
+  out.result.inputs = describe_inputs(request, out);
   return out;
 }
 

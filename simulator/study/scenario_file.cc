@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/content_hash.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/input_limits.h"
@@ -102,21 +103,6 @@ bool plain_name(const std::string& name) {
 }  // namespace
 
 // FNV-1a, 64 bits: a stable hash that needs no library and is the same on every machine.
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (const unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
-
-std::string hex(std::uint64_t hash) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
-
 std::vector<std::string> Study::axis_options() const {
   std::vector<std::string> options;
   for (const AxisGroup& group : axes)

@@ -87,8 +87,4 @@ struct Scenario {
 using InputContent = std::function<std::string(const std::vector<Setting>& settings)>;
 std::vector<Scenario> expand(const Study& study, const InputContent& inputs = {});
 
-// FNV-1a, 64 bits, and as 16 hex digits: the stable hash of keys, the same on every machine.
-std::uint64_t fnv1a(const std::string& text);
-std::string hex(std::uint64_t hash);
-
 }  // namespace simtrain::study
