@@ -14,6 +14,7 @@
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
 #include "simulator/workload/framework.h"
+#include "simulator/workload/megatron_arguments.h"
 
 namespace po = boost::program_options;
 
@@ -56,15 +57,49 @@ double scale_factor(const std::string& option, const std::string& key, const std
   return value;
 }
 
+// A large-model plan has its own batch options (--micro-batch, --global-batch) and says its framework
+// through --zero, --fsdp or --distributed-optimizer: the data-parallel workload's options would be ignored.
+void reject_data_parallel_options(const po::variables_map& vm) {
+  for (const char* name : {"batch-per-gpu", "grad-accum", "bucket-mb", "optimizer", "framework"})
+    if (vm.count(name) && !vm[name].defaulted())
+      throw Error(std::string("--") + name +
+                  ": applies to data-parallel runs; a large-model plan sets its batch with --micro-batch and "
+                  "--global-batch, and its framework with --zero, --fsdp or --distributed-optimizer");
+}
+
+constexpr const char* kRunUsage =
+    "usage: simtrain run [options]\n"
+    "Megatron-LM's own arguments are read as Megatron reads them (--tensor-model-parallel-size, "
+    "--num-layers, --micro-batch-size, ...; README: Megatron-LM's arguments).";
+
 }  // namespace
 
 int run_command(const Arguments& args) {
   const po::options_description options = run_options();
+  // Megatron-LM's own arguments, pasted from a Megatron script, are read apart (megatron_arguments.h).
+  std::vector<std::string> own_args = args;
+  const workload::MegatronArguments megatron = workload::take_megatron_arguments(own_args);
   po::variables_map vm;
-  if (!parse_or_help(args, options, vm, "usage: simtrain run [options]")) return 0;
+  if (!parse_or_help(own_args, options, vm, kRunUsage)) return 0;
 
   run::RunRequest request;
-  if (vm.count("trace")) {
+  if (!megatron.empty()) {
+    if (vm.count("trace")) throw Error("--trace: Megatron-LM's arguments describe a workload; give one or the other");
+    reject_data_parallel_options(vm);
+    workload::MegatronPlan plan = workload::apply_megatron_arguments(
+        megatron, parallel_from_options(vm), [&](const std::string& name) { return explicit_option_text(vm, name); });
+    request.parallel = std::move(plan.config);
+    if (plan.train_iters) {
+      if (vm.count("steps") && vm["steps"].as<double>() != *plan.train_iters)
+        throw Error("--train-iters and --steps disagree: give one of them");
+      request.job.steps = *plan.train_iters;
+    }
+    if (!plan.ignored.empty()) {
+      std::string list;
+      for (const std::string& name : plan.ignored) list += (list.empty() ? "" : " ") + name;
+      std::cerr << "simtrain: note: Megatron-LM arguments that do not change a step's time: " << list << "\n";
+    }
+  } else if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
     for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
@@ -79,10 +114,7 @@ int run_command(const Arguments& args) {
     throw Error("--step, --host-speed, --host-step-time, --fsdp-min-params: apply to a recorded trace "
                 "(--trace FILE)");
   } else if (wants_model_parallelism(vm)) {
-    if (!vm["framework"].defaulted())
-      throw Error(
-          "--framework: applies to data-parallel runs; a large-model plan says its framework through "
-          "--zero, --fsdp or --distributed-optimizer");
+    reject_data_parallel_options(vm);
     request.parallel = parallel_from_options(vm);
   } else {
     request.workload = workload_from_options(vm);

@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "simulator/workload/framework.h"
 
@@ -176,6 +178,16 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
     config.optimizer = workload::default_optimizer(workload::build_model(config.model, config.model_options));
   }
   return config;
+}
+
+std::optional<std::string> explicit_option_text(const po::variables_map& vm, const std::string& name) {
+  const auto it = vm.find(name);
+  if (it == vm.end() || it->second.defaulted()) return std::nullopt;
+  const boost::any& value = it->second.value();
+  if (const int* i = boost::any_cast<int>(&value)) return std::to_string(*i);
+  if (const std::string* text = boost::any_cast<std::string>(&value)) return *text;
+  if (const double* d = boost::any_cast<double>(&value)) return fmt::format("{}", *d);
+  return std::string();  // a switch
 }
 
 bool parse_or_help(const std::vector<std::string>& args, const po::options_description& options,

@@ -1,6 +1,9 @@
 // The options shared by `simtrain run` and `simtrain trace` that describe a generated workload.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include <boost/program_options.hpp>
 
 #include "simulator/workload/data_parallel.h"
@@ -21,6 +24,11 @@ bool wants_model_parallelism(const boost::program_options::variables_map& vm);
 // The large-model configuration from the parsed options (model, gpus, seq len and precision included;
 // --precision fp8 means FP8 GEMMs with bf16 elsewhere, as Transformer Engine runs them).
 workload::ParallelConfig parallel_from_options(const boost::program_options::variables_map& vm);
+
+// The text of an option given explicitly on the command line ("" for a switch), or nullopt when it was not
+// given (or only has its default).
+std::optional<std::string> explicit_option_text(const boost::program_options::variables_map& vm,
+                                                const std::string& name);
 
 // Parses `args` against `options` (bare arguments fill `positional`); prints help and returns false when
 // --help was given.

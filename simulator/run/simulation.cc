@@ -51,13 +51,20 @@ void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::C
   if (spec.nics.nccl_efficiency > 0) profile.efficiencies.nccl_inter_node = spec.nics.nccl_efficiency;
 }
 
-std::string memory_error(const trace::Trace& trace, const calibration::CalibrationProfile& profile) {
+// Names the levers of the plan at hand: a data-parallel run's batch, or a large-model plan's recomputation,
+// pipeline depth, sharding and micro-batch.
+std::string memory_error(const trace::Trace& trace, const calibration::CalibrationProfile& profile,
+                         const RunRequest& request) {
   constexpr double kGiB = 1024.0 * 1024 * 1024;
-  return fmt::format(
-      "does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; lower --batch-per-gpu, "
-      "raise --grad-accum, or pass --allow-oom to simulate it anyway",
-      trace.metadata.model, trace.metadata.peak_memory_bytes / kGiB, profile.device.name,
-      profile.device.memory_bytes / kGiB);
+  const char* levers =
+      request.parallel ? "recompute activations (--recompute selective|full), add pipeline stages (--pp), shard "
+                         "the optimizer and weights (--distributed-optimizer, --zero 1-3, --fsdp full), lower "
+                         "--micro-batch"
+                       : "lower --batch-per-gpu and raise --grad-accum";
+  return fmt::format("does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; {}, or pass "
+                     "--allow-oom to simulate it anyway",
+                     trace.metadata.model, trace.metadata.peak_memory_bytes / kGiB, profile.device.name,
+                     profile.device.memory_bytes / kGiB, levers);
 }
 
 }  // namespace
@@ -72,7 +79,8 @@ std::optional<double> default_dataset_size(const std::string& model) {
 trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
   workload::ModelOptions options;
   options.seq_len = config.seq_len;
-  workload::Model model = workload::build_model(config.model, options);
+  workload::Model model = config.decoder ? workload::build_decoder(*config.decoder, config.seq_len)
+                                         : workload::build_model(config.model, options);
   if (!model.transformer)
     throw Error("--model " + config.model + ": model-parallel options need a transformer model",
                 ErrorKind::Infeasible);
@@ -118,7 +126,7 @@ RunOutput simulate(const RunRequest& request) {
   if (source.spec) apply_fabric_efficiencies(*source.spec, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
-    throw Error(memory_error(out.trace, out.profile), ErrorKind::Infeasible);
+    throw Error(memory_error(out.trace, out.profile, request), ErrorKind::Infeasible);
 
   cost::ComputeCostModel cost_model(out.profile);
   cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model, profile_name);

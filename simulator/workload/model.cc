@@ -107,6 +107,21 @@ std::vector<std::string> model_names() {
   return names;
 }
 
+Model build_decoder(const DecoderShape& shape, int seq_len) {
+  if (seq_len < 1) throw Error("--seq-length: must be positive");
+  if (shape.learned_positions > 0 && seq_len > shape.learned_positions)
+    throw Error("--seq-length " + std::to_string(seq_len) + ": longer than the " +
+                std::to_string(shape.learned_positions) + " learned positions (--max-position-embeddings)");
+  Model model = zoo::decoder({.name = shape.name,
+                              .description = shape.name + ", seq " + std::to_string(seq_len),
+                              .config = shape.config,
+                              .seq_len = seq_len,
+                              .learned_positions = shape.learned_positions,
+                              .dropout = shape.dropout});
+  model.layers.front().input_needs_grad = false;
+  return model;
+}
+
 Model build_model(const std::string& name_or_path, const ModelOptions& options) {
   const std::string& name = name_or_path;
   if (options.seq_len < 0) throw Error("--seq-len: must not be negative");

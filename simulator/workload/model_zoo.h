@@ -70,6 +70,15 @@ struct Model {
   double forward_flops_per_sample() const;
 };
 
+// A decoder-only language model given by its shapes rather than a zoo key (Megatron-LM's --num-layers,
+// --hidden-size, ...), laid out by the zoo's generic decoder like the zoo's GPT and Llama models.
+struct DecoderShape {
+  std::string name;
+  TransformerConfig config;
+  int learned_positions = 0;  // rows of a learned position table (GPT); 0 = rotary positions (Llama)
+  bool dropout = false;       // dropout after embeddings, attention and MLP
+};
+
 // Options that change a zoo model's shapes.
 struct ModelOptions {
   int seq_len = 0;  // 0 = the model's default
@@ -80,6 +89,9 @@ struct ModelOptions {
 // megatron-gpt-1t, megatron-22b, mt-nlg-530b, megatron-1t; seq 2048); llama2-13b/70b (4096),
 // llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096).
 std::vector<std::string> model_names();
+
+// The model of `shape` at `seq_len` tokens per sample; Error when a learned position table is shorter.
+Model build_decoder(const DecoderShape& shape, int seq_len);
 // A zoo key, or a path ending in .toml to a model file (models/README.md; errors name file, line and
 // "section.key"). Throws Error("unknown model ...") listing the known names, and Error("--seq-len: ...") when
 // seq_len is given for an image model or exceeds a learned position table (BERT 512, GPT-2 1024, GPT-3 and

@@ -3,6 +3,7 @@
 // state (ZeRO, FSDP, distributed optimizer), and the batch, sequence, recomputation and precision settings.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,8 +15,13 @@ enum class Recompute { None, Selective, Full };
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };  // Interleaved when vpp > 1
 enum class FsdpMode { None, FullShard, HybridShard };
 
+struct DecoderShape;
+
 struct ParallelConfig {
   std::string model = "gpt3-175b";
+  // Set when the model is given by its shapes (Megatron-LM's --num-layers ...) instead of `model`, a zoo key
+  // or model file; `model` is then its name.
+  std::shared_ptr<const DecoderShape> decoder;
   int gpus = 8;
   int tp = 1;       // tensor parallel size (Megatron column/row-parallel linears)
   bool sp = false;  // sequence parallelism: reduce-scatter/all-gather instead of all-reduce in TP

@@ -9,6 +9,10 @@ expect_error "zero batch" "--batch-per-gpu" run --batch-per-gpu 0
 expect_infeasible "GPUs not divisible by GPUs per node" "not a multiple of the 8 GPUs per node" run --gpus 12
 expect_infeasible "batch that does not fit" "does not fit in GPU memory" run --model bert-large --gpus 1 \
   --platform dgx-1-v100 --batch-per-gpu 512 --seq-len 512
+expect_infeasible "a data-parallel run that does not fit names its levers" "lower --batch-per-gpu and raise --grad-accum" \
+  run --model bert-large --gpus 1 --platform dgx-1-v100 --batch-per-gpu 512 --seq-len 512
+expect_infeasible "a large-model plan that does not fit names its levers" "(--recompute selective|full), add pipeline stages (--pp)" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 1 --micro-batch 8
 expect_infeasible "TP that does not divide the heads" "attention heads are not divisible by 5" \
   run --model gpt3-175b --gpus 40 --tp 5
 expect_infeasible "GPUs not divisible by the model-parallel group" "not divisible by --tp 8 x --pp 3" \

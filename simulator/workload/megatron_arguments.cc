@@ -1,0 +1,398 @@
+// Implements megatron_arguments.h: a table of the Megatron-LM arguments simtrain reads, then one pass that
+// applies them to the plan.
+#include "simulator/workload/megatron_arguments.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "common/error.h"
+#include "simulator/workload/model_zoo.h"
+
+namespace simtrain::workload {
+namespace {
+
+// How an argument is read: a switch, one value, or values up to the next option (--data-path takes a
+// weighted list of paths).
+enum class Arity { Switch, One, List };
+
+// What an argument does to a step's time: read below, or nothing (listed back to the user).
+enum class Effect { Read, None };
+
+struct KnownArgument {
+  const char* name;
+  Arity arity;
+  Effect effect;
+};
+
+constexpr KnownArgument kArguments[] = {
+    // Parallelism and batches.
+    {"tensor-model-parallel-size", Arity::One, Effect::Read},
+    {"pipeline-model-parallel-size", Arity::One, Effect::Read},
+    {"virtual-pipeline-model-parallel-size", Arity::One, Effect::Read},
+    {"num-layers-per-virtual-pipeline-stage", Arity::One, Effect::Read},
+    {"context-parallel-size", Arity::One, Effect::Read},
+    {"expert-model-parallel-size", Arity::One, Effect::Read},
+    {"sequence-parallel", Arity::Switch, Effect::Read},
+    {"micro-batch-size", Arity::One, Effect::Read},
+    {"global-batch-size", Arity::One, Effect::Read},
+    {"seq-length", Arity::One, Effect::Read},
+    {"use-distributed-optimizer", Arity::Switch, Effect::Read},
+    {"overlap-grad-reduce", Arity::Switch, Effect::Read},
+    {"overlap-param-gather", Arity::Switch, Effect::Read},
+    {"DDP-impl", Arity::One, Effect::Read},
+    {"recompute-granularity", Arity::One, Effect::Read},
+    {"recompute-method", Arity::One, Effect::Read},
+    {"recompute-num-layers", Arity::One, Effect::Read},
+    {"fp16", Arity::Switch, Effect::Read},
+    {"bf16", Arity::Switch, Effect::Read},
+    {"fp8-format", Arity::One, Effect::Read},
+    {"transformer-impl", Arity::One, Effect::Read},
+    {"use-flash-attn", Arity::Switch, Effect::Read},
+    {"train-iters", Arity::One, Effect::Read},
+    // The model's shapes.
+    {"num-layers", Arity::One, Effect::Read},
+    {"hidden-size", Arity::One, Effect::Read},
+    {"num-attention-heads", Arity::One, Effect::Read},
+    {"ffn-hidden-size", Arity::One, Effect::Read},
+    {"group-query-attention", Arity::Switch, Effect::Read},
+    {"num-query-groups", Arity::One, Effect::Read},
+    {"kv-channels", Arity::One, Effect::Read},
+    {"max-position-embeddings", Arity::One, Effect::Read},
+    {"position-embedding-type", Arity::One, Effect::Read},
+    {"normalization", Arity::One, Effect::Read},
+    {"swiglu", Arity::Switch, Effect::Read},
+    {"untie-embeddings-and-output-weights", Arity::Switch, Effect::Read},
+    {"disable-bias-linear", Arity::Switch, Effect::Read},
+    {"vocab-size", Arity::One, Effect::Read},
+    {"make-vocab-size-divisible-by", Arity::One, Effect::Read},
+    {"hidden-dropout", Arity::One, Effect::Read},
+    {"attention-dropout", Arity::One, Effect::Read},
+    {"num-experts", Arity::One, Effect::Read},
+    {"moe-router-topk", Arity::One, Effect::Read},
+    {"moe-ffn-hidden-size", Arity::One, Effect::Read},
+    // Data, tokenizer, schedule, logging and checkpoints: no effect on a step's time.
+    {"data-path", Arity::List, Effect::None},
+    {"vocab-file", Arity::One, Effect::None},
+    {"merge-file", Arity::One, Effect::None},
+    {"tokenizer-type", Arity::One, Effect::None},
+    {"tokenizer-model", Arity::One, Effect::None},
+    {"split", Arity::One, Effect::None},
+    {"mock-data", Arity::Switch, Effect::None},
+    {"data-cache-path", Arity::One, Effect::None},
+    {"num-workers", Arity::One, Effect::None},
+    {"lr", Arity::One, Effect::None},
+    {"min-lr", Arity::One, Effect::None},
+    {"lr-decay-style", Arity::One, Effect::None},
+    {"lr-decay-iters", Arity::One, Effect::None},
+    {"lr-warmup-fraction", Arity::One, Effect::None},
+    {"lr-warmup-iters", Arity::One, Effect::None},
+    {"weight-decay", Arity::One, Effect::None},
+    {"adam-beta1", Arity::One, Effect::None},
+    {"adam-beta2", Arity::One, Effect::None},
+    {"adam-eps", Arity::One, Effect::None},
+    {"clip-grad", Arity::One, Effect::None},
+    {"loss-scale", Arity::One, Effect::None},
+    {"initial-loss-scale", Arity::One, Effect::None},
+    {"init-method-std", Arity::One, Effect::None},
+    {"seed", Arity::One, Effect::None},
+    {"log-interval", Arity::One, Effect::None},
+    {"log-throughput", Arity::Switch, Effect::None},
+    {"timing-log-level", Arity::One, Effect::None},
+    {"tensorboard-dir", Arity::One, Effect::None},
+    {"tensorboard-log-interval", Arity::One, Effect::None},
+    {"wandb-project", Arity::One, Effect::None},
+    {"wandb-exp-name", Arity::One, Effect::None},
+    {"eval-interval", Arity::One, Effect::None},
+    {"eval-iters", Arity::One, Effect::None},
+    {"save", Arity::One, Effect::None},
+    {"load", Arity::One, Effect::None},
+    {"save-interval", Arity::One, Effect::None},
+    {"exit-duration-in-mins", Arity::One, Effect::None},
+    {"distributed-backend", Arity::One, Effect::None},
+    {"distributed-timeout-minutes", Arity::One, Effect::None},
+    {"use-mcore-models", Arity::Switch, Effect::None},
+    {"attention-softmax-in-fp32", Arity::Switch, Effect::None},
+};
+
+const KnownArgument* find_argument(std::string_view name) {
+  for (const KnownArgument& a : kArguments)
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+// The GPT-2 BPE vocabulary, which --vocab-file / --merge-file name in Megatron's GPT examples.
+constexpr int kGpt2Vocab = 50257;
+
+class Reader {
+ public:
+  Reader(const MegatronArguments& arguments, const GivenOption& given) : arguments_(arguments), given_(given) {}
+
+  const std::string* value(const std::string& name) const {
+    const std::string* found = nullptr;
+    for (const auto& [n, v] : arguments_.given)
+      if (n == name) found = &v;  // the last one wins, as argparse does
+    return found;
+  }
+
+  bool has(const std::string& name) const { return value(name) != nullptr; }
+
+  // A positive whole number, or nullopt when not given.
+  std::optional<int> integer(const std::string& name, int minimum = 1) const {
+    const std::string* text = value(name);
+    if (!text) return std::nullopt;
+    int number = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), number);
+    if (error != std::errc() || end != text->data() + text->size() || number < minimum || number > 100'000'000)
+      throw Error("--" + name + ": expected a whole number of at least " + std::to_string(minimum) + ", got '" +
+                  *text + "'");
+    return number;
+  }
+
+  std::optional<double> real(const std::string& name) const {
+    const std::string* text = value(name);
+    if (!text) return std::nullopt;
+    char* end = nullptr;
+    const double number = std::strtod(text->c_str(), &end);
+    if (text->empty() || end != text->c_str() + text->size() || !std::isfinite(number))
+      throw Error("--" + name + ": expected a number, got '" + *text + "'");
+    return number;
+  }
+
+  // One of `choices`, or nullopt when not given.
+  std::optional<std::string> choice(const std::string& name, std::initializer_list<const char*> choices) const {
+    const std::string* text = value(name);
+    if (!text) return std::nullopt;
+    std::string list;
+    for (const char* c : choices) {
+      if (*text == c) return *text;
+      list += (list.empty() ? "" : ", ") + std::string(c);
+    }
+    throw Error("--" + name + ": unknown value '" + *text + "' (" + list + ")");
+  }
+
+  // A Megatron argument and simtrain's own option for the same thing must say the same.
+  void agree(const std::string& megatron, const std::string& simtrain, const std::string& megatron_value) const {
+    const std::optional<std::string> own = given_(simtrain);
+    if (own && *own != megatron_value)
+      throw Error("--" + megatron + " " + megatron_value + " and --" + simtrain + (own->empty() ? "" : " " + *own) +
+                  " disagree: give one of them");
+  }
+
+ private:
+  const MegatronArguments& arguments_;
+  const GivenOption& given_;
+};
+
+// The model given by its shapes, as Megatron's GPT builds it by default: learned absolute positions, GeLU
+// MLP four times the hidden size, biases, LayerNorm, tied embeddings, dropout 0.1, the vocabulary padded to
+// a multiple of 128 x TP.
+std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int seq_len) {
+  const bool any = in.has("num-layers") || in.has("hidden-size") || in.has("num-attention-heads");
+  if (!any) {
+    for (const char* shape : {"ffn-hidden-size", "num-query-groups", "kv-channels", "max-position-embeddings",
+                              "vocab-size", "num-experts", "swiglu", "normalization"})
+      if (in.has(shape))
+        throw Error(std::string("--") + shape +
+                    ": describes a model's shapes; give --num-layers, --hidden-size and --num-attention-heads "
+                    "with it (or a zoo model with --model)");
+    return nullptr;
+  }
+  auto shape = std::make_shared<DecoderShape>();
+  TransformerConfig& t = shape->config;
+  for (const char* required : {"num-layers", "hidden-size", "num-attention-heads"})
+    if (!in.has(required))
+      throw Error(std::string("--") + required +
+                  ": a model given by its shapes needs --num-layers, --hidden-size and --num-attention-heads");
+  t.layers = *in.integer("num-layers");
+  t.hidden = *in.integer("hidden-size");
+  t.heads = *in.integer("num-attention-heads");
+  if (t.layers > 10'000) throw Error("--num-layers: at most 10,000");
+  if (t.hidden % t.heads != 0)
+    throw Error("--num-attention-heads " + std::to_string(t.heads) + ": does not divide --hidden-size " +
+                std::to_string(t.hidden));
+  if (auto kv = in.integer("kv-channels"); kv && *kv != t.hidden / t.heads)
+    throw Error("--kv-channels " + std::to_string(*kv) + ": a head size other than hidden / heads (" +
+                std::to_string(t.hidden / t.heads) + ") is not modelled");
+  t.kv_heads = t.heads;
+  if (in.has("group-query-attention")) {
+    if (!in.has("num-query-groups")) throw Error("--group-query-attention: give --num-query-groups");
+    t.kv_heads = *in.integer("num-query-groups");
+    if (t.heads % t.kv_heads != 0)
+      throw Error("--num-query-groups " + std::to_string(t.kv_heads) + ": does not divide --num-attention-heads " +
+                  std::to_string(t.heads));
+  } else if (in.has("num-query-groups")) {
+    throw Error("--num-query-groups: Megatron reads it only with --group-query-attention");
+  }
+  t.gated_mlp = in.has("swiglu");
+  // Megatron's default MLP width; SwiGLU's keeps the parameter count of a 4h GeLU MLP (2/3 of 4h).
+  const int default_ffn = t.gated_mlp ? static_cast<int>(4LL * t.hidden * 2 / 3) : 4 * t.hidden;
+  t.ffn_hidden = in.integer("ffn-hidden-size").value_or(default_ffn);
+  t.rms_norm = in.choice("normalization", {"LayerNorm", "RMSNorm"}).value_or("LayerNorm") == "RMSNorm";
+  t.bias = !in.has("disable-bias-linear");
+  t.tied_embeddings = !in.has("untie-embeddings-and-output-weights");
+  const int divisible = in.integer("make-vocab-size-divisible-by").value_or(128) * tp;
+  const int vocab = in.integer("vocab-size").value_or(kGpt2Vocab);
+  t.vocab = (vocab + divisible - 1) / divisible * divisible;
+  if (in.has("num-experts")) {
+    t.experts = *in.integer("num-experts");
+    t.experts_per_token = in.integer("moe-router-topk").value_or(2);
+    if (t.experts_per_token > t.experts) throw Error("--moe-router-topk: more than --num-experts");
+    t.moe_ffn_hidden = in.integer("moe-ffn-hidden-size").value_or(t.ffn_hidden);
+  }
+  const std::string positions =
+      in.choice("position-embedding-type", {"learned_absolute", "rope", "none"}).value_or("learned_absolute");
+  if (positions == "learned_absolute") shape->learned_positions = in.integer("max-position-embeddings").value_or(seq_len);
+  const bool no_dropout = in.real("hidden-dropout").value_or(0.1) == 0 && in.real("attention-dropout").value_or(0.1) == 0;
+  shape->dropout = !no_dropout;
+  shape->name = "megatron-gpt (" + std::to_string(t.layers) + " layers, hidden " + std::to_string(t.hidden) +
+                ", " + std::to_string(t.heads) + " heads)";
+  return shape;
+}
+
+// Megatron's recomputation: --recompute-granularity selective | full, the latter with --recompute-method
+// uniform (every layer, in chunks of --recompute-num-layers) or block (the first N layers of a stage).
+// --recompute-method alone is full recomputation, as the SC21 scripts use it (Megatron of 2021 called it
+// --checkpoint-activations with --activations-checkpoint-method).
+Recompute recompute_policy(const Reader& in, int layers_per_chunk) {
+  const auto granularity = in.choice("recompute-granularity", {"full", "selective"});
+  const auto method = in.choice("recompute-method", {"uniform", "block"});
+  if (granularity == "selective") {
+    if (method) throw Error("--recompute-method: applies to --recompute-granularity full, not selective");
+    return Recompute::Selective;
+  }
+  if (!granularity && !method) {
+    if (in.has("recompute-num-layers")) throw Error("--recompute-num-layers: give --recompute-method with it");
+    return Recompute::None;
+  }
+  const int layers = in.integer("recompute-num-layers", 0).value_or(1);
+  if (method.value_or("uniform") == "uniform" || layers >= layers_per_chunk) return Recompute::Full;
+  if (layers == 0) return Recompute::None;
+  throw Error("--recompute-method block --recompute-num-layers " + std::to_string(layers) + ": recomputing " +
+              std::to_string(layers) + " of the " + std::to_string(layers_per_chunk) +
+              " layers of each model chunk is not modelled (all of them or none)");
+}
+
+}  // namespace
+
+bool MegatronArguments::has(const std::string& name) const {
+  return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == name; });
+}
+
+MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
+  MegatronArguments out;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const KnownArgument* known = arg.starts_with("--") ? find_argument(std::string_view(arg).substr(2)) : nullptr;
+    if (!known) {
+      rest.push_back(arg);
+      continue;
+    }
+    const std::string name = arg.substr(2);
+    if (known->arity == Arity::Switch) {
+      out.given.emplace_back(name, "");
+      continue;
+    }
+    if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+      throw Error("--" + name + ": expects a value (Megatron-LM's argument)");
+    std::string value = args[++i];
+    while (known->arity == Arity::List && i + 1 < args.size() && !args[i + 1].starts_with("--"))
+      value += " " + args[++i];
+    out.given.emplace_back(name, value);
+  }
+  args = std::move(rest);
+  return out;
+}
+
+MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, ParallelConfig base,
+                                      const GivenOption& given) {
+  const Reader in(arguments, given);
+  MegatronPlan plan;
+  ParallelConfig& c = base;
+  const auto sized = [&](const char* megatron, const char* simtrain, int& field) {
+    if (auto v = in.integer(megatron)) {
+      in.agree(megatron, simtrain, std::to_string(*v));
+      field = *v;
+    }
+  };
+  sized("tensor-model-parallel-size", "tp", c.tp);
+  sized("pipeline-model-parallel-size", "pp", c.pp);
+  sized("context-parallel-size", "cp", c.cp);
+  sized("expert-model-parallel-size", "ep", c.ep);
+  sized("micro-batch-size", "micro-batch", c.micro_batch);
+  sized("global-batch-size", "global-batch", c.global_batch);
+  sized("seq-length", "seq-len", c.seq_len);
+  sized("virtual-pipeline-model-parallel-size", "vpp", c.vpp);
+  for (const auto& [megatron, simtrain] : {std::pair{"sequence-parallel", "sp"},
+                                           {"use-distributed-optimizer", "distributed-optimizer"}})
+    if (in.has(megatron)) in.agree(megatron, simtrain, "");
+  if (in.has("sequence-parallel")) c.sp = true;
+  if (in.has("use-distributed-optimizer")) c.distributed_optimizer = true;
+
+  // Megatron's gradient reduction waits for the end of backward unless told to overlap (or, before 2023,
+  // unless --DDP-impl torch ran PyTorch's DDP).
+  const auto ddp_impl = in.choice("DDP-impl", {"local", "torch"});
+  const bool overlap = in.has("overlap-grad-reduce") || ddp_impl == "torch";
+  if (overlap && given("no-overlap-grad-reduce"))
+    throw Error("--overlap-grad-reduce and --no-overlap-grad-reduce disagree: give one of them");
+  c.overlap_grad_reduce = overlap;
+  if (in.has("overlap-param-gather"))
+    throw Error("--overlap-param-gather: overlapping the distributed optimizer's parameter all-gather with the "
+                "next forward pass is not modelled yet (simtrain gathers after the optimizer step)");
+
+  const bool fp16 = in.has("fp16"), bf16 = in.has("bf16");
+  if (fp16 && bf16) throw Error("--fp16 and --bf16: give one of them");
+  if (fp16 || bf16) {
+    const std::string precision = fp16 ? "amp" : "amp-bf16";
+    in.agree(fp16 ? "fp16" : "bf16", "precision", precision);
+    c.precision = fp16 ? Precision::AMP_FP16 : Precision::AMP_BF16;
+  }
+  if (in.choice("fp8-format", {"e4m3", "hybrid"})) {
+    if (fp16) throw Error("--fp8-format: simtrain models FP8 over bf16 (give --bf16)");
+    c.fp8 = true;
+    c.precision = Precision::AMP_BF16;
+  }
+  // Transformer Engine (Megatron's default) fuses attention; the local implementation does only with
+  // --use-flash-attn.
+  if (in.choice("transformer-impl", {"transformer_engine", "local"}) == "local")
+    c.flash_attention = in.has("use-flash-attn");
+
+  if (auto iters = in.integer("train-iters")) plan.train_iters = *iters;
+  if (c.seq_len == 0 && in.has("num-layers"))
+    throw Error("--seq-length: a model given by its shapes needs its sequence length");
+  c.decoder = model_shape(in, c.tp, c.seq_len);
+  int layers = 0;
+  if (c.decoder) {
+    c.model = c.decoder->name;
+    layers = c.decoder->config.layers;
+  } else {
+    const Model model = build_model(c.model);
+    if (!model.transformer) throw Error("--model " + c.model + ": Megatron-LM's arguments need a transformer");
+    layers = model.transformer->layers;
+  }
+  if (auto per_chunk = in.integer("num-layers-per-virtual-pipeline-stage")) {
+    if (in.has("virtual-pipeline-model-parallel-size"))
+      throw Error("--num-layers-per-virtual-pipeline-stage and --virtual-pipeline-model-parallel-size: give one");
+    if (layers % (c.pp * *per_chunk) != 0)
+      throw Error("--num-layers-per-virtual-pipeline-stage " + std::to_string(*per_chunk) + ": " +
+                  std::to_string(layers) + " layers do not split into " + std::to_string(c.pp) +
+                  " stages of chunks of " + std::to_string(*per_chunk));
+    const int vpp = layers / (c.pp * *per_chunk);
+    in.agree("num-layers-per-virtual-pipeline-stage", "vpp", std::to_string(vpp));
+    c.vpp = vpp;
+  }
+  if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
+  const int chunk_layers = std::max(1, layers / std::max(1, c.pp * c.vpp));
+  const Recompute recompute = recompute_policy(in, chunk_layers);
+  if (recompute != Recompute::None) in.agree("recompute-granularity", "recompute", std::string(to_string(recompute)));
+  if (in.has("recompute-granularity") || in.has("recompute-method")) c.recompute = recompute;
+
+  for (const auto& [name, value] : arguments.given)
+    if (const KnownArgument* a = find_argument(name); a && a->effect == Effect::None)
+      plan.ignored.push_back("--" + name);
+  plan.config = std::move(c);
+  return plan;
+}
+
+}  // namespace simtrain::workload

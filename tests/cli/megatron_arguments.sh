@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Megatron-LM's arguments as they are: a line pasted from Megatron's examples/sc21 scripts (CONFIG.sh's
+# MEGATRON_PARAMS with run_table_1.sh's sizes) models the same run as simtrain's own options, Megatron's
+# defaults apply where they differ from simtrain's, and disagreements or unmodelled arguments are one line.
+source "$(dirname "$0")/lib.bash"
+
+time_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["iteration_time_s"])' "$1"; }
+
+# SC21 Table 1, GPT-18B: TP 8, PP 1, MBS 8, GBS 1024, 40 layers, hidden 6144, 48 heads, DDP torch, 32 nodes.
+sc21_common=(--data-path /data/my-gpt2_text_document --vocab-file /data/gpt2-vocab.json
+  --merge-file /data/gpt2-merges.txt --log-interval 5 --seq-length 2048 --max-position-embeddings 2048
+  --train-iters 500 --lr-decay-iters 320 --lr 0.0001 --min-lr 0.00001 --lr-decay-style cosine
+  --lr-warmup-fraction 0.01 --split 969,30,1 --eval-iters 100 --eval-interval 1000 --clip-grad 1.0 --fp16
+  --loss-scale 8192)
+"$simtrain" run --gpus 256 --platform dgx-a100 --recompute-method uniform --tensor-model-parallel-size 8 \
+  --pipeline-model-parallel-size 1 --micro-batch-size 8 --global-batch-size 1024 --num-layers 40 \
+  --hidden-size 6144 --num-attention-heads 48 --DDP-impl torch "${sc21_common[@]}" \
+  --json "$work/pasted.json" --omit-wall-time >/dev/null 2>"$work/notes.txt"
+"$simtrain" run --gpus 256 --platform dgx-a100 --model megatron-gpt-18b --tp 8 --pp 1 --micro-batch 8 \
+  --global-batch 1024 --seq-len 2048 --recompute full --precision amp --steps 500 \
+  --json "$work/own.json" --omit-wall-time >/dev/null
+check "a pasted SC21 line (GPT-18B) gives the iteration time of simtrain's own options" \
+  test "$(time_of "$work/pasted.json")" = "$(time_of "$work/own.json")"
+check "the arguments with no effect on a step's time are listed, not dropped" \
+  grep -q "note: Megatron-LM arguments that do not change a step's time: --data-path --vocab-file" "$work/notes.txt"
+python3 - "$work/pasted.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["inputs"]["workload"]
+assert (w["parallel"]["tp"], w["parallel"]["pp"], w["parallel"]["dp"]) == (8, 1, 32), w
+assert (w["micro_batch"], w["global_batch"], w["seq_len"], w["recompute"]) == (8, 1024, 2048, "full"), w
+assert r["steps"] == 500, r["steps"]  # --train-iters
+print("ok   the Result records the plan the Megatron line describes, and --train-iters its steps")
+PY
+
+# GPT-76B: --num-layers-per-virtual-pipeline-stage 5 over 60 layers and 4 stages is simtrain's --vpp 3, and
+# --DDP-impl local reduces gradients after backward (--no-overlap-grad-reduce).
+"$simtrain" run --gpus 32 --platform dgx-a100 --recompute-method uniform --num-layers-per-virtual-pipeline-stage 5 \
+  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 --micro-batch-size 2 --global-batch-size 64 \
+  --num-layers 60 --hidden-size 10240 --num-attention-heads 80 --DDP-impl local --seq-length 2048 --fp16 \
+  --json "$work/pasted76.json" --omit-wall-time >/dev/null 2>&1
+"$simtrain" run --gpus 32 --platform dgx-a100 --model megatron-gpt-76b --tp 8 --pp 4 --vpp 3 --micro-batch 2 \
+  --global-batch 64 --recompute full --precision amp --no-overlap-grad-reduce \
+  --json "$work/own76.json" --omit-wall-time >/dev/null
+check "layers per virtual stage become --vpp (GPT-76B: 60 / (4 x 5) = 3)" \
+  test "$(time_of "$work/pasted76.json")" = "$(time_of "$work/own76.json")"
+
+# Megatron does not overlap gradient reduction unless told to: the same line with --overlap-grad-reduce
+# hides more of it.
+llama=(--gpus 64 --platform dgx-h100 --model llama2-7b --tensor-model-parallel-size 2 --micro-batch-size 1
+  --global-batch-size 32 --seq-length 4096 --bf16)
+"$simtrain" run "${llama[@]}" --json "$work/serial.json" --omit-wall-time >/dev/null
+"$simtrain" run "${llama[@]}" --overlap-grad-reduce --json "$work/overlapped.json" --omit-wall-time >/dev/null
+check "Megatron's default reduces gradients after backward; --overlap-grad-reduce is faster" python3 -c '
+import json, sys
+serial, overlapped = (json.load(open(p)) for p in sys.argv[1:])
+assert serial["inputs"]["workload"]["overlap_grad_reduce"] is False
+assert overlapped["iteration_time_s"] < serial["iteration_time_s"], (overlapped["iteration_time_s"], serial["iteration_time_s"])' \
+  "$work/serial.json" "$work/overlapped.json"
+
+expect_error "a Megatron name and its alias disagree" "--tensor-model-parallel-size 8 and --tp 4 disagree" \
+  run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --tp 4
+expect_error "a data-parallel option with a large-model plan" "--batch-per-gpu: applies to data-parallel runs" \
+  run --model gpt3-175b --gpus 64 --tp 8 --batch-per-gpu 4
+expect_error "the same through Megatron's names" "--grad-accum: applies to data-parallel runs" \
+  run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --grad-accum 4
+expect_error "an argument without its value" "--micro-batch-size: expects a value" \
+  run --model gpt3-175b --gpus 64 --micro-batch-size --tp 8
+expect_error "partial block recomputation" "--recompute-method block --recompute-num-layers 2: recomputing 2 of the 12" \
+  run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 \
+  --recompute-granularity full --recompute-method block --recompute-num-layers 2
+expect_error "what is not modelled yet" "--overlap-param-gather: overlapping" \
+  run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather
+expect_error "shapes that do not divide" "--num-attention-heads 7: does not divide --hidden-size 1024" \
+  run --gpus 8 --num-layers 2 --hidden-size 1024 --num-attention-heads 7 --seq-length 128
+
+finish

@@ -1,0 +1,124 @@
+// Specification of reading Megatron-LM's arguments: which tokens are Megatron's, and what each does to the
+// plan and the model.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "simulator/workload/megatron_arguments.h"
+#include "simulator/workload/model_zoo.h"
+
+namespace simtrain::workload {
+namespace {
+
+const GivenOption kNothingGiven = [](const std::string&) { return std::optional<std::string>(); };
+
+MegatronPlan plan_of(std::vector<std::string> args, ParallelConfig base = {}) {
+  const MegatronArguments megatron = take_megatron_arguments(args);
+  REQUIRE(args.empty());
+  return apply_megatron_arguments(megatron, base, kNothingGiven);
+}
+
+}  // namespace
+
+TEST_CASE("Megatron's arguments are taken out of a command line, simtrain's stay in order") {
+  std::vector<std::string> args = {"--gpus",      "64",         "--tensor-model-parallel-size", "8", "--fp16",
+                                   "--data-path", "0.5",        "a_text_document",             "0.5",
+                                   "b_text_document",           "--platform",                  "dgx-a100"};
+  const MegatronArguments megatron = take_megatron_arguments(args);
+  CHECK(args == std::vector<std::string>{"--gpus", "64", "--platform", "dgx-a100"});
+  REQUIRE(megatron.given.size() == 3);
+  CHECK(megatron.given[0] == std::pair<std::string, std::string>{"tensor-model-parallel-size", "8"});
+  CHECK(megatron.given[1].second.empty());
+  // --data-path takes a weighted list of paths.
+  CHECK(megatron.given[2].second == "0.5 a_text_document 0.5 b_text_document");
+}
+
+TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h MLP, vocabulary padded by TP") {
+  const MegatronPlan plan = plan_of({"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads", "24",
+                                     "--seq-length", "2048", "--tensor-model-parallel-size", "2"});
+  REQUIRE(plan.config.decoder);
+  const TransformerConfig& t = plan.config.decoder->config;
+  CHECK(t.ffn_hidden == 4 * 2304);
+  CHECK(t.tied_embeddings);
+  CHECK(t.vocab == 50432);  // 50,257 rounded up to a multiple of 128 x 2
+  CHECK(plan.config.decoder->learned_positions == 2048);
+  CHECK(plan.config.model == plan.config.decoder->name);
+}
+
+TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positions, no biases") {
+  const MegatronPlan plan = plan_of({"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
+                                     "--group-query-attention", "--num-query-groups", "8", "--swiglu",
+                                     "--ffn-hidden-size", "14336", "--normalization", "RMSNorm",
+                                     "--position-embedding-type", "rope", "--disable-bias-linear",
+                                     "--untie-embeddings-and-output-weights", "--vocab-size", "128256",
+                                     "--seq-length", "8192"});
+  const TransformerConfig& t = plan.config.decoder->config;
+  CHECK(t.kv_heads == 8);
+  CHECK(t.gated_mlp);
+  CHECK(t.rms_norm);
+  CHECK_FALSE(t.bias);
+  CHECK_FALSE(t.tied_embeddings);
+  CHECK(t.vocab == 128256);
+  CHECK(plan.config.decoder->learned_positions == 0);
+}
+
+TEST_CASE("layers per virtual stage become model chunks per pipeline rank, and the schedule interleaves") {
+  ParallelConfig base;
+  base.model = "megatron-gpt-76b";  // 60 layers
+  const MegatronPlan plan =
+      plan_of({"--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage", "5"}, base);
+  CHECK(plan.config.vpp == 3);
+  CHECK(plan.config.schedule == PipelineSchedule::Interleaved);
+  CHECK_THROWS_WITH_AS(plan_of({"--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage",
+                                "7"},
+                               base),
+                       doctest::Contains("60 layers do not split into 4 stages of chunks of 7"), Error);
+}
+
+TEST_CASE("recomputation as Megatron names it") {
+  ParallelConfig base;
+  base.model = "gpt3-175b";  // 96 layers
+  CHECK(plan_of({"--recompute-granularity", "selective"}, base).config.recompute == Recompute::Selective);
+  CHECK(plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "4"},
+                base)
+            .config.recompute == Recompute::Full);
+  // The SC21 scripts' --recompute-method alone, and block over every layer of a stage, are full.
+  CHECK(plan_of({"--recompute-method", "uniform"}, base).config.recompute == Recompute::Full);
+  CHECK(plan_of({"--pipeline-model-parallel-size", "8", "--recompute-granularity", "full", "--recompute-method",
+                 "block", "--recompute-num-layers", "12"},
+                base)
+            .config.recompute == Recompute::Full);
+  CHECK(plan_of({}, base).config.recompute == Recompute::None);
+}
+
+TEST_CASE("Megatron's defaults: gradient reduction after backward unless told, FP8 over bf16") {
+  ParallelConfig base;
+  base.model = "gpt3-175b";
+  CHECK_FALSE(plan_of({"--tensor-model-parallel-size", "8"}, base).config.overlap_grad_reduce);
+  CHECK(plan_of({"--overlap-grad-reduce"}, base).config.overlap_grad_reduce);
+  CHECK(plan_of({"--DDP-impl", "torch"}, base).config.overlap_grad_reduce);
+  const MegatronPlan fp8 = plan_of({"--bf16", "--fp8-format", "hybrid"}, base);
+  CHECK(fp8.config.fp8);
+  CHECK(fp8.config.precision == Precision::AMP_BF16);
+}
+
+TEST_CASE("a Megatron name agrees with its simtrain alias or is an error") {
+  std::vector<std::string> args = {"--tensor-model-parallel-size", "8"};
+  const MegatronArguments megatron = take_megatron_arguments(args);
+  ParallelConfig base;
+  base.model = "gpt3-175b";
+  const GivenOption tp8 = [](const std::string& o) { return o == "tp" ? std::optional<std::string>("8") : std::nullopt; };
+  const GivenOption tp4 = [](const std::string& o) { return o == "tp" ? std::optional<std::string>("4") : std::nullopt; };
+  CHECK(apply_megatron_arguments(megatron, base, tp8).config.tp == 8);
+  CHECK_THROWS_WITH_AS(apply_megatron_arguments(megatron, base, tp4),
+                       "--tensor-model-parallel-size 8 and --tp 4 disagree: give one of them", Error);
+}
+
+TEST_CASE("arguments that do not change a step's time are listed back") {
+  ParallelConfig base;
+  base.model = "gpt3-175b";
+  const MegatronPlan plan = plan_of({"--lr", "6e-5", "--train-iters", "100", "--vocab-file", "v.json"}, base);
+  CHECK(plan.ignored == std::vector<std::string>{"--lr", "--vocab-file"});
+  CHECK(plan.train_iters == 100);
+}
+
+}  // namespace simtrain::workload
