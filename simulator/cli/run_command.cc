@@ -176,7 +176,7 @@ int run_command(const Arguments& args) {
     throw Error("--json -, --timeline -: only one of them can go to stdout");
   run::RunOutput out = run::simulate(request);
   for (const std::string& warning : out.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
-  (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout) << report::summary_text(out.result);
+  (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout) << report::summary_text(out.result, vm.count("omit-wall-time") == 0);
   if (vm.count("json")) {
     std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";
     write_output_file(vm["json"].as<std::string>(), text);

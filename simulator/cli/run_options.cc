@@ -84,7 +84,7 @@ po::options_description run_options() {
       "fidelity", po::value<std::string>()->default_value("full"),
       "full | fast (fast folds data-parallel replicas into one: their collectives see no contention)")(
       "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
-      "omit-wall-time", "leave sim_wall_s out of the JSON so that it depends on the inputs alone")(
+      "omit-wall-time", "leave the wall time out of the JSON and the summary, so that they depend on the inputs alone")(
       "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
       "timeline-ranks", po::value<int>()->default_value(8), "ranks shown in the timeline");
   return options;

@@ -92,7 +92,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
 
 // With `include_wall_time` false, the document depends on the inputs alone (byte-identical across runs).
 nlohmann::json to_json(const Result& result, bool include_wall_time = true);
-// A few lines for people.
-std::string summary_text(const Result& result);
+// A few lines for people; without the wall time, they depend on the inputs alone.
+std::string summary_text(const Result& result, bool include_wall_time = true);
 
 }  // namespace simtrain::report
