@@ -18,6 +18,17 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double facto
   return sizes;
 }
 
+std::vector<double> sweep_sizes_by_step(double min_bytes, double max_bytes, double step_bytes) {
+  if (!(min_bytes >= 1) || !(max_bytes >= min_bytes) || !std::isfinite(max_bytes))
+    throw Error("-b/-e: need 1 <= min <= max bytes, finite");
+  if (!(step_bytes >= 1)) throw Error("-i: the size step must be at least 1 byte");
+  if ((max_bytes - min_bytes) / step_bytes >= kMaxSweepSizes)
+    throw Error("-i: more than " + std::to_string(kMaxSweepSizes) + " sizes from -b to -e");
+  std::vector<double> sizes;
+  for (double size = min_bytes; size <= max_bytes; size += step_bytes) sizes.push_back(size);
+  return sizes;
+}
+
 std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepRequest& request) {
   if (request.gpus < 2) throw Error("--gpus: a collective needs at least 2 GPUs");
   if (request.sizes_bytes.empty()) throw Error("no message sizes to simulate");
@@ -31,7 +42,7 @@ std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepReq
     op.stream = 0;
     if (i > 0) op.deps = {static_cast<std::uint32_t>(i - 1)};
     op.collective.kind = request.kind;
-    op.collective.dtype = DType::FP32;
+    op.collective.dtype = request.dtype;
     op.collective.bytes = request.sizes_bytes[i];
     op.collective.group = 0;
     trace::append(program, std::move(op));

@@ -11,6 +11,7 @@ namespace simtrain::run {
 
 struct CollectiveSweepRequest {
   trace::CollectiveKind kind = trace::CollectiveKind::AllReduce;
+  DType dtype = DType::FP32;  // the elements' type, as far as the cost of reducing them goes
   std::vector<double> sizes_bytes;  // nccl-tests' "size": the buffer, as CollectiveSpec::bytes counts it
   int gpus = 8;
   RunRequest run;  // platform, nodes, profile; its workload fields are ignored
@@ -30,6 +31,10 @@ struct CollectiveSample {
 // nccl-tests' sizes from -b to -e multiplying by -f (both ends included when reached). Throws Error on
 // sizes below 1 byte, min > max or a factor below 2.
 std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double factor);
+// nccl-tests' sizes from -b to -e adding -i bytes. Throws Error on a step below 1 byte or more than
+// kMaxSweepSizes sizes.
+std::vector<double> sweep_sizes_by_step(double min_bytes, double max_bytes, double step_bytes);
+inline constexpr std::size_t kMaxSweepSizes = 100'000;
 
 // Throws Error on fewer than two GPUs or an empty size list, and whatever simulate() throws.
 std::vector<CollectiveSample> simulate_collective_sweep(const CollectiveSweepRequest& request);

@@ -279,12 +279,22 @@ bool MegatronArguments::has(const std::string& name) const {
   return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == name; });
 }
 
+// Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
+// arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed).
+bool shared_with_simtrain(std::string_view name) { return name == "seed"; }
+
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
+  const auto known_at = [&](std::size_t i) -> const KnownArgument* {
+    return args[i].starts_with("--") ? find_argument(std::string_view(args[i]).substr(2)) : nullptr;
+  };
+  bool megatron_line = false;
+  for (std::size_t i = 0; i < args.size() && !megatron_line; ++i)
+    megatron_line = known_at(i) && !shared_with_simtrain(std::string_view(args[i]).substr(2));
   MegatronArguments out;
   std::vector<std::string> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const KnownArgument* known = arg.starts_with("--") ? find_argument(std::string_view(arg).substr(2)) : nullptr;
+    const KnownArgument* known = megatron_line ? known_at(i) : nullptr;
     if (!known) {
       rest.push_back(arg);
       continue;

@@ -32,7 +32,8 @@ struct MegatronArguments {
 };
 
 // Moves Megatron-LM's arguments out of `args` (those simtrain knows, with the value each takes), leaving
-// simtrain's own options in order. Throws Error when one that takes a value is last.
+// simtrain's own options in order. A name both use (--seed) is Megatron's only on a line with other Megatron
+// arguments. Throws Error when one that takes a value is last.
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args);
 
 // What a Megatron command line adds to a plan.

@@ -5,14 +5,14 @@ source "$(dirname "$0")/lib.bash"
 "$simtrain" collective all_reduce --platform dgx-h100 --nodes 2 -b 1K -e 1M -f 4 --json "$work/ar.json" >"$work/ar.txt"
 check "sizes run from -b to -e by -f: 1K 4K 16K 64K 256K 1M" \
   test "$(grep -v '^#' "$work/ar.txt" | awk '{print $1}' | paste -sd,)" = "1024,4096,16384,65536,262144,1048576"
-check "rows have nccl-tests' 8 columns" test "$(grep -v '^#' "$work/ar.txt" | awk '{print NF}' | sort -u)" = "8"
+check "rows have nccl-tests' 13 columns (out-of-place and in-place)" test "$(grep -v '^#' "$work/ar.txt" | awk '{print NF}' | sort -u)" = "13"
 check "all-reduce busbw is algbw x 2(N-1)/N for 16 GPUs, and time grows with size" python3 - "$work/ar.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert all(abs(r["busbw_GBps"] - r["algbw_GBps"] * 2 * 15 / 16) <= 1e-9 * r["busbw_GBps"] for r in rows), rows
 assert all(a["time_us"] < b["time_us"] for a, b in zip(rows, rows[1:])), rows
 PY
-"$simtrain" collective all_gather --platform dgx-a100 -g 8 -b 64M -e 64M --json "$work/ag.json" >/dev/null
+"$simtrain" collective all_gather --platform dgx-a100 --gpus 8 -b 64M -e 64M --json "$work/ag.json" >/dev/null
 check "all-gather busbw is algbw x (N-1)/N" python3 -c "
 import json; r = json.load(open('$work/ag.json'))[0]
 assert abs(r['busbw_GBps'] - r['algbw_GBps'] * 7 / 8) <= 1e-9 * r['busbw_GBps'], r"
@@ -60,8 +60,8 @@ assert abs(r['busbw_GBps'] - 8 * 25 * 0.9) <= 0.01 * 180, r"
 
 # A fabric generation's own NCCL efficiency (pcie-p100: 0.37 of PCIe Gen3's 16 GB/s) replaces a spec
 # profile's default, and a measured profile keeps its own (this one keeps the default 0.8).
-"$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100.json" >/dev/null
-"$simtrain" collective all_reduce --platform pcie-p100 -g 2 -b 1G -e 1G --json "$work/p100m.json" \
+"$simtrain" collective all_reduce --platform pcie-p100 --gpus 2 -b 1G -e 1G --json "$work/p100.json" >/dev/null
+"$simtrain" collective all_reduce --platform pcie-p100 --gpus 2 -b 1G -e 1G --json "$work/p100m.json" \
   --profile "$root/tests/unit/calibration/data/measured_a100_example.json" >/dev/null
 check "P100 PCIe: bus bandwidth 0.37 x 16 GB/s, and the measured profile's 0.8 x 16 GB/s" python3 - "$work" <<'PY'
 import json, sys
@@ -70,12 +70,53 @@ assert abs(spec["busbw_GBps"] - 0.37 * 16) <= 0.01 * 0.37 * 16, spec
 assert abs(measured["busbw_GBps"] - 0.8 * 16) <= 0.01 * 0.8 * 16, measured
 PY
 
+# nccl-tests' layout, read by a strict reader of its format (header, device list, both column groups,
+# footer) and by simtrain's own importer; -d and -g with nccl-tests' meanings; JSON rows that say what
+# they are.
+"$simtrain" collective all_reduce --platform dgx-h100 --nodes 2 -b 1M -e 64M -f 4 -d half -g 2 \
+  --json "$work/strict.json" >"$work/strict.txt"
+check "a strict nccl-tests reader accepts the output" python3 - "$work/strict.txt" "$work/strict.json" <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+header = next(i for i, l in enumerate(lines) if l.startswith("# nThread"))
+assert re.fullmatch(r"# nThread 1 nGpus 2 minBytes 1048576 maxBytes 67108864 step: 4\(factor\) warmup iters: 5 "
+                    r"iters: 20 agg iters: 1 validation: 1 graph: 0", lines[header]), lines[header]
+assert lines[header + 2] == "# Using devices"
+ranks = [l for l in lines if re.match(r"#  Rank +\d+ Group +0 Pid +\d+ on +\S+ device +\d+ \[", l)]
+assert len(ranks) == 16 and len({l.split(" on ")[1].split()[0] for l in ranks}) == 2, ranks
+pids = {int(re.search(r"Pid +(\d+)", l).group(1)) for l in ranks}
+assert len(pids) == 8, pids  # -g 2: two GPUs per process
+columns = next(l for l in lines if l.startswith("#") and "busbw" in l and "size" in l).split()[1:]
+assert columns == ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+                   "algbw", "busbw", "#wrong"], columns
+data = [l.split() for l in lines if l and not l.startswith("#")]
+assert [int(d[0]) for d in data] == [1 << 20, 1 << 22, 1 << 24, 1 << 26], data
+for d in data:
+    assert d[2] == "half" and int(d[1]) == int(d[0]) // 2 and d[3] == "sum" and d[4] == "-1", d
+    assert d[5:9] == d[9:13] and d[8] == "N/A", d
+footer = [l for l in lines if l.startswith("# Avg bus bandwidth")]
+average = sum(float(d[7]) for d in data) / len(data)
+assert len(footer) == 1 and abs(float(footer[0].split(":")[1]) - average) < 0.01, (footer, average)
+rows = json.load(open(sys.argv[2]))
+assert all(r["op"] == "all_reduce" and r["dtype"] == "half" and r["ranks"] == 16 and r["nodes"] == 2 and
+           r["count"] == r["size_bytes"] / 2 for r in rows), rows[0]
+PY
+"$simtrain" profile show h100-sxm5 --json >"$work/h100.json"
+"$simtrain" profile import nccl-tests "$work/strict.txt" --into "$work/h100.json" --platform dgx-h100 >"$work/roundtrip.txt"
+check "simtrain's own importer reads the output: 4 rows, 16 ranks on 2 nodes" grep -q "^added 4 measurements" "$work/roundtrip.txt"
+check "--json - puts the rows alone on stdout" bash -c "'$simtrain' collective broadcast --gpus 8 -b 1M -e 1M --json - 2>/dev/null | python3 -m json.tool >/dev/null"
+expect_error "GPUs per process that do not tile a node" "-g 3 -t 1: 3 GPUs per process do not divide the 8 GPUs" \
+  collective all_reduce --platform dgx-a100 --nodes 2 -g 3
+expect_error "an unknown datatype" "-d: unknown datatype 'float16'" collective all_reduce -d float16
+expect_error "an unknown reduction" "-o: unknown reduction 'mean'" collective all_reduce -o mean
+expect_error "factor and step together" "-f, -i: give a size factor or a size step, not both" collective all_reduce -f 2 -i 1M
+
 expect_error "a buffer too small to split in NCCL's 8 steps" "--nccl-buffsize: must be at least 64 bytes" \
   collective all_reduce --nccl-buffsize 10 -b 1M -e 1M
 expect_error "unknown collective" "unknown collective 'allreduce'" collective allreduce
 expect_error "bad size" "-b: unknown size suffix" collective all_reduce -b 1X2
 expect_error "not a size" "-e: expected a size" collective all_reduce -e lots
 expect_error "an infinite size" "-b/-e: need 1 <= min <= max bytes, finite" collective all_reduce -e inf
-expect_error "one GPU" "--gpus: a collective needs at least 2 GPUs" collective all_reduce -g 1
+expect_error "one GPU" "--gpus: a collective needs at least 2 GPUs" collective all_reduce --gpus 1
 expect_error "step factor" "-f: the size factor must be at least 2" collective all_reduce -f 1
 finish

@@ -32,6 +32,15 @@ TEST_CASE("Megatron's arguments are taken out of a command line, simtrain's stay
   CHECK(megatron.given[2].second == "0.5 a_text_document 0.5 b_text_document");
 }
 
+TEST_CASE("--seed is simtrain's unless the line is a Megatron line") {
+  std::vector<std::string> own = {"--model", "resnet50", "--seed", "7"};
+  CHECK(take_megatron_arguments(own).empty());
+  CHECK(own.size() == 4);
+  std::vector<std::string> pasted = {"--tensor-model-parallel-size", "8", "--seed", "1234"};
+  CHECK(take_megatron_arguments(pasted).has("seed"));
+  CHECK(pasted.empty());
+}
+
 TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h MLP, vocabulary padded by TP") {
   const MegatronPlan plan = plan_of({"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads", "24",
                                      "--seq-length", "2048", "--tensor-model-parallel-size", "2"});
