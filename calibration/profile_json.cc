@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "common/number_checks.h"
+#include "common/suggest.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -56,8 +57,13 @@ class ObjectReader {
     for (const auto& item : object.items()) {
       if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
       std::string expected;
-      for (std::string_view key : keys) expected += (expected.empty() ? "" : ", ") + std::string(key);
-      fail(member(path_, item.key()), "unknown key (expected one of: " + expected + ")");
+      std::vector<std::string> names;
+      for (std::string_view key : keys) {
+        expected += (expected.empty() ? "" : ", ") + std::string(key);
+        names.emplace_back(key);
+      }
+      fail(member(path_, item.key()),
+           "unknown key" + did_you_mean(item.key(), names) + " (expected one of: " + expected + ")");
     }
   }
 

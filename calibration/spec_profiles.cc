@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "calibration/profile_json.h"
+#include "common/suggest.h"
 #include "common/error.h"
 
 namespace simtrain::calibration {
@@ -133,8 +134,8 @@ CalibrationProfile load_profile(const std::string& name_or_path) {
   if (std::filesystem::exists(name_or_path, ignored)) return read_profile_file(name_or_path);
   std::string names;
   for (const std::string& name : spec_profile_names()) names += (names.empty() ? "" : ", ") + name;
-  throw Error("unknown profile '" + name_or_path + "': not a spec profile (" + names +
-              ") nor a readable file");
+  throw Error("unknown profile '" + name_or_path + "'" + did_you_mean(name_or_path, spec_profile_names()) +
+              ": not a spec profile (" + names + ") nor a readable file");
 }
 
 }  // namespace simtrain::calibration

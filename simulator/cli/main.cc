@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/exit_codes.h"
+#include "common/suggest.h"
 #include "common/version.h"
 #include "simulator/cli/commands.h"
 
@@ -50,7 +51,9 @@ int main(int argc, char** argv) {
     if (command == "sweep") return simtrain::cli::sweep_command(args);
     if (command == "plot") return simtrain::cli::plot_command(args);
     if (command == "collective") return simtrain::cli::collective_command(args);
-    std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
+    const std::string meant = simtrain::did_you_mean(
+        command, {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective"});
+    std::fprintf(stderr, "simtrain: error: unknown command '%s'%s\n%s", command.c_str(), meant.c_str(), kUsage);
     return simtrain::kExitBadInput;
   } catch (const simtrain::Error& error) {
     std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());

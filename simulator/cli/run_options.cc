@@ -12,6 +12,7 @@
 #include "common/content_hash.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/suggest.h"
 #include "simulator/platform/cluster_spec.h"
 
 namespace po = boost::program_options;
@@ -94,7 +95,12 @@ study::OptionLookup run_option_lookup() {
   return [options = run_options()](const std::string& name) {
     study::OptionKind kind;
     const po::option_description* option = options.find_nothrow(name, false);
-    if (option == nullptr || option->long_name() != name) return kind;
+    if (option == nullptr || option->long_name() != name) {
+      std::vector<std::string> names;
+      for (const auto& o : options.options()) names.push_back(o->long_name());
+      kind.suggestion = closest_name(name, names).value_or("");
+      return kind;
+    }
     kind.known = true;
     kind.is_switch = option->semantic()->max_tokens() == 0;
     kind.reserved = name == "json" || name == "omit-wall-time" || name == "timeline" ||

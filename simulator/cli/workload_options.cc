@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/suggest.h"
 #include "simulator/workload/framework.h"
 
 namespace po = boost::program_options;
@@ -193,7 +194,17 @@ std::optional<std::string> explicit_option_text(const po::variables_map& vm, con
 bool parse_or_help(const std::vector<std::string>& args, const po::options_description& options,
                    po::variables_map& vm, const char* usage,
                    const po::positional_options_description& positional) {
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  } catch (const po::unknown_option& unknown) {
+    // Boost's own line, with the option that was probably meant.
+    std::string name = unknown.get_option_name();
+    while (name.starts_with("-")) name.erase(0, 1);
+    std::vector<std::string> names;
+    for (const auto& o : options.options()) names.push_back(o->long_name());
+    const auto meant = closest_name(name, names);
+    throw Error(std::string(unknown.what()) + (meant ? " (did you mean '--" + *meant + "'?)" : ""));
+  }
   if (vm.count("help")) {
     std::cout << usage << "\n" << options << "\n";
     return false;

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/input_limits.h"
+#include "common/suggest.h"
 #include "common/toml_parse.h"
 #include "simulator/platform/fabric_spec.h"
 #include "simulator/platform/spec_section.h"
@@ -202,7 +203,8 @@ std::string cluster_spec_path(const std::string& name_or_path) {
   if (fs::is_regular_file(name_or_path, ignored)) return name_or_path;
   std::string list;
   for (const auto& name : shipped) list += (list.empty() ? "" : ", ") + name;
-  throw Error("unknown platform \"" + name_or_path + "\": neither a shipped spec (" +
+  throw Error("unknown platform \"" + name_or_path + "\"" + did_you_mean(name_or_path, shipped) +
+              ": neither a shipped spec (" +
               (list.empty() ? "none found in " + platform_directory() : list) + ") nor a file");
 }
 

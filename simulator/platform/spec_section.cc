@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/suggest.h"
+
 namespace simtrain::platform {
 namespace {
 
@@ -36,7 +38,8 @@ void Section::only_keys(const std::set<std::string, std::less<>>& allowed) const
       std::string list;
       for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
       throw Error(file_, static_cast<int>(key.source().begin.line), field(key.str()),
-                  "unknown key (expected one of: " + list + ")");
+                  "unknown key" + did_you_mean(key.str(), {allowed.begin(), allowed.end()}) +
+                      " (expected one of: " + list + ")");
     }
   }
 }

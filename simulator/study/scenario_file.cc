@@ -46,7 +46,11 @@ class Reader {
                   int line) const {
     const std::string field = table + "." + option;
     const OptionKind kind = lookup_(option);
-    if (!kind.known) fail(line, field, "unknown option of simtrain run (see simtrain run --help)");
+    if (!kind.known)
+      fail(line, field,
+           "unknown option of simtrain run" +
+               (kind.suggestion.empty() ? std::string() : " (did you mean '" + kind.suggestion + "'?)") +
+               " (see simtrain run --help)");
     if (kind.reserved) fail(line, field, "set by simtrain sweep itself; remove it");
     const auto text = scalar_text(value);
     if (!text) fail(line, field, "expected a string, number or boolean");

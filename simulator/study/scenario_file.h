@@ -50,6 +50,7 @@ struct OptionKind {
   bool known = false;
   bool is_switch = false;
   bool reserved = false;  // set by the sweep itself (--json, --omit-wall-time, --timeline, --help)
+  std::string suggestion;  // for an unknown option: the likely intended one, or empty
 };
 using OptionLookup = std::function<OptionKind(const std::string& option)>;
 

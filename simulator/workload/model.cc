@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/suggest.h"
 #include "simulator/workload/model_toml.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/zoo_builders.h"
@@ -45,10 +46,13 @@ Model build_from_catalogue(const std::string& name, const ModelOptions& options)
   }
   if (entry == nullptr) {
     std::string known;
+    std::vector<std::string> names;
     for (const ZooEntry& candidate : catalogue()) {
       known += (known.empty() ? "" : ", ") + candidate.name;
+      names.push_back(candidate.name);
     }
-    throw Error("unknown model '" + name + "' (known: " + known + "; or a path to a .toml model file)");
+    throw Error("unknown model '" + name + "'" + did_you_mean(name, names) + " (known: " + known +
+                "; or a path to a .toml model file)");
   }
   if (options.seq_len > 0 && entry->default_seq_len == 0) {
     throw Error("--seq-len: " + name + " takes images, not sequences");

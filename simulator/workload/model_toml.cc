@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/suggest.h"
 #include "common/toml_parse.h"
 #include "simulator/workload/zoo_builders.h"
 
@@ -42,9 +43,13 @@ class Section {
       for (std::string_view name : allowed) known = known || key.str() == name;
       if (!known) {
         std::string list;
-        for (std::string_view name : allowed) list += (list.empty() ? "" : ", ") + std::string(name);
+        std::vector<std::string> names;
+        for (std::string_view name : allowed) {
+          list += (list.empty() ? "" : ", ") + std::string(name);
+          names.emplace_back(name);
+        }
         throw Error(file_, static_cast<int>(key.source().begin.line), name_ + "." + std::string(key.str()),
-                    "unknown key (expected one of: " + list + ")");
+                    "unknown key" + did_you_mean(key.str(), names) + " (expected one of: " + list + ")");
       }
     }
   }

@@ -21,6 +21,12 @@ status=0
 "$simtrain" rnu >/dev/null 2>&1 || status=$?
 check "an unknown command exits 2 (bad input), with the usage" test "$status" -eq 2
 expect_error "an option the parser refuses" "unrecognised option '--gpsu'" run --gpsu 8
+expect_error "did you mean: an option" "unrecognised option '--gpsu' (did you mean '--gpus'?)" run --gpsu 8
+expect_error "did you mean: a model" "unknown model 'resnt50' (did you mean 'resnet50'?)" run --model resnt50
+expect_error "did you mean: a platform" "(did you mean 'dgx-h100'?)" run --platform dgx-h10
+expect_error "did you mean: a profile" "(did you mean 'h100-sxm5'?)" run --profile h100-sxm
+printf '[model]\nname = "m"\nlayers = 2\nhidden = 64\nheads = 4\nffn_hiden = 256\nvocab = 100\nseq_len = 16\n' >"$work/typo.toml"
+expect_error "did you mean: a model file key" "model.ffn_hiden: unknown key (did you mean 'ffn_hidden'?)" run --model "$work/typo.toml"
 expect_error "unknown precision" "--precision" run --precision fp64
 expect_error "unknown platform" "dgx-z100" run --platform dgx-z100
 expect_error "missing profile" "no-such-profile.json" run --profile "$work/no-such-profile.json"
