@@ -3,11 +3,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/number_checks.h"
 #include "simulator/cli/commands.h"
+#include "simulator/cli/progress_line.h"
 #include "simulator/cli/run_options.h"
 #include "simulator/cli/trace_import_options.h"
 #include "simulator/cli/workload_options.h"
@@ -174,7 +176,13 @@ int run_command(const Arguments& args) {
   const bool timeline_to_stdout = vm.count("timeline") && vm["timeline"].as<std::string>() == "-";
   if (json_to_stdout && timeline_to_stdout)
     throw Error("--json -, --timeline -: only one of them can go to stdout");
-  run::RunOutput out = run::simulate(request);
+  std::optional<run::RunOutput> finished;
+  {
+    ProgressLine progress;
+    request.progress = progress.callback();
+    finished = run::simulate(request);
+  }
+  run::RunOutput& out = *finished;
   for (const std::string& warning : out.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
   (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout) << report::summary_text(out.result, vm.count("omit-wall-time") == 0);
   if (vm.count("json")) {

@@ -478,6 +478,39 @@ platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine)
 
 }  // namespace
 
+namespace {
+
+// SimGrid's time-advance signal is process-wide and outlives each Engine: connected once, it forwards to
+// the progress callback of the replay under way, if any.
+const std::function<void(double, std::uint64_t)>* active_progress = nullptr;
+std::uint64_t advances = 0;
+
+void forward_time_advances() {
+  static const bool connected = [] {
+    sg4::Engine::on_time_advance_cb([](double) {
+      if (active_progress) (*active_progress)(sg4::Engine::get_clock(), ++advances);
+    });
+    return true;
+  }();
+  (void)connected;
+}
+
+// Sets the active progress callback for the lifetime of one replay, however it ends.
+class ProgressScope {
+ public:
+  explicit ProgressScope(const std::function<void(double, std::uint64_t)>& progress) {
+    if (!progress) return;
+    forward_time_advances();
+    advances = 0;
+    active_progress = &progress;
+  }
+  ~ProgressScope() { active_progress = nullptr; }
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+};
+
+}  // namespace
+
 ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
                     const calibration::Efficiencies& efficiencies, const PlatformSource& source,
                     const ReplayOptions& options) {
@@ -566,7 +599,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   // A deadlocked trace is reported below as an Error naming the stuck rank; SimGrid's own account of it
   // (several lines naming its source files) would only confuse a user, so it is silenced here.
   xbt_log_threshold_set(&_XBT_LOGV(ker_engine), xbt_log_priority_infinite);
-  engine.run();
+  {
+    const ProgressScope progress(options.progress);
+    engine.run();
+  }
 
   ReplayResult result;
   result.nodes = state.platform.nodes;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ struct ReplayOptions {
   // their algorithm steps and sent step after step, every rank waiting for its step's sends and receives
   // before the next; all-to-all one flow per rank pair. O(N^2) transfers: small N only.
   bool stepwise_collectives = false;
+  // Called as simulated time advances with the simulated time so far and the number of advances: for a
+  // progress line. It must be cheap (it runs on every advance) and must not throw.
+  std::function<void(double simulated_s, std::uint64_t advances)> progress;
 };
 
 // One op's execution on one rank, for timelines.

@@ -95,6 +95,10 @@ RunOutput simulate(const RunRequest& request) {
   if (sources != 1) throw Error("give either a model to generate a workload for or --trace FILE, not both");
 
   auto started = std::chrono::steady_clock::now();
+  const auto phase = [&](const char* name) {
+    if (request.progress) request.progress(name, 0, 0);
+  };
+  phase("building the trace");
   RunOutput out;
   if (request.workload)
     out.trace = workload::generate_data_parallel_trace(*request.workload);
@@ -128,6 +132,7 @@ RunOutput simulate(const RunRequest& request) {
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
     throw Error(memory_error(out.trace, out.profile, request), ErrorKind::Infeasible);
 
+  phase("costing the kernels");
   cost::ComputeCostModel cost_model(out.profile);
   cost::ProgramCosts costs = cost::cost_programs(out.trace, cost_model, profile_name);
   cost::apply_jitter(costs, request.jitter);
@@ -140,6 +145,11 @@ RunOutput simulate(const RunRequest& request) {
   options.rank_slowdown = request.rank_slowdown;
   options.nccl = request.nccl;
   options.stepwise_collectives = request.stepwise_collectives;
+  if (request.progress)
+    options.progress = [&request](double simulated_s, std::uint64_t advances) {
+      request.progress("simulating", simulated_s, advances);
+    };
+  phase("building the platform");
   out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -3,6 +3,7 @@
 // command is a thin layer of option parsing over simulate().
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ struct RunRequest {
   std::map<int, double> rank_slowdown;
   cost::NcclOverride nccl;            // NCCL_ALGO / NCCL_PROTO (engine/replay.h)
   bool stepwise_collectives = false;  // the step-by-step reference instead of coalesced flows
+  // Told what the run is doing ("building the trace", "costing", "simulating") and, while simulating, the
+  // simulated time and time advances so far: for a progress line. Must be cheap and must not throw.
+  std::function<void(const char* phase, double simulated_s, std::uint64_t advances)> progress;
 };
 
 struct RunOutput {
