@@ -26,6 +26,7 @@ constexpr const char* kUsage =
     "  sweep      run a study: every scenario of a scenario file, resumable, sharded, collected as CSV\n"
     "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
     "  collective simulate an nccl-tests sweep of one collective on a platform, in nccl-tests' columns\n"
+    "  validate   run the published-measurement validations and print their error tables\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
     if (command == "sweep") return simtrain::cli::sweep_command(args);
     if (command == "plot") return simtrain::cli::plot_command(args);
     if (command == "collective") return simtrain::cli::collective_command(args);
+    if (command == "validate") return simtrain::cli::validate_command(args);
     const std::string meant = simtrain::did_you_mean(
-        command, {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective"});
+        command, {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective", "validate"});
     std::fprintf(stderr, "simtrain: error: unknown command '%s'%s\n%s", command.c_str(), meant.c_str(), kUsage);
     return simtrain::kExitBadInput;
   } catch (const simtrain::Error& error) {
