@@ -16,7 +16,9 @@
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
 #include "simulator/workload/framework.h"
+#include "simulator/workload/deepspeed_config.h"
 #include "simulator/workload/megatron_arguments.h"
+#include "simulator/workload/torchtitan_config.h"
 
 namespace po = boost::program_options;
 
@@ -69,6 +71,40 @@ void reject_data_parallel_options(const po::variables_map& vm) {
                   "--global-batch, and its framework with --zero, --fsdp or --distributed-optimizer");
 }
 
+// A line naming what a framework's file set that simtrain accepts without modelling, or does not know.
+void list_keys(const char* what, const std::vector<std::string>& keys) {
+  if (keys.empty()) return;
+  std::string list;
+  for (const std::string& key : keys) list += (list.empty() ? "" : " ") + key;
+  std::cerr << "simtrain: " << what << ": " << list << "\n";
+}
+
+// The plan a DeepSpeed or torchtitan file describes over simtrain's own options, which must not say the
+// same thing again.
+workload::ParallelConfig framework_config_plan(const po::variables_map& vm, report::JobLength& job) {
+  const bool deepspeed = vm.count("deepspeed-config") > 0;
+  const std::string option = deepspeed ? "--deepspeed-config" : "--torchtitan-config";
+  const std::vector<const char*> set_by_file =
+      deepspeed ? std::vector<const char*>{"zero", "micro-batch", "global-batch", "precision", "no-overlap-grad-reduce"}
+                : std::vector<const char*>{"model", "tp", "pp", "cp", "dp", "fsdp", "zero", "micro-batch",
+                                           "global-batch", "seq-len", "recompute", "precision"};
+  for (const char* name : set_by_file)
+    if (explicit_option_text(vm, name))
+      throw Error(option + ", --" + name + ": the file sets it; give it in one place");
+  const workload::ParallelConfig base = parallel_from_options(vm);
+  if (deepspeed) {
+    workload::DeepSpeedPlan plan = workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);
+    list_keys("note: DeepSpeed settings that do not change a step's time in simtrain's model", plan.no_effect);
+    list_keys("warning: keys DeepSpeed's configuration does not have (ignored)", plan.unknown);
+    return plan.config;
+  }
+  workload::TorchtitanPlan plan = workload::read_torchtitan_config(vm["torchtitan-config"].as<std::string>(), base);
+  list_keys("note: torchtitan settings that do not change a step's time", plan.no_effect);
+  list_keys("warning: keys torchtitan's schema does not have (ignored)", plan.unknown);
+  if (plan.steps && !vm.count("steps")) job.steps = *plan.steps;
+  return plan.config;
+}
+
 constexpr const char* kRunUsage =
     "usage: simtrain run [options]\n"
     "Megatron-LM's own arguments are read as Megatron reads them (--tensor-model-parallel-size, "
@@ -85,7 +121,14 @@ int run_command(const Arguments& args) {
   if (!parse_or_help(own_args, options, vm, kRunUsage)) return 0;
 
   run::RunRequest request;
-  if (!megatron.empty()) {
+  if (vm.count("deepspeed-config") || vm.count("torchtitan-config")) {
+    if (!megatron.empty() || vm.count("trace") || (vm.count("deepspeed-config") && vm.count("torchtitan-config")))
+      throw Error("--deepspeed-config, --torchtitan-config, --trace and Megatron-LM's arguments each describe "
+                  "the workload: give one");
+    reject_data_parallel_options(vm);
+    request.parallel = framework_config_plan(vm, request.job);
+    request.config_files = {vm[vm.count("deepspeed-config") ? "deepspeed-config" : "torchtitan-config"].as<std::string>()};
+  } else if (!megatron.empty()) {
     if (vm.count("trace")) throw Error("--trace: Megatron-LM's arguments describe a workload; give one or the other");
     reject_data_parallel_options(vm);
     workload::MegatronPlan plan = workload::apply_megatron_arguments(

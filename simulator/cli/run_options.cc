@@ -126,7 +126,8 @@ study::InputContent run_input_content() {
     std::string platform = default_platform, text;
     for (const study::Setting& s : settings) {
       if (s.option == "platform") platform = s.value;
-      if (s.option == "model" || s.option == "profile" || s.option == "trace")
+      if (s.option == "model" || s.option == "profile" || s.option == "trace" || s.option == "deepspeed-config" ||
+          s.option == "torchtitan-config")
         text += s.option + "=" + file_hash(s.value) + "\n";
     }
     // As `simtrain run` resolves it; a platform that resolves to nothing fails in its own run.

@@ -108,6 +108,7 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
     j["workload"] = trace_inputs(request, out.trace);
   else
     j["workload"] = {{"source", "in memory"}, {"model", out.trace.metadata.model}};
+  for (const std::string& path : request.config_files) j["workload"]["config_files"].push_back(file_entry(path));
 
   const bool xml = request.platform.size() > 4 && request.platform.ends_with(".xml");
   const std::string platform_path = xml ? request.platform : platform::cluster_spec_path(request.platform);

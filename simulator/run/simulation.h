@@ -24,6 +24,7 @@ struct RunRequest {
   // file to replay.
   std::optional<workload::DataParallelConfig> workload;
   std::optional<workload::ParallelConfig> parallel;
+  std::vector<std::string> config_files;  // the framework files that described it (DeepSpeed, torchtitan)
   std::vector<std::string> trace_paths;  // any format trace/trace_import.h reads; one file per rank for Kineto
   trace::ImportOptions import;           // how to import recorded traces (step, scale-out, host speed)
   std::optional<trace::Trace> trace;  // a trace built in memory (simtrain collective)

@@ -1,0 +1,78 @@
+// Specification of reading a torchtitan job TOML into a plan.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "simulator/workload/torchtitan_config.h"
+
+namespace simtrain::workload {
+namespace {
+
+ParallelConfig on_gpus(int gpus) {
+  ParallelConfig c;
+  c.gpus = gpus;
+  return c;
+}
+
+constexpr const char* kLlama8b = R"(
+[model]
+name = "llama3"
+flavor = "8B"
+converters = ["float8"]
+
+[training]
+local_batch_size = 2
+seq_len = 8192
+steps = 100
+
+[parallelism]
+data_parallel_replicate_degree = 2
+data_parallel_shard_degree = -1
+tensor_parallel_degree = 2
+enable_async_tensor_parallel = true
+
+[activation_checkpoint]
+mode = "selective"
+
+[optimizer]
+name = "AdamW"
+)";
+
+std::string error_of(const std::string& toml, int gpus = 16) {
+  try {
+    parse_torchtitan_config(toml, "job.toml", on_gpus(gpus));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torchtitan reads them") {
+  const TorchtitanPlan plan = parse_torchtitan_config(kLlama8b, "job.toml", on_gpus(16));
+  const ParallelConfig& c = plan.config;
+  CHECK(c.model == "llama3-8b");
+  CHECK(c.tp == 2);
+  CHECK(c.sp);
+  CHECK(c.dp == 8);  // replicate 2 x shard 4 (the -1 takes the rest)
+  CHECK(c.fsdp == FsdpMode::HybridShard);
+  CHECK(c.micro_batch == 2);
+  CHECK(c.global_batch == 16);
+  CHECK(c.seq_len == 8192);
+  CHECK(c.fp8);
+  CHECK(c.recompute == Recompute::Selective);
+  CHECK(plan.steps == 100);
+  CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]", "parallelism.enable_async_tensor_parallel"});
+}
+
+TEST_CASE("torchtitan's file errors name the file, line and key") {
+  CHECK(error_of(kLlama8b, 10) == "job.toml: parallelism: 10 GPUs are not a multiple of tp x pp x cp x replicate = 4");
+  CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"13B\"\n").find(
+            "job.toml:3: model.flavor: torchtitan's llama3 13B is not in simtrain's zoo") == 0);
+  CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\ntensor_parallel_degree = 2\n")
+            .find("job.toml:5: training.tensor_parallel_degree: an older torchtitan schema") == 0);
+  CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\nmode = \"half\"\n")
+            .find("job.toml:5: activation_checkpoint.mode: expected none, selective or full") == 0);
+}
+
+}  // namespace simtrain::workload
