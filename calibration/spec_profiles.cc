@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "calibration/profile_json.h"
-#include "common/suggest.h"
 #include "common/error.h"
+#include "common/suggest.h"
 
 namespace simtrain::calibration {
 namespace {

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "calibration/spec_profiles.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/run_options.h"
 #include "simulator/cli/workload_options.h"
-#include "calibration/spec_profiles.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/report/nccl_tests_table.h"
 #include "simulator/run/collective_sweep.h"
@@ -63,10 +63,10 @@ struct ElementType {
   DType dtype;
 };
 constexpr ElementType kElementTypes[] = {
-    {"int8", 1, DType::FP8},      {"uint8", 1, DType::FP8},    {"int32", 4, DType::FP32},
-    {"uint32", 4, DType::FP32},   {"int64", 8, DType::FP32},   {"uint64", 8, DType::FP32},
-    {"half", 2, DType::FP16},     {"float", 4, DType::FP32},   {"double", 8, DType::FP32},
-    {"bfloat16", 2, DType::BF16}, {"f8e4m3", 1, DType::FP8},   {"f8e5m2", 1, DType::FP8}};
+    {"int8", 1, DType::FP8},      {"uint8", 1, DType::FP8},  {"int32", 4, DType::FP32},
+    {"uint32", 4, DType::FP32},   {"int64", 8, DType::FP32}, {"uint64", 8, DType::FP32},
+    {"half", 2, DType::FP16},     {"float", 4, DType::FP32}, {"double", 8, DType::FP32},
+    {"bfloat16", 2, DType::BF16}, {"f8e4m3", 1, DType::FP8}, {"f8e5m2", 1, DType::FP8}};
 
 const ElementType& element_type(const std::string& name) {
   std::string list;
@@ -84,8 +84,8 @@ bool reduces(trace::CollectiveKind kind) {
 
 // nccl-tests' count column: elements per rank's send buffer for the collectives that split the buffer.
 double element_count(trace::CollectiveKind kind, double size_bytes, int element_bytes, int ranks) {
-  const bool split = kind == trace::CollectiveKind::AllGather || kind == trace::CollectiveKind::ReduceScatter ||
-                     kind == trace::CollectiveKind::AllToAll;
+  const bool split = kind == trace::CollectiveKind::AllGather ||
+                     kind == trace::CollectiveKind::ReduceScatter || kind == trace::CollectiveKind::AllToAll;
   return std::floor(size_bytes / element_bytes / (split ? ranks : 1));
 }
 
@@ -180,7 +180,8 @@ int collective_command(const Arguments& args) {
   const int per_process = header.threads * header.gpus_per_thread;
   if (spec.gpus_per_node % per_process != 0 && request.gpus % per_process != 0)
     throw Error(fmt::format("-g {} -t {}: {} GPUs per process do not divide the {} GPUs of a {} node",
-                            header.gpus_per_thread, header.threads, per_process, spec.gpus_per_node, spec.name));
+                            header.gpus_per_thread, header.threads, per_process, spec.gpus_per_node,
+                            spec.name));
   const int root = vm["root"].as<int>();
   const bool rooted =
       request.kind == trace::CollectiveKind::Broadcast || request.kind == trace::CollectiveKind::Reduce;

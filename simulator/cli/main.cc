@@ -54,8 +54,10 @@ int main(int argc, char** argv) {
     if (command == "collective") return simtrain::cli::collective_command(args);
     if (command == "validate") return simtrain::cli::validate_command(args);
     const std::string meant = simtrain::did_you_mean(
-        command, {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective", "validate"});
-    std::fprintf(stderr, "simtrain: error: unknown command '%s'%s\n%s", command.c_str(), meant.c_str(), kUsage);
+        command,
+        {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective", "validate"});
+    std::fprintf(stderr, "simtrain: error: unknown command '%s'%s\n%s", command.c_str(), meant.c_str(),
+                 kUsage);
     return simtrain::kExitBadInput;
   } catch (const simtrain::Error& error) {
     std::fprintf(stderr, "simtrain %s: error: %s\n", command.c_str(), error.what());

@@ -13,10 +13,11 @@
 #include "simulator/cli/run_options.h"
 #include "simulator/cli/trace_import_options.h"
 #include "simulator/cli/workload_options.h"
+#include "simulator/report/kineto_timeline.h"
 #include "simulator/report/timeline.h"
 #include "simulator/run/simulation.h"
-#include "simulator/workload/framework.h"
 #include "simulator/workload/deepspeed_config.h"
+#include "simulator/workload/framework.h"
 #include "simulator/workload/megatron_arguments.h"
 #include "simulator/workload/torchtitan_config.h"
 
@@ -53,11 +54,12 @@ double number(const std::string& option, const std::string& text) {
   return value;
 }
 
-// A factor that scales a speed: a bandwidth (--degrade) or a GPU's pace (--straggler). A thousand times either
-// way covers every failure worth simulating; beyond it, or NaN and infinities, the value is a typo.
+// A factor that scales a speed: a bandwidth (--degrade) or a GPU's pace (--straggler). A thousand times
+// either way covers every failure worth simulating; beyond it, or NaN and infinities, the value is a typo.
 double scale_factor(const std::string& option, const std::string& key, const std::string& text) {
   const double value = number(option, text);
-  if (auto why = range_violation(value, {1e-3, true, 1e3, true})) throw Error(option + ": " + key + " " + *why);
+  if (auto why = range_violation(value, {1e-3, true, 1e3, true}))
+    throw Error(option + ": " + key + " " + *why);
   return value;
 }
 
@@ -85,20 +87,25 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
   const bool deepspeed = vm.count("deepspeed-config") > 0;
   const std::string option = deepspeed ? "--deepspeed-config" : "--torchtitan-config";
   const std::vector<const char*> set_by_file =
-      deepspeed ? std::vector<const char*>{"zero", "micro-batch", "global-batch", "precision", "no-overlap-grad-reduce"}
-                : std::vector<const char*>{"model", "tp", "pp", "cp", "dp", "fsdp", "zero", "micro-batch",
+      deepspeed ? std::vector<const char*>{"zero", "micro-batch", "global-batch", "precision",
+                                           "no-overlap-grad-reduce"}
+                : std::vector<const char*>{"model",        "tp",      "pp",        "cp",
+                                           "dp",           "fsdp",    "zero",      "micro-batch",
                                            "global-batch", "seq-len", "recompute", "precision"};
   for (const char* name : set_by_file)
     if (explicit_option_text(vm, name))
       throw Error(option + ", --" + name + ": the file sets it; give it in one place");
   const workload::ParallelConfig base = parallel_from_options(vm);
   if (deepspeed) {
-    workload::DeepSpeedPlan plan = workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);
-    list_keys("note: DeepSpeed settings that do not change a step's time in simtrain's model", plan.no_effect);
+    workload::DeepSpeedPlan plan =
+        workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);
+    list_keys("note: DeepSpeed settings that do not change a step's time in simtrain's model",
+              plan.no_effect);
     list_keys("warning: keys DeepSpeed's configuration does not have (ignored)", plan.unknown);
     return plan.config;
   }
-  workload::TorchtitanPlan plan = workload::read_torchtitan_config(vm["torchtitan-config"].as<std::string>(), base);
+  workload::TorchtitanPlan plan =
+      workload::read_torchtitan_config(vm["torchtitan-config"].as<std::string>(), base);
   list_keys("note: torchtitan settings that do not change a step's time", plan.no_effect);
   list_keys("warning: keys torchtitan's schema does not have (ignored)", plan.unknown);
   if (plan.steps && !vm.count("steps")) job.steps = *plan.steps;
@@ -122,17 +129,22 @@ int run_command(const Arguments& args) {
 
   run::RunRequest request;
   if (vm.count("deepspeed-config") || vm.count("torchtitan-config")) {
-    if (!megatron.empty() || vm.count("trace") || (vm.count("deepspeed-config") && vm.count("torchtitan-config")))
-      throw Error("--deepspeed-config, --torchtitan-config, --trace and Megatron-LM's arguments each describe "
-                  "the workload: give one");
+    if (!megatron.empty() || vm.count("trace") ||
+        (vm.count("deepspeed-config") && vm.count("torchtitan-config")))
+      throw Error(
+          "--deepspeed-config, --torchtitan-config, --trace and Megatron-LM's arguments each describe "
+          "the workload: give one");
     reject_data_parallel_options(vm);
     request.parallel = framework_config_plan(vm, request.job);
-    request.config_files = {vm[vm.count("deepspeed-config") ? "deepspeed-config" : "torchtitan-config"].as<std::string>()};
+    request.config_files = {
+        vm[vm.count("deepspeed-config") ? "deepspeed-config" : "torchtitan-config"].as<std::string>()};
   } else if (!megatron.empty()) {
-    if (vm.count("trace")) throw Error("--trace: Megatron-LM's arguments describe a workload; give one or the other");
+    if (vm.count("trace"))
+      throw Error("--trace: Megatron-LM's arguments describe a workload; give one or the other");
     reject_data_parallel_options(vm);
     workload::MegatronPlan plan = workload::apply_megatron_arguments(
-        megatron, parallel_from_options(vm), [&](const std::string& name) { return explicit_option_text(vm, name); });
+        megatron, parallel_from_options(vm),
+        [&](const std::string& name) { return explicit_option_text(vm, name); });
     request.parallel = std::move(plan.config);
     if (plan.train_iters) {
       if (vm.count("steps") && vm["steps"].as<double>() != *plan.train_iters)
@@ -147,17 +159,25 @@ int run_command(const Arguments& args) {
   } else if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
-    for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
-                             "framework", "tp", "sp", "pp", "vpp", "cp", "ep", "dp", "zero",
-                             "distributed-optimizer", "micro-batch", "global-batch", "recompute", "schedule"})
+    for (const char* name : {"model",       "batch-per-gpu",
+                             "grad-accum",  "precision",
+                             "seq-len",     "optimizer",
+                             "framework",   "tp",
+                             "sp",          "pp",
+                             "vpp",         "cp",
+                             "ep",          "dp",
+                             "zero",        "distributed-optimizer",
+                             "micro-batch", "global-batch",
+                             "recompute",   "schedule"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_paths = vm["trace"].as<std::vector<std::string>>();
     request.import = import_options_from(vm);
   } else if (vm.count("step") || vm.count("host-speed") || vm.count("host-step-time") ||
              !vm["fsdp-min-params"].defaulted()) {
-    throw Error("--step, --host-speed, --host-step-time, --fsdp-min-params: apply to a recorded trace "
-                "(--trace FILE)");
+    throw Error(
+        "--step, --host-speed, --host-step-time, --fsdp-min-params: apply to a recorded trace "
+        "(--trace FILE)");
   } else if (wants_model_parallelism(vm)) {
     reject_data_parallel_options(vm);
     request.parallel = parallel_from_options(vm);
@@ -178,7 +198,8 @@ int run_command(const Arguments& args) {
   if (vm.count("degrade"))
     for (const std::string& text : vm["degrade"].as<std::vector<std::string>>()) {
       const auto fields = key_values("--degrade", text, {"link", "factor"});
-      request.degraded_links.emplace_back(fields.at("link"), scale_factor("--degrade", "factor", fields.at("factor")));
+      request.degraded_links.emplace_back(fields.at("link"),
+                                          scale_factor("--degrade", "factor", fields.at("factor")));
     }
   if (vm.count("straggler"))
     for (const std::string& text : vm["straggler"].as<std::vector<std::string>>()) {
@@ -186,7 +207,8 @@ int run_command(const Arguments& args) {
       const double rank = number("--straggler", fields.at("rank"));
       if (rank != std::floor(rank) || rank < 0 || rank > 1e9)
         throw Error("--straggler: rank must be a whole number >= 0, got '" + fields.at("rank") + "'");
-      request.rank_slowdown[static_cast<int>(rank)] = scale_factor("--straggler", "slowdown", fields.at("slowdown"));
+      request.rank_slowdown[static_cast<int>(rank)] =
+          scale_factor("--straggler", "slowdown", fields.at("slowdown"));
     }
   request.nccl = nccl_override_from_options(vm);
   request.jitter.seed = vm["seed"].as<std::uint64_t>();
@@ -217,6 +239,11 @@ int run_command(const Arguments& args) {
   // A document written to stdout ('-') is all that goes there: the summary then goes to stderr.
   const bool json_to_stdout = vm.count("json") && vm["json"].as<std::string>() == "-";
   const bool timeline_to_stdout = vm.count("timeline") && vm["timeline"].as<std::string>() == "-";
+  const std::string timeline_format = vm["timeline-format"].as<std::string>();
+  if (timeline_format != "chrome" && timeline_format != "kineto")
+    throw Error("--timeline-format: unknown format '" + timeline_format + "' (chrome, kineto)");
+  if (timeline_format == "kineto" && timeline_to_stdout)
+    throw Error("--timeline-format kineto writes one file per rank: give --timeline a path prefix, not '-'");
   if (json_to_stdout && timeline_to_stdout)
     throw Error("--json -, --timeline -: only one of them can go to stdout");
   std::optional<run::RunOutput> finished;
@@ -227,12 +254,16 @@ int run_command(const Arguments& args) {
   }
   run::RunOutput& out = *finished;
   for (const std::string& warning : out.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
-  (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout) << report::summary_text(out.result, vm.count("omit-wall-time") == 0);
+  (json_to_stdout || timeline_to_stdout ? std::cerr : std::cout)
+      << report::summary_text(out.result, vm.count("omit-wall-time") == 0);
   if (vm.count("json")) {
     std::string text = report::to_json(out.result, vm.count("omit-wall-time") == 0).dump(2) + "\n";
     write_output_file(vm["json"].as<std::string>(), text);
   }
-  if (vm.count("timeline"))
+  if (vm.count("timeline") && vm["timeline-format"].as<std::string>() == "kineto")
+    report::write_kineto_timelines(out.trace, out.replay, out.profile.device.name,
+                                   out.profile.device.memory_bytes, vm["timeline"].as<std::string>());
+  else if (vm.count("timeline"))
     report::write_timeline_file(out.trace, out.replay, vm["timeline"].as<std::string>());
   return 0;
 }

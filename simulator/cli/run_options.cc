@@ -58,9 +58,8 @@ po::options_description run_options() {
                         "Chakra trace, told apart by content; with --gpus N a one-GPU recording is scaled "
                         "out as PyTorch DDP (or FSDP with --fsdp full)");
   add_trace_import_options(options);
-  options.add_options()(
-      "platform", po::value<std::string>()->default_value("dgx-a100"),
-      "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
+  options.add_options()("platform", po::value<std::string>()->default_value("dgx-a100"),
+                        "cluster spec name (simtrain platforms), TOML file, or SimGrid XML file")(
       "nodes", po::value<int>(), "number of nodes (default: as many as --gpus needs)")(
       "gpus-per-node", po::value<int>()->default_value(8), "GPUs per node of a SimGrid XML platform")(
       "profile", po::value<std::string>(), "calibration profile name or file (default: the platform's GPU)")(
@@ -85,8 +84,13 @@ po::options_description run_options() {
       "fidelity", po::value<std::string>()->default_value("full"),
       "full | fast (fast folds data-parallel replicas into one: their collectives see no contention)")(
       "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
-      "omit-wall-time", "leave the wall time out of the JSON and the summary, so that they depend on the inputs alone")(
-      "timeline", po::value<std::string>(), "write a Chrome/Perfetto timeline JSON to this file")(
+      "omit-wall-time",
+      "leave the wall time out of the JSON and the summary, so that they depend on the inputs alone")(
+      "timeline", po::value<std::string>(),
+      "write a Chrome/Perfetto timeline JSON to this file (with --timeline-format kineto: a prefix)")(
+      "timeline-format", po::value<std::string>()->default_value("chrome"),
+      "chrome (one Perfetto file, flows between ranks) | kineto (one torch.profiler-style file per rank: "
+      "PREFIX.rankN.pt.trace.json, for Holistic Trace Analysis and TensorBoard)")(
       "timeline-ranks", po::value<int>()->default_value(8), "ranks shown in the timeline");
   return options;
 }
@@ -104,7 +108,7 @@ study::OptionLookup run_option_lookup() {
     kind.known = true;
     kind.is_switch = option->semantic()->max_tokens() == 0;
     kind.reserved = name == "json" || name == "omit-wall-time" || name == "timeline" ||
-                    name == "timeline-ranks" || name == "help";
+                    name == "timeline-ranks" || name == "timeline-format" || name == "help";
     return kind;
   };
 }
@@ -126,8 +130,8 @@ study::InputContent run_input_content() {
     std::string platform = default_platform, text;
     for (const study::Setting& s : settings) {
       if (s.option == "platform") platform = s.value;
-      if (s.option == "model" || s.option == "profile" || s.option == "trace" || s.option == "deepspeed-config" ||
-          s.option == "torchtitan-config")
+      if (s.option == "model" || s.option == "profile" || s.option == "trace" ||
+          s.option == "deepspeed-config" || s.option == "torchtitan-config")
         text += s.option + "=" + file_hash(s.value) + "\n";
     }
     // As `simtrain run` resolves it; a platform that resolves to nothing fails in its own run.

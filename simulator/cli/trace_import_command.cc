@@ -17,7 +17,8 @@ int trace_import_command(const Arguments& args) {
   po::options_description options("simtrain trace import options");
   options.add_options()("help,h", "show this help")(
       "input", po::value<std::vector<std::string>>()->required(), "recorded trace files (one per rank)")(
-      "output,o", po::value<std::string>()->required(), "trace file to write (gzip-compressed if it ends in .gz)");
+      "output,o", po::value<std::string>()->required(),
+      "trace file to write (gzip-compressed if it ends in .gz)");
   add_trace_import_options(options);
   add_scale_out_options(options);
   po::positional_options_description positional;
@@ -27,7 +28,8 @@ int trace_import_command(const Arguments& args) {
     return 0;
   const trace::ImportOptions import = import_options_from(vm);
   trace::ImportReport report;
-  const trace::Trace trace = trace::import_trace_files(vm["input"].as<std::vector<std::string>>(), import, report);
+  const trace::Trace trace =
+      trace::import_trace_files(vm["input"].as<std::vector<std::string>>(), import, report);
   for (const std::string& warning : report.warnings) std::cerr << "simtrain: warning: " << warning << "\n";
   trace::write_trace_file(trace, vm["output"].as<std::string>());
   std::size_t ops = 0;

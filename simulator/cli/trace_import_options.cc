@@ -15,7 +15,8 @@ void add_trace_import_options(po::options_description& options) {
       "host-step-time", po::value<double>(),
       "seconds one unprofiled step of the recorded trace took on its machine: calibrates the host's speed "
       "(needs a host-bound step)")(
-      "fsdp-min-params", po::value<double>()->default_value(trace::ImportOptions{}.fsdp_min_unit_params, "1e8"),
+      "fsdp-min-params",
+      po::value<double>()->default_value(trace::ImportOptions{}.fsdp_min_unit_params, "1e8"),
       "with --fsdp full: parameters per FSDP unit, as size_based_auto_wrap_policy's min_num_params");
 }
 
@@ -38,7 +39,8 @@ trace::ImportOptions import_options_from(const po::variables_map& vm) {
       throw Error("--fsdp: a recorded trace scales out as FSDP full shard only ('full'), not '" + mode + "'");
     if (import.data_parallel_ranks == 0) throw Error("--fsdp: give the GPUs to shard over with --gpus N");
     if (vm.count("bucket-mb") && !vm["bucket-mb"].defaulted())
-      throw Error("--bucket-mb: DDP's buckets do not apply to FSDP, whose units are set by --fsdp-min-params");
+      throw Error(
+          "--bucket-mb: DDP's buckets do not apply to FSDP, whose units are set by --fsdp-min-params");
     import.sharding = trace::DataParallelSharding::Fsdp;
   } else if (vm.count("fsdp-min-params") && !vm["fsdp-min-params"].defaulted()) {
     throw Error("--fsdp-min-params: applies with --fsdp full");

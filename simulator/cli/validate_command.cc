@@ -19,8 +19,8 @@ namespace simtrain::cli {
 
 int validate_command(const Arguments& args) {
   po::options_description options("simtrain validate options");
-  options.add_options()("help,h", "show this help")(
-      "suite", po::value<std::vector<std::string>>(), "suites to run (default: all; --list names them)")(
+  options.add_options()("help,h", "show this help")("suite", po::value<std::vector<std::string>>(),
+                                                    "suites to run (default: all; --list names them)")(
       "list", "list the suites")("json", "print the outcomes as JSON (each suite's table as text)")(
       "source-dir", po::value<std::string>()->default_value(SIMTRAIN_SOURCE_DIR),
       "the simtrain source tree holding tools/ and validation/");
@@ -40,7 +40,8 @@ int validate_command(const Arguments& args) {
   if (vm.count("suite")) {
     for (const std::string& name : vm["suite"].as<std::vector<std::string>>()) {
       const auto it = std::find(names.begin(), names.end(), name);
-      if (it == names.end()) throw Error("unknown suite '" + name + "'" + did_you_mean(name, names) + " (--list)");
+      if (it == names.end())
+        throw Error("unknown suite '" + name + "'" + did_you_mean(name, names) + " (--list)");
       chosen.push_back(&suites[static_cast<std::size_t>(it - names.begin())]);
     }
   } else {
@@ -56,12 +57,17 @@ int validate_command(const Arguments& args) {
     if (!json) std::cout << fmt::format("== {}: {}\n", suite->name, suite->what) << std::flush;
     const study::SuiteOutcome o = study::run_validation_suite(*suite, source_dir, self);
     const std::string verdict = o.exit_status == 0 ? "meets its target"
-                                : o.exit_status == 1 ? "misses its target"
-                                                     : "could not run (status " + std::to_string(o.exit_status) + ")";
+                                : o.exit_status == 1
+                                    ? "misses its target"
+                                    : "could not run (status " + std::to_string(o.exit_status) + ")";
     if (o.exit_status != 0) ++missed;
     if (json) {
-      outcomes.push_back({{"suite", o.name}, {"what", suite->what}, {"exit_status", o.exit_status},
-                          {"verdict", verdict}, {"wall_s", o.wall_s}, {"output", o.output}});
+      outcomes.push_back({{"suite", o.name},
+                          {"what", suite->what},
+                          {"exit_status", o.exit_status},
+                          {"verdict", verdict},
+                          {"wall_s", o.wall_s},
+                          {"output", o.output}});
     } else {
       std::cout << o.output << fmt::format("-- {}: {} ({:.0f} s)\n\n", suite->name, verdict, o.wall_s);
     }

@@ -68,7 +68,8 @@ void add_parallel_options(po::options_description& options) {
       "recompute", po::value<std::string>()->default_value("none"),
       "activation recomputation: none | selective | full")(
       "schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe")(
-      "deepspeed-config", po::value<std::string>(), "a DeepSpeed JSON configuration (ZeRO stage, batches, precision)")(
+      "deepspeed-config", po::value<std::string>(),
+      "a DeepSpeed JSON configuration (ZeRO stage, batches, precision)")(
       "torchtitan-config", po::value<std::string>(),
       "a torchtitan job TOML (model, batch, FSDP/TP/PP/CP degrees, float8, activation checkpointing)")(
       "attention", po::value<std::string>()->default_value("flash"),

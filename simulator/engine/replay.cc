@@ -422,7 +422,7 @@ class StreamActor {
   const trace::Program& program_;
   const ProgramPlan& plan_;
   const std::vector<double>& durations_;
-  const double slowdown_;  // a straggler's compute factor, 1 otherwise
+  const double slowdown_;   // a straggler's compute factor, 1 otherwise
   const bool host_stream_;  // the stream holds the host's work, not the GPU's
   double pending_s_ = 0;
   cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective
@@ -572,8 +572,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     if (state.slowdown.empty()) state.slowdown.assign(trace.world_size, 1.0);
     state.slowdown[rank] = factor;
   }
-  check_durations(trace, costs, state.slowdown.empty() ? 1.0 : *std::max_element(state.slowdown.begin(),
-                                                                                   state.slowdown.end()));
+  check_durations(
+      trace, costs,
+      state.slowdown.empty() ? 1.0 : *std::max_element(state.slowdown.begin(), state.slowdown.end()));
   // The timeline shows the first simulated ranks (lockstep members have no events of their own).
   state.on_timeline.assign(trace.world_size, 0);
   for (int rank = 0, shown = 0; rank < trace.world_size && shown < options.timeline_ranks; ++rank)
@@ -638,8 +639,8 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
     busy.insert(busy.end(), r.p2p_busy.begin(), r.p2p_busy.end());
     t.host_bound_s = uncovered_length(r.host_busy, busy);
-    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s -
-                                 t.host_bound_s);
+    t.idle_s = std::max(
+        0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s - t.host_bound_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());
   }
   // A lockstep member's iteration is its representative's.

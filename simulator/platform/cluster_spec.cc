@@ -204,8 +204,8 @@ std::string cluster_spec_path(const std::string& name_or_path) {
   std::string list;
   for (const auto& name : shipped) list += (list.empty() ? "" : ", ") + name;
   throw Error("unknown platform \"" + name_or_path + "\"" + did_you_mean(name_or_path, shipped) +
-              ": neither a shipped spec (" +
-              (list.empty() ? "none found in " + platform_directory() : list) + ") nor a file");
+              ": neither a shipped spec (" + (list.empty() ? "none found in " + platform_directory() : list) +
+              ") nor a file");
 }
 
 ClusterSpec load_cluster_spec(const std::string& name_or_path) {

@@ -195,8 +195,9 @@ std::string summary_text(const Result& r, bool include_wall_time) {
     text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
                         r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
   else
-    text += fmt::format("  memory per GPU   not known: the trace has no memory figures ({:.1f} GiB on the GPU)\n",
-                        r.memory_capacity_bytes / kGiB);
+    text +=
+        fmt::format("  memory per GPU   not known: the trace has no memory figures ({:.1f} GiB on the GPU)\n",
+                    r.memory_capacity_bytes / kGiB);
   if (r.job_time_s)
     text +=
         fmt::format("  job time         {} for {:.0f} steps ({:.0f} s start-up, {:.1f}% per-step overhead)\n",

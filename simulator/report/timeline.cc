@@ -1,11 +1,91 @@
 // Implements timeline.h: Trace Event Format JSON, one process per rank, one thread per stream.
 #include "simulator/report/timeline.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "common/file_io.h"
 
 namespace simtrain::report {
+namespace {
+
+// Where each rank sits in each group's communicators: (communicator index, position), or (-1, -1).
+using Placement = std::vector<std::vector<std::pair<int, int>>>;  // [group][rank]
+
+Placement placement_of(const trace::Trace& trace) {
+  Placement out(trace.groups.size(), std::vector<std::pair<int, int>>(trace.world_size, {-1, -1}));
+  for (std::size_t g = 0; g < trace.groups.size(); ++g)
+    for (std::size_t c = 0; c < trace.groups[g].communicators.size(); ++c) {
+      const auto& members = trace.groups[g].communicators[c];
+      for (std::size_t i = 0; i < members.size(); ++i)
+        if (members[i] >= 0 && members[i] < trace.world_size)
+          out[g][members[i]] = {static_cast<int>(c), static_cast<int>(i)};
+    }
+  return out;
+}
+
+// Perfetto flow events ("s" ... "t" ... "f", bound to the slices they fall in): each send to its receive,
+// and the members of each collective instance from the lowest rank to the highest, so that the UI draws
+// who waited on whom. Only among the ranks the timeline shows.
+void add_flow_events(const trace::Trace& trace, const engine::ReplayResult& replay, nlohmann::json& events) {
+  const Placement place = placement_of(trace);
+  // Events in start order, so that the k-th send of a pair meets the k-th receive.
+  std::vector<const engine::OpEvent*> ordered;
+  for (const engine::OpEvent& e : replay.events) ordered.push_back(&e);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+    return a->start_s < b->start_s || (a->start_s == b->start_s && a->rank < b->rank);
+  });
+  // (sender, receiver, tag) -> k-th; (group, communicator, instance) -> members.
+  std::map<std::tuple<int, int, int>, std::vector<const engine::OpEvent*>> sends, receives;
+  std::map<std::tuple<int, int, int>, std::vector<const engine::OpEvent*>> collectives;
+  std::map<std::pair<int, int>, int> instances;  // (rank, group) -> collectives seen
+  const auto peer = [&](int rank, const trace::P2PSpec& p) {
+    const auto [c, i] = place[p.group][rank];
+    if (c < 0) return -1;
+    const auto& members = trace.groups[p.group].communicators[c];
+    const int n = static_cast<int>(members.size());
+    return members[((i + p.peer_offset) % n + n) % n];
+  };
+  for (const engine::OpEvent* e : ordered) {
+    const trace::Op& op = trace.program_of(e->rank).ops[e->op];
+    if (op.type == trace::OpType::Send) {
+      sends[{e->rank, peer(e->rank, op.p2p), op.p2p.tag}].push_back(e);
+    } else if (op.type == trace::OpType::Recv) {
+      receives[{peer(e->rank, op.p2p), e->rank, op.p2p.tag}].push_back(e);
+    } else if (op.type == trace::OpType::Collective) {
+      const int g = op.collective.group;
+      const int k = instances[{e->rank, g}]++;
+      collectives[{g, place[g][e->rank].first, k}].push_back(e);
+    }
+  }
+  std::uint64_t id = 0;
+  const auto flow = [&](const char* phase, const engine::OpEvent* e, const char* name) {
+    const trace::Op& op = trace.program_of(e->rank).ops[e->op];
+    nlohmann::json f = {{"ph", phase},    {"id", id},         {"name", name},          {"cat", name},
+                        {"pid", e->rank}, {"tid", op.stream}, {"ts", e->start_s * 1e6}};
+    if (phase[0] != 's') f["bp"] = "e";
+    events.push_back(std::move(f));
+  };
+  for (const auto& [key, sent] : sends) {
+    const auto found = receives.find(key);
+    if (found == receives.end()) continue;
+    for (std::size_t k = 0; k < std::min(sent.size(), found->second.size()); ++k, ++id) {
+      flow("s", sent[k], "p2p");
+      flow("f", found->second[k], "p2p");
+    }
+  }
+  for (auto& [key, members] : collectives) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->rank < b->rank; });
+    for (std::size_t m = 0; m < members.size(); ++m)
+      flow(m == 0 ? "s" : m + 1 == members.size() ? "f" : "t", members[m], "collective");
+    ++id;
+  }
+}
+
+}  // namespace
 
 nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResult& replay) {
   nlohmann::json events = nlohmann::json::array();
@@ -54,6 +134,7 @@ nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResu
                       {"dur", (e.end_s - e.start_s) * 1e6},
                       {"args", args}});
   }
+  add_flow_events(trace, replay, events);
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 

@@ -11,7 +11,7 @@ namespace simtrain::run {
 
 struct CollectiveSweepRequest {
   trace::CollectiveKind kind = trace::CollectiveKind::AllReduce;
-  DType dtype = DType::FP32;  // the elements' type, as far as the cost of reducing them goes
+  DType dtype = DType::FP32;        // the elements' type, as far as the cost of reducing them goes
   std::vector<double> sizes_bytes;  // nccl-tests' "size": the buffer, as CollectiveSpec::bytes counts it
   int gpus = 8;
   RunRequest run;  // platform, nodes, profile; its workload fields are ignored

@@ -22,9 +22,12 @@ json file_entry(const std::string& path) {
 
 const char* fsdp_name(workload::FsdpMode mode) {
   switch (mode) {
-    case workload::FsdpMode::FullShard: return "full";
-    case workload::FsdpMode::HybridShard: return "hybrid";
-    case workload::FsdpMode::None: break;
+    case workload::FsdpMode::FullShard:
+      return "full";
+    case workload::FsdpMode::HybridShard:
+      return "hybrid";
+    case workload::FsdpMode::None:
+      break;
   }
   return "none";
 }
@@ -38,15 +41,16 @@ int resolved_seq_len(int option, const trace::Trace& trace) {
 
 json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Trace& trace) {
   json j = {{"source", "generated"},
-          {"model", c.model},
-          {"framework", c.framework},
-          {"precision", std::string(workload::to_string(c.precision))},
-          {"optimizer", std::string(workload::to_string(c.optimizer))},
-          {"batch_per_gpu", c.batch_per_gpu},
-          {"grad_accum", c.grad_accum},
-          {"bucket_bytes", c.bucket_bytes},
-          {"parallel", {{"dp", c.gpus}}}};
-  if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0) j["seq_len"] = seq_len;
+            {"model", c.model},
+            {"framework", c.framework},
+            {"precision", std::string(workload::to_string(c.precision))},
+            {"optimizer", std::string(workload::to_string(c.optimizer))},
+            {"batch_per_gpu", c.batch_per_gpu},
+            {"grad_accum", c.grad_accum},
+            {"bucket_bytes", c.bucket_bytes},
+            {"parallel", {{"dp", c.gpus}}}};
+  if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0)
+    j["seq_len"] = seq_len;
   return j;
 }
 
@@ -54,7 +58,9 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   const int dp = c.dp > 0 ? c.dp : c.gpus / std::max(1, c.tp * c.pp * c.cp);
   return {{"source", "generated"},
           {"model", c.model},
-          {"framework", c.zero > 0 ? "deepspeed" : c.fsdp != workload::FsdpMode::None ? "fsdp" : "megatron"},
+          {"framework", c.zero > 0                           ? "deepspeed"
+                        : c.fsdp != workload::FsdpMode::None ? "fsdp"
+                                                             : "megatron"},
           {"precision", c.fp8 ? std::string("fp8") : std::string(workload::to_string(c.precision))},
           {"micro_batch", c.micro_batch},
           {"global_batch", c.global_batch > 0 ? c.global_batch : c.micro_batch * dp},
@@ -108,7 +114,8 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
     j["workload"] = trace_inputs(request, out.trace);
   else
     j["workload"] = {{"source", "in memory"}, {"model", out.trace.metadata.model}};
-  for (const std::string& path : request.config_files) j["workload"]["config_files"].push_back(file_entry(path));
+  for (const std::string& path : request.config_files)
+    j["workload"]["config_files"].push_back(file_entry(path));
 
   const bool xml = request.platform.size() > 4 && request.platform.ends_with(".xml");
   const std::string platform_path = xml ? request.platform : platform::cluster_spec_path(request.platform);
@@ -128,7 +135,8 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
   json what_ifs = json::object();
   if (request.nccl.algorithm) what_ifs["nccl_algo"] = cost::to_string(*request.nccl.algorithm);
   if (request.nccl.protocol) what_ifs["nccl_proto"] = cost::to_string(*request.nccl.protocol);
-  if (request.nccl.buffer_bytes != cost::kNcclDefaultBufferBytes) what_ifs["nccl_buffsize"] = request.nccl.buffer_bytes;
+  if (request.nccl.buffer_bytes != cost::kNcclDefaultBufferBytes)
+    what_ifs["nccl_buffsize"] = request.nccl.buffer_bytes;
   for (const auto& [link, factor] : request.degraded_links) what_ifs["degraded_links"][link] = factor;
   for (const auto& [rank, slowdown] : request.rank_slowdown)
     what_ifs["stragglers"][std::to_string(rank)] = slowdown;

@@ -8,9 +8,9 @@
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
 #include "common/version.h"
-#include "simulator/run/run_inputs.h"
 #include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
+#include "simulator/run/run_inputs.h"
 #include "simulator/workload/megatron_trace.h"
 
 namespace simtrain::run {
@@ -57,14 +57,16 @@ std::string memory_error(const trace::Trace& trace, const calibration::Calibrati
                          const RunRequest& request) {
   constexpr double kGiB = 1024.0 * 1024 * 1024;
   const char* levers =
-      request.parallel ? "recompute activations (--recompute selective|full), add pipeline stages (--pp), shard "
-                         "the optimizer and weights (--distributed-optimizer, --zero 1-3, --fsdp full), lower "
-                         "--micro-batch"
-                       : "lower --batch-per-gpu and raise --grad-accum";
-  return fmt::format("does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; {}, or pass "
-                     "--allow-oom to simulate it anyway",
-                     trace.metadata.model, trace.metadata.peak_memory_bytes / kGiB, profile.device.name,
-                     profile.device.memory_bytes / kGiB, levers);
+      request.parallel
+          ? "recompute activations (--recompute selective|full), add pipeline stages (--pp), shard "
+            "the optimizer and weights (--distributed-optimizer, --zero 1-3, --fsdp full), lower "
+            "--micro-batch"
+          : "lower --batch-per-gpu and raise --grad-accum";
+  return fmt::format(
+      "does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; {}, or pass "
+      "--allow-oom to simulate it anyway",
+      trace.metadata.model, trace.metadata.peak_memory_bytes / kGiB, profile.device.name,
+      profile.device.memory_bytes / kGiB, levers);
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ struct RunRequest {
   std::optional<workload::DataParallelConfig> workload;
   std::optional<workload::ParallelConfig> parallel;
   std::vector<std::string> config_files;  // the framework files that described it (DeepSpeed, torchtitan)
-  std::vector<std::string> trace_paths;  // any format trace/trace_import.h reads; one file per rank for Kineto
-  trace::ImportOptions import;           // how to import recorded traces (step, scale-out, host speed)
+  std::vector<std::string>
+      trace_paths;                    // any format trace/trace_import.h reads; one file per rank for Kineto
+  trace::ImportOptions import;        // how to import recorded traces (step, scale-out, host speed)
   std::optional<trace::Trace> trace;  // a trace built in memory (simtrain collective)
 
   std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)

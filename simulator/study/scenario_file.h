@@ -49,7 +49,7 @@ struct Study {
 struct OptionKind {
   bool known = false;
   bool is_switch = false;
-  bool reserved = false;  // set by the sweep itself (--json, --omit-wall-time, --timeline, --help)
+  bool reserved = false;   // set by the sweep itself (--json, --omit-wall-time, --timeline, --help)
   std::string suggestion;  // for an unknown option: the likely intended one, or empty
 };
 using OptionLookup = std::function<OptionKind(const std::string& option)>;

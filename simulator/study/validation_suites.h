@@ -10,10 +10,10 @@
 namespace simtrain::study {
 
 struct ValidationSuite {
-  std::string name;                // "nccl", "dle", ...
-  std::string what;                // one line: what is compared with what
-  std::string script;              // relative to the source tree
-  std::vector<std::string> args;   // besides --simtrain
+  std::string name;               // "nccl", "dle", ...
+  std::string what;               // one line: what is compared with what
+  std::string script;             // relative to the source tree
+  std::vector<std::string> args;  // besides --simtrain
 };
 
 // Every suite, in the order `simtrain validate` runs them.

@@ -13,60 +13,203 @@ namespace {
 using Names = std::unordered_set<std::string_view>;
 
 // Operators that only describe or allocate tensors, or that call their kernels through children when they
-// do any work (aten::to is a no-op when the dtype already matches; aten::dropout with p = 0 returns its input):
-// without this list a no-op would be costed as an elementwise kernel over its tensors.
-const Names kViews = {
-    "as_strided", "as_strided_", "view", "reshape", "_reshape_alias", "t", "transpose", "transpose_", "permute",
-    "expand", "expand_as", "slice", "select", "unsqueeze", "unsqueeze_", "squeeze", "squeeze_", "alias",
-    "detach", "detach_", "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "resize_",
-    "resize_as_", "result_type", "lift_fresh", "lift", "narrow", "_unsafe_view", "view_as", "contiguous",
-    "split", "split_with_sizes", "unsafe_split", "chunk", "unbind", "unflatten", "flatten", "numpy_T", "T",
-    "mT", "to", "type_as", "dropout", "feature_dropout", "alpha_dropout", "item", "_local_scalar_dense",
-    "is_nonzero", "size", "stride", "dim", "numel", "set_", "broadcast_tensors", "unfold", "diagonal",
-    "view_as_real", "view_as_complex", "_neg_view", "_conj", "conj", "resolve_conj", "resolve_neg",
-    "record_stream", "pin_memory", "_has_compatible_shallow_copy_type", "is_same_size", "linear", "matmul",
-    "conv2d", "convolution", "_convolution", "batch_norm", "_batch_norm_impl_index", "layer_norm",
-    "scaled_dot_product_attention", "embedding", "embedding_backward", "cross_entropy_loss", "nll_loss",
-    "nll_loss_nd", "log_softmax", "softmax", "max_pool2d", "adaptive_avg_pool2d", "group_norm", "rms_norm"};
+// do any work (aten::to is a no-op when the dtype already matches; aten::dropout with p = 0 returns its
+// input): without this list a no-op would be costed as an elementwise kernel over its tensors.
+const Names kViews = {"as_strided",
+                      "as_strided_",
+                      "view",
+                      "reshape",
+                      "_reshape_alias",
+                      "t",
+                      "transpose",
+                      "transpose_",
+                      "permute",
+                      "expand",
+                      "expand_as",
+                      "slice",
+                      "select",
+                      "unsqueeze",
+                      "unsqueeze_",
+                      "squeeze",
+                      "squeeze_",
+                      "alias",
+                      "detach",
+                      "detach_",
+                      "empty",
+                      "empty_strided",
+                      "empty_like",
+                      "new_empty",
+                      "new_empty_strided",
+                      "resize_",
+                      "resize_as_",
+                      "result_type",
+                      "lift_fresh",
+                      "lift",
+                      "narrow",
+                      "_unsafe_view",
+                      "view_as",
+                      "contiguous",
+                      "split",
+                      "split_with_sizes",
+                      "unsafe_split",
+                      "chunk",
+                      "unbind",
+                      "unflatten",
+                      "flatten",
+                      "numpy_T",
+                      "T",
+                      "mT",
+                      "to",
+                      "type_as",
+                      "dropout",
+                      "feature_dropout",
+                      "alpha_dropout",
+                      "item",
+                      "_local_scalar_dense",
+                      "is_nonzero",
+                      "size",
+                      "stride",
+                      "dim",
+                      "numel",
+                      "set_",
+                      "broadcast_tensors",
+                      "unfold",
+                      "diagonal",
+                      "view_as_real",
+                      "view_as_complex",
+                      "_neg_view",
+                      "_conj",
+                      "conj",
+                      "resolve_conj",
+                      "resolve_neg",
+                      "record_stream",
+                      "pin_memory",
+                      "_has_compatible_shallow_copy_type",
+                      "is_same_size",
+                      "linear",
+                      "matmul",
+                      "conv2d",
+                      "convolution",
+                      "_convolution",
+                      "batch_norm",
+                      "_batch_norm_impl_index",
+                      "layer_norm",
+                      "scaled_dot_product_attention",
+                      "embedding",
+                      "embedding_backward",
+                      "cross_entropy_loss",
+                      "nll_loss",
+                      "nll_loss_nd",
+                      "log_softmax",
+                      "softmax",
+                      "max_pool2d",
+                      "adaptive_avg_pool2d",
+                      "group_norm",
+                      "rms_norm"};
 
 const Names kGemms = {"mm", "addmm", "_addmm_activation", "bmm", "baddbmm", "addbmm", "_scaled_mm"};
 const Names kConvForward = {"cudnn_convolution", "cudnn_convolution_relu", "cudnn_convolution_add_relu",
                             "cudnn_convolution_transpose", "convolution_overrideable"};
-const Names kAttentionForward = {"_scaled_dot_product_cudnn_attention", "_scaled_dot_product_flash_attention",
-                                 "_scaled_dot_product_efficient_attention", "_cudnn_attention_forward",
-                                 "_flash_attention_forward", "_efficient_attention_forward"};
-const Names kAttentionBackward = {
-    "_scaled_dot_product_cudnn_attention_backward", "_scaled_dot_product_flash_attention_backward",
-    "_scaled_dot_product_efficient_attention_backward", "_cudnn_attention_backward",
-    "_flash_attention_backward", "_efficient_attention_backward"};
+const Names kAttentionForward = {"_scaled_dot_product_cudnn_attention",
+                                 "_scaled_dot_product_flash_attention",
+                                 "_scaled_dot_product_efficient_attention",
+                                 "_cudnn_attention_forward",
+                                 "_flash_attention_forward",
+                                 "_efficient_attention_forward"};
+const Names kAttentionBackward = {"_scaled_dot_product_cudnn_attention_backward",
+                                  "_scaled_dot_product_flash_attention_backward",
+                                  "_scaled_dot_product_efficient_attention_backward",
+                                  "_cudnn_attention_backward",
+                                  "_flash_attention_backward",
+                                  "_efficient_attention_backward"};
 // FlashAttention's and memory-efficient attention's own entry points take [batch, seq, heads, head_dim];
 // the scaled_dot_product_* ones and cuDNN's take [batch, heads, seq, head_dim].
 const Names kSequenceMajorAttention = {"_flash_attention_forward", "_efficient_attention_forward",
                                        "_flash_attention_backward", "_efficient_attention_backward"};
-const Names kLayerNorms = {"native_layer_norm", "native_layer_norm_backward", "_fused_rms_norm",
-                           "_fused_rms_norm_backward", "native_group_norm", "native_group_norm_backward"};
-const Names kBatchNorms = {"cudnn_batch_norm", "cudnn_batch_norm_backward", "native_batch_norm",
-                           "native_batch_norm_backward", "_native_batch_norm_legit",
-                           "_native_batch_norm_legit_no_training", "batch_norm_backward"};
+const Names kLayerNorms = {"native_layer_norm", "native_layer_norm_backward",
+                           "_fused_rms_norm",   "_fused_rms_norm_backward",
+                           "native_group_norm", "native_group_norm_backward"};
+const Names kBatchNorms = {"cudnn_batch_norm",         "cudnn_batch_norm_backward",
+                           "native_batch_norm",        "native_batch_norm_backward",
+                           "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
+                           "batch_norm_backward"};
 const Names kSoftmaxes = {"_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data"};
-const Names kPools = {"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "avg_pool2d",
-                      "avg_pool2d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
-                      "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_pool3d_with_indices",
+const Names kPools = {"max_pool2d_with_indices",
+                      "max_pool2d_with_indices_backward",
+                      "avg_pool2d",
+                      "avg_pool2d_backward",
+                      "_adaptive_avg_pool2d",
+                      "_adaptive_avg_pool2d_backward",
+                      "adaptive_max_pool2d",
+                      "adaptive_max_pool2d_backward",
+                      "max_pool3d_with_indices",
                       "avg_pool3d"};
 const Names kEmbeddings = {"index_select", "embedding_dense_backward", "_embedding_bag",
                            "_embedding_bag_backward"};
-const Names kActivations = {
-    "relu", "relu_", "clamp_min", "clamp_min_", "threshold_backward", "gelu", "gelu_", "gelu_backward",
-    "silu", "silu_", "silu_backward", "tanh", "tanh_", "tanh_backward", "sigmoid", "sigmoid_",
-    "sigmoid_backward", "hardtanh", "hardtanh_", "hardtanh_backward", "leaky_relu", "leaky_relu_",
-    "leaky_relu_backward", "elu", "elu_backward", "mish", "mish_backward", "hardswish", "hardswish_backward",
-    "softplus", "softplus_backward", "glu", "glu_backward"};
+const Names kActivations = {"relu",
+                            "relu_",
+                            "clamp_min",
+                            "clamp_min_",
+                            "threshold_backward",
+                            "gelu",
+                            "gelu_",
+                            "gelu_backward",
+                            "silu",
+                            "silu_",
+                            "silu_backward",
+                            "tanh",
+                            "tanh_",
+                            "tanh_backward",
+                            "sigmoid",
+                            "sigmoid_",
+                            "sigmoid_backward",
+                            "hardtanh",
+                            "hardtanh_",
+                            "hardtanh_backward",
+                            "leaky_relu",
+                            "leaky_relu_",
+                            "leaky_relu_backward",
+                            "elu",
+                            "elu_backward",
+                            "mish",
+                            "mish_backward",
+                            "hardswish",
+                            "hardswish_backward",
+                            "softplus",
+                            "softplus_backward",
+                            "glu",
+                            "glu_backward"};
 // Reductions, indexing and losses: memory-bound like elementwise kernels, but not one output per input.
-const Names kOthers = {"cat", "sum", "mean", "nll_loss_forward", "nll_loss_backward", "nll_loss2d_forward",
-                       "nll_loss2d_backward", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
-                       "index", "index_put_", "_index_put_impl_", "arange", "max", "min", "amax", "argmax",
-                       "topk", "sort", "cumsum", "norm", "linalg_vector_norm", "nonzero", "stack",
-                       "_amp_foreach_non_finite_check_and_unscale_", "_amp_update_scale_", "embedding_backward"};
+const Names kOthers = {"cat",
+                       "sum",
+                       "mean",
+                       "nll_loss_forward",
+                       "nll_loss_backward",
+                       "nll_loss2d_forward",
+                       "nll_loss2d_backward",
+                       "gather",
+                       "scatter",
+                       "scatter_",
+                       "scatter_add",
+                       "scatter_add_",
+                       "index",
+                       "index_put_",
+                       "_index_put_impl_",
+                       "arange",
+                       "max",
+                       "min",
+                       "amax",
+                       "argmax",
+                       "topk",
+                       "sort",
+                       "cumsum",
+                       "norm",
+                       "linalg_vector_norm",
+                       "nonzero",
+                       "stack",
+                       "_amp_foreach_non_finite_check_and_unscale_",
+                       "_amp_update_scale_",
+                       "embedding_backward"};
 
 bool is_optimizer_kernel(std::string_view name) {
   return name.starts_with("_foreach_") || name.starts_with("_fused_adam") || name.starts_with("_fused_sgd");
@@ -142,7 +285,8 @@ ComputeSpec memory_bound(const AtenOperator& op, ComputeKind kind, Pass pass, do
 }
 
 std::optional<ComputeSpec> gemm(const AtenOperator& op, std::string_view name, Pass pass) {
-  const bool with_bias = name == "addmm" || name == "_addmm_activation" || name == "baddbmm" || name == "addbmm";
+  const bool with_bias =
+      name == "addmm" || name == "_addmm_activation" || name == "baddbmm" || name == "addbmm";
   const auto tensors = tensors_of(op.inputs);
   const std::size_t first = with_bias ? 1 : 0;
   if (tensors.size() < first + 2) return std::nullopt;
@@ -296,17 +440,22 @@ std::vector<ComputeSpec> aten_kernels(const AtenOperator& op, Pass pass) {
   }
   if (kConvForward.contains(name)) return conv_forward(op, kernel_pass);
   if (name == "convolution_backward") return conv_backward(op);
-  if (kAttentionForward.contains(name) || kAttentionBackward.contains(name)) return attention(op, name, kernel_pass);
-  if (kLayerNorms.contains(name)) return {memory_bound(op, ComputeKind::LayerNorm, kernel_pass, backward_op ? 8 : 5)};
-  if (kBatchNorms.contains(name)) return {memory_bound(op, ComputeKind::BatchNorm, kernel_pass, backward_op ? 8 : 5)};
-  if (kSoftmaxes.contains(name)) return {memory_bound(op, ComputeKind::Softmax, kernel_pass, backward_op ? 4 : 5)};
+  if (kAttentionForward.contains(name) || kAttentionBackward.contains(name))
+    return attention(op, name, kernel_pass);
+  if (kLayerNorms.contains(name))
+    return {memory_bound(op, ComputeKind::LayerNorm, kernel_pass, backward_op ? 8 : 5)};
+  if (kBatchNorms.contains(name))
+    return {memory_bound(op, ComputeKind::BatchNorm, kernel_pass, backward_op ? 8 : 5)};
+  if (kSoftmaxes.contains(name))
+    return {memory_bound(op, ComputeKind::Softmax, kernel_pass, backward_op ? 4 : 5)};
   if (kPools.contains(name)) return {memory_bound(op, ComputeKind::Pool, kernel_pass, 1)};
   if (kEmbeddings.contains(name)) return {memory_bound(op, ComputeKind::Embedding, kernel_pass, 1)};
   if (kActivations.contains(name)) return {memory_bound(op, ComputeKind::Activation, kernel_pass, 1)};
   if (is_optimizer_kernel(name)) {
     // AdamW does about a dozen FLOPs per parameter; a foreach kernel one per element.
     const double per_element = name.starts_with("_fused_adam") ? 12 : 1;
-    return {memory_bound(op, ComputeKind::Optimizer, pass == Pass::Forward ? Pass::Update : pass, per_element)};
+    return {
+        memory_bound(op, ComputeKind::Optimizer, pass == Pass::Forward ? Pass::Update : pass, per_element)};
   }
   if (kOthers.contains(name)) return {memory_bound(op, ComputeKind::Other, kernel_pass, 1)};
   return {memory_bound(op, ComputeKind::Elementwise, kernel_pass, 1)};

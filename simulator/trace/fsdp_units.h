@@ -18,11 +18,10 @@
 
 namespace simtrain::trace {
 
-
 // One FSDP unit: its parameters (as gradients, in backward order) and where its work lies among the step's
 // GPU activities (indices in launch order).
 struct FsdpUnit {
-  double bytes = 0;       // the unit's parameters (= its gradients) in their dtype
+  double bytes = 0;  // the unit's parameters (= its gradients) in their dtype
   DType dtype = DType::FP32;
   int gradients = 0;
   std::size_t backward_first = 0;  // the first activity of the unit's backward

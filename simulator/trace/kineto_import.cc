@@ -38,13 +38,18 @@ struct Window {
 Window choose_window(const KinetoTrace& t, const ImportOptions& options, ImportReport& report) {
   if (t.steps.empty()) {
     if (options.step)
-      throw Error(t.origin, 0, "", fmt::format("--step {}: the trace has no ProfilerStep windows", *options.step));
+      throw Error(t.origin, 0, "",
+                  fmt::format("--step {}: the trace has no ProfilerStep windows", *options.step));
     report.warnings.push_back(t.origin + ": no ProfilerStep#N window; the whole trace is taken as one step");
     Window w{1e300, -1e300};
-    for (const auto& op : t.cpu_ops) w.start_us = std::min(w.start_us, op.start_us), w.end_us = std::max(w.end_us, op.end_us());
-    for (const auto& c : t.runtime_calls) w.start_us = std::min(w.start_us, c.start_us), w.end_us = std::max(w.end_us, c.end_us());
-    for (const auto& a : t.gpu_activities) w.start_us = std::min(w.start_us, a.start_us), w.end_us = std::max(w.end_us, a.end_us());
-    if (w.end_us < w.start_us) throw Error(t.origin, 0, "traceEvents", "no operators, runtime calls or kernels");
+    for (const auto& op : t.cpu_ops)
+      w.start_us = std::min(w.start_us, op.start_us), w.end_us = std::max(w.end_us, op.end_us());
+    for (const auto& c : t.runtime_calls)
+      w.start_us = std::min(w.start_us, c.start_us), w.end_us = std::max(w.end_us, c.end_us());
+    for (const auto& a : t.gpu_activities)
+      w.start_us = std::min(w.start_us, a.start_us), w.end_us = std::max(w.end_us, a.end_us());
+    if (w.end_us < w.start_us)
+      throw Error(t.origin, 0, "traceEvents", "no operators, runtime calls or kernels");
     w.end_us = std::nextafter(w.end_us, 1e300);  // the window is half-open: keep the last event
     return w;
   }
@@ -53,8 +58,9 @@ Window choose_window(const KinetoTrace& t, const ImportOptions& options, ImportR
       if (s.number == *options.step) return {s.start_us, s.end_us};
     std::string numbers;
     for (const KinetoStep& s : t.steps) numbers += (numbers.empty() ? "" : ", ") + std::to_string(s.number);
-    throw Error(t.origin, 0, "", fmt::format("--step {}: no ProfilerStep#{} window (the trace has {})",
-                                             *options.step, *options.step, numbers));
+    throw Error(t.origin, 0, "",
+                fmt::format("--step {}: no ProfilerStep#{} window (the trace has {})", *options.step,
+                            *options.step, numbers));
   }
   // The last window: the profiler's warm-up is behind it, so it is the steady state.
   return {t.steps.back().start_us, t.steps.back().end_us};
@@ -76,7 +82,8 @@ bool parse_collective(const std::string& name, CollectiveKind& kind) {
     kind = CollectiveKind::AllReduce;
   else if (name.find("allgather") != std::string::npos || name.find("all_gather") != std::string::npos)
     kind = CollectiveKind::AllGather;
-  else if (name.find("reduce_scatter") != std::string::npos || name.find("reducescatter") != std::string::npos)
+  else if (name.find("reduce_scatter") != std::string::npos ||
+           name.find("reducescatter") != std::string::npos)
     kind = CollectiveKind::ReduceScatter;
   else if (name.find("alltoall") != std::string::npos || name.find("all_to_all") != std::string::npos)
     kind = CollectiveKind::AllToAll;
@@ -106,14 +113,16 @@ DType comm_dtype(const std::string& dtype) {
 
 // The median gap between back-to-back activities of one stream that were queued (launched before their
 // predecessor ended): the GPU's own cost of starting a kernel, which the recorded durations leave out.
-double kernel_gap_s(const KinetoTrace& t, const std::unordered_map<std::int64_t, const KinetoRuntimeCall*>& launch) {
+double kernel_gap_s(const KinetoTrace& t,
+                    const std::unordered_map<std::int64_t, const KinetoRuntimeCall*>& launch) {
   std::map<std::int64_t, const KinetoGpuActivity*> previous;
   std::vector<double> gaps;
   for (const KinetoGpuActivity& a : t.gpu_activities) {
     const KinetoGpuActivity*& prev = previous[a.stream];
     if (prev) {
       const auto it = launch.find(a.correlation);
-      if (it != launch.end() && it->second->end_us() < prev->end_us() - 1 && a.kind == GpuActivityKind::Kernel)
+      if (it != launch.end() && it->second->end_us() < prev->end_us() - 1 &&
+          a.kind == GpuActivityKind::Kernel)
         gaps.push_back(std::max(0.0, a.start_us - prev->end_us()));
     }
     prev = &a;
@@ -123,7 +132,9 @@ double kernel_gap_s(const KinetoTrace& t, const std::unordered_map<std::int64_t,
   return std::min(gaps[gaps.size() / 2] * 1e-6, 20e-6);
 }
 
-std::string short_name(const std::string& name) { return name.size() <= 96 ? name : name.substr(0, 93) + "..."; }
+std::string short_name(const std::string& name) {
+  return name.size() <= 96 ? name : name.substr(0, 93) + "...";
+}
 
 // What one rank's file gives: its program, and facts for the metadata.
 struct RankImport {
@@ -143,7 +154,8 @@ struct GroupTable {
   std::map<std::vector<int>, std::uint16_t> index;
   std::vector<CommunicatorGroup> groups;
 
-  std::uint16_t group_of(const std::vector<int>& ranks, const std::string& pg_name, const std::string& origin) {
+  std::uint16_t group_of(const std::vector<int>& ranks, const std::string& pg_name,
+                         const std::string& origin) {
     const auto it = index.find(ranks);
     if (it != index.end()) return it->second;
     if (groups.size() >= 65535) throw Error(origin, 0, "", "more than 65535 process groups");
@@ -258,10 +270,12 @@ class RankBuilder {
   std::vector<double> host_work_in(const Window& window, const std::vector<double>& boundary_times) const {
     std::vector<HostEvent> events;
     for (const KinetoCpuOp& op : t_.cpu_ops)
-      if (op.start_us >= window.start_us && op.start_us < window.end_us && launching_threads_.contains(op.thread))
+      if (op.start_us >= window.start_us && op.start_us < window.end_us &&
+          launching_threads_.contains(op.thread))
         events.push_back({op.start_us, op.end_us(), op.thread});
     for (const KinetoRuntimeCall& c : t_.runtime_calls)
-      if (c.start_us >= window.start_us && c.start_us < window.end_us && launching_threads_.contains(c.thread))
+      if (c.start_us >= window.start_us && c.start_us < window.end_us &&
+          launching_threads_.contains(c.thread))
         events.push_back({c.start_us, c.end_us(), c.thread});
     std::sort(events.begin(), events.end(), [](const HostEvent& a, const HostEvent& b) {
       return a.start_us < b.start_us || (a.start_us == b.start_us && a.end_us > b.end_us);
@@ -312,8 +326,9 @@ class RankBuilder {
       throw Error(t_.origin, 0, "",
                   "scaling out as DDP or FSDP needs the step's gradients (torch::autograd::AccumulateGrad "
                   "operators with record_shapes), and the trace has none");
-    std::stable_sort(gradients.begin(), gradients.end(),
-                     [](const GradientReady& a, const GradientReady& b) { return a.ready_after < b.ready_after; });
+    std::stable_sort(gradients.begin(), gradients.end(), [](const GradientReady& a, const GradientReady& b) {
+      return a.ready_after < b.ready_after;
+    });
     return gradients;
   }
 
@@ -406,15 +421,15 @@ class RankBuilder {
   void add_fsdp_gathers(std::size_t ordinal, std::uint32_t host, Op& activity) {
     for (std::size_t u = units_.size(); u-- > 0;) {
       if (units_[u].forward_first == ordinal) {
-        const std::uint32_t gather = add(fsdp_collective(fmt::format("fsdp unit {} forward all-gather", u),
-                                                         CollectiveKind::AllGather, units_[u], "nccl:fsdp-gather",
-                                                         host));
+        const std::uint32_t gather =
+            add(fsdp_collective(fmt::format("fsdp unit {} forward all-gather", u), CollectiveKind::AllGather,
+                                units_[u], "nccl:fsdp-gather", host));
         activity.deps.push_back(gather);
       }
       if (units_[u].backward_first == ordinal && u + 1 < units_.size())
-        backward_gathers_[u + 1] = add(fsdp_collective(fmt::format("fsdp unit {} backward all-gather", u + 1),
-                                                       CollectiveKind::AllGather, units_[u + 1],
-                                                       "nccl:fsdp-gather", host));
+        backward_gathers_[u + 1] =
+            add(fsdp_collective(fmt::format("fsdp unit {} backward all-gather", u + 1),
+                                CollectiveKind::AllGather, units_[u + 1], "nccl:fsdp-gather", host));
       if (units_[u].backward_first == ordinal && backward_gathers_.contains(u))
         activity.deps.push_back(backward_gathers_[u]);
     }
@@ -458,8 +473,8 @@ class RankBuilder {
         op.compute.duration_s = b.activity->duration_us * 1e-6;
         // Under FSDP, what follows backward (unscaling, clipping, the optimizer) touches the local shard.
         if (!units_.empty() && launch_ordinal >= backward_end_)
-          op.compute.duration_s = std::max(op.compute.duration_s / ranks_,
-                                           std::min(op.compute.duration_s, kMinShardedKernel_s));
+          op.compute.duration_s =
+              std::max(op.compute.duration_s / ranks_, std::min(op.compute.duration_s, kMinShardedKernel_s));
         op.compute.duration_s += gap_s_;
         if (op.compute.kind == ComputeKind::Gemm || op.compute.kind == ComputeKind::Conv ||
             op.compute.kind == ComputeKind::Attention) {
@@ -474,12 +489,14 @@ class RankBuilder {
       const std::uint32_t index = add(std::move(op));
       for (std::size_t u = 0; u < units_.size(); ++u)
         if (units_[u].ready_after == launch_ordinal)
-          reductions.push_back(add(fsdp_collective(fmt::format("fsdp unit {} reduce-scatter", u),
-                                                   CollectiveKind::ReduceScatter, units_[u], "nccl:fsdp-reduce",
-                                                   index)));
-      for (; next_bucket < buckets_.size() && buckets_[next_bucket].ready_after == launch_ordinal; ++next_bucket) {
+          reductions.push_back(
+              add(fsdp_collective(fmt::format("fsdp unit {} reduce-scatter", u),
+                                  CollectiveKind::ReduceScatter, units_[u], "nccl:fsdp-reduce", index)));
+      for (; next_bucket < buckets_.size() && buckets_[next_bucket].ready_after == launch_ordinal;
+           ++next_bucket) {
         Op reduce;
-        reduce.name = fmt::format("ddp bucket {} ({} gradients)", next_bucket, buckets_[next_bucket].gradients);
+        reduce.name =
+            fmt::format("ddp bucket {} ({} gradients)", next_bucket, buckets_[next_bucket].gradients);
         reduce.type = OpType::Collective;
         reduce.stream = stream_index("nccl:ddp");
         reduce.deps = {index};
@@ -520,7 +537,8 @@ class RankBuilder {
 std::string model_name(const std::string& origin) {
   std::string name = origin.substr(origin.find_last_of('/') + 1);
   for (const char* suffix : {".gz", ".json", ".pt.trace"})
-    if (name.size() > std::string(suffix).size() && name.ends_with(suffix)) name.resize(name.size() - std::string(suffix).size());
+    if (name.size() > std::string(suffix).size() && name.ends_with(suffix))
+      name.resize(name.size() - std::string(suffix).size());
   return name;
 }
 
@@ -532,8 +550,8 @@ void report_unknown_kinds(const KinetoTrace& t, ImportReport& report) {
     kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} x{}", kind, count);
     total += count;
   }
-  report.warnings.push_back(fmt::format("{}: {} events of kinds simtrain does not use were skipped ({})",
-                                        t.origin, total, kinds));
+  report.warnings.push_back(
+      fmt::format("{}: {} events of kinds simtrain does not use were skipped ({})", t.origin, total, kinds));
 }
 
 }  // namespace
@@ -548,12 +566,15 @@ std::string profile_for_device_name(const std::string& device_name) {
   return {};
 }
 
-Trace import_kineto(const std::vector<KinetoTrace>& ranks, const ImportOptions& options, ImportReport& report) {
+Trace import_kineto(const std::vector<KinetoTrace>& ranks, const ImportOptions& options,
+                    ImportReport& report) {
   if (ranks.empty()) throw Error("no trace files given");
-  if (!(options.host_speed > 0) || options.host_speed > 1e3) throw Error("--host-speed: must be in (0, 1000]");
+  if (!(options.host_speed > 0) || options.host_speed > 1e3)
+    throw Error("--host-speed: must be in (0, 1000]");
   const int ddp = options.data_parallel_ranks;
   if (ddp > 0 && ranks.size() > 1)
-    throw Error(ranks[0].origin, 0, "", "scaling out as DDP or FSDP takes the trace of one rank, not several");
+    throw Error(ranks[0].origin, 0, "",
+                "scaling out as DDP or FSDP takes the trace of one rank, not several");
   if (ddp < 0 || ddp > kMaxRanks) throw Error("--gpus: out of range");
   if (!(options.fsdp_min_unit_params >= 1) || options.fsdp_min_unit_params > 1e13)
     throw Error("--fsdp-min-params: must be in [1, 1e13]");
@@ -598,8 +619,9 @@ Trace import_kineto(const std::vector<KinetoTrace>& ranks, const ImportOptions& 
   for (const auto& [dtype, f] : first.flops_by_dtype)
     if (f > most) most = f, m.compute_dtype = dtype;
   if (first.batch == 0)
-    report.warnings.push_back(ranks[0].origin +
-                              ": no conv2d or embedding input to read the batch from; throughput is not reported");
+    report.warnings.push_back(
+        ranks[0].origin +
+        ": no conv2d or embedding input to read the batch from; throughput is not reported");
 
   if (ddp > 0) {
     m.parallelism = options.sharding == DataParallelSharding::Fsdp ? "fsdp" : "ddp";

@@ -32,7 +32,7 @@ struct ImportOptions {
   int data_parallel_ranks = 0;
   DataParallelSharding sharding = DataParallelSharding::Ddp;
   double ddp_bucket_bytes = 25.0 * 1024 * 1024;  // DDP's bucket_cap_mb default
-  double fsdp_min_unit_params = 1e8;             // size_based_auto_wrap_policy's min_num_params (fsdp_units.h)
+  double fsdp_min_unit_params = 1e8;  // size_based_auto_wrap_policy's min_num_params (fsdp_units.h)
   // Host speed relative to the host the trace was recorded on (2 = twice as fast); see host_dispatch.h.
   double host_speed = 1;
   // When > 0: the unprofiled step time measured on the recording machine, from which the host's speed is

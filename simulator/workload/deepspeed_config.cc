@@ -15,22 +15,56 @@ namespace {
 using nlohmann::json;
 
 // Top-level keys whose values do not change a step's time in simtrain's model.
-constexpr const char* kNoEffect[] = {
-    "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "scheduler", "optimizer",
-    "zero_allow_untested_optimizer", "activation_checkpointing", "flops_profiler", "tensorboard", "wandb",
-    "csv_monitor", "comms_logger", "dump_state", "prescale_gradients", "gradient_predivide_factor",
-    "sparse_gradients", "amp", "data_efficiency", "checkpoint", "elasticity", "communication_data_type",
-    "seq_parallel_communication_data_type", "memory_breakdown", "aio", "compression_training"};
+constexpr const char* kNoEffect[] = {"gradient_clipping",
+                                     "steps_per_print",
+                                     "wall_clock_breakdown",
+                                     "scheduler",
+                                     "optimizer",
+                                     "zero_allow_untested_optimizer",
+                                     "activation_checkpointing",
+                                     "flops_profiler",
+                                     "tensorboard",
+                                     "wandb",
+                                     "csv_monitor",
+                                     "comms_logger",
+                                     "dump_state",
+                                     "prescale_gradients",
+                                     "gradient_predivide_factor",
+                                     "sparse_gradients",
+                                     "amp",
+                                     "data_efficiency",
+                                     "checkpoint",
+                                     "elasticity",
+                                     "communication_data_type",
+                                     "seq_parallel_communication_data_type",
+                                     "memory_breakdown",
+                                     "aio",
+                                     "compression_training"};
 // zero_optimization keys that tune buffers and prefetching, not the collectives simtrain models.
-constexpr const char* kZeroNoEffect[] = {
-    "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "allgather_partitions",
-    "allgather_bucket_size", "sub_group_size", "stage3_prefetch_bucket_size",
-    "stage3_param_persistence_threshold", "stage3_max_live_parameters", "stage3_max_reuse_distance",
-    "stage3_gather_16bit_weights_on_model_save", "round_robin_gradients", "load_from_fp32_weights",
-    "elastic_checkpoint", "memory_efficient_linear", "ignore_unused_parameters", "cpu_offload"};
+constexpr const char* kZeroNoEffect[] = {"contiguous_gradients",
+                                         "reduce_scatter",
+                                         "reduce_bucket_size",
+                                         "allgather_partitions",
+                                         "allgather_bucket_size",
+                                         "sub_group_size",
+                                         "stage3_prefetch_bucket_size",
+                                         "stage3_param_persistence_threshold",
+                                         "stage3_max_live_parameters",
+                                         "stage3_max_reuse_distance",
+                                         "stage3_gather_16bit_weights_on_model_save",
+                                         "round_robin_gradients",
+                                         "load_from_fp32_weights",
+                                         "elastic_checkpoint",
+                                         "memory_efficient_linear",
+                                         "ignore_unused_parameters",
+                                         "cpu_offload"};
 // Keys read below.
-constexpr const char* kRead[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
-                                 "gradient_accumulation_steps", "zero_optimization", "fp16", "bf16"};
+constexpr const char* kRead[] = {"train_batch_size",
+                                 "train_micro_batch_size_per_gpu",
+                                 "gradient_accumulation_steps",
+                                 "zero_optimization",
+                                 "fp16",
+                                 "bf16"};
 
 bool in(const char* const* begin, const char* const* end, const std::string& key) {
   for (auto it = begin; it != end; ++it)
@@ -91,7 +125,8 @@ DeepSpeedPlan parse_deepspeed_config(const std::string& json_text, const std::st
     return in_file.flag(doc[section], "enabled", std::string(section) + ".enabled");
   };
   const auto fp16 = enabled("fp16"), bf16 = enabled("bf16");
-  if (fp16.value_or(false) && bf16.value_or(false)) in_file.fail("bf16.enabled", "fp16 and bf16 are both enabled");
+  if (fp16.value_or(false) && bf16.value_or(false))
+    in_file.fail("bf16.enabled", "fp16 and bf16 are both enabled");
   if (fp16.value_or(false)) c.precision = Precision::AMP_FP16;
   if (bf16.value_or(false)) c.precision = Precision::AMP_BF16;
   if (fp16.has_value() && bf16.has_value() && !*fp16 && !*bf16) c.precision = Precision::FP32;
@@ -137,7 +172,8 @@ DeepSpeedPlan parse_deepspeed_config(const std::string& json_text, const std::st
     accumulation = std::max(accumulation, 1);
     if (global % (accumulation * dp) != 0)
       in_file.fail("train_batch_size", std::to_string(global) + " is not a multiple of accumulation " +
-                                           std::to_string(accumulation) + " x " + std::to_string(dp) + " ranks");
+                                           std::to_string(accumulation) + " x " + std::to_string(dp) +
+                                           " ranks");
     micro = global / (accumulation * dp);
   }
   if (micro == 0) micro = c.micro_batch;
@@ -146,7 +182,8 @@ DeepSpeedPlan parse_deepspeed_config(const std::string& json_text, const std::st
     in_file.fail("train_batch_size", std::to_string(global) + " is not micro-batch " + std::to_string(micro) +
                                          " x accumulation " + std::to_string(accumulation) + " x " +
                                          std::to_string(dp) + " data-parallel ranks (" +
-                                         std::to_string(micro * accumulation * dp) + "), as DeepSpeed requires");
+                                         std::to_string(micro * accumulation * dp) +
+                                         "), as DeepSpeed requires");
   c.micro_batch = micro;
   c.global_batch = micro * accumulation * dp;
   plan.config = std::move(c);

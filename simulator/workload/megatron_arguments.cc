@@ -126,7 +126,8 @@ constexpr int kGpt2Vocab = 50257;
 
 class Reader {
  public:
-  Reader(const MegatronArguments& arguments, const GivenOption& given) : arguments_(arguments), given_(given) {}
+  Reader(const MegatronArguments& arguments, const GivenOption& given)
+      : arguments_(arguments), given_(given) {}
 
   const std::string* value(const std::string& name) const {
     const std::string* found = nullptr;
@@ -143,9 +144,10 @@ class Reader {
     if (!text) return std::nullopt;
     int number = 0;
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), number);
-    if (error != std::errc() || end != text->data() + text->size() || number < minimum || number > 100'000'000)
-      throw Error("--" + name + ": expected a whole number of at least " + std::to_string(minimum) + ", got '" +
-                  *text + "'");
+    if (error != std::errc() || end != text->data() + text->size() || number < minimum ||
+        number > 100'000'000)
+      throw Error("--" + name + ": expected a whole number of at least " + std::to_string(minimum) +
+                  ", got '" + *text + "'");
     return number;
   }
 
@@ -160,7 +162,8 @@ class Reader {
   }
 
   // One of `choices`, or nullopt when not given.
-  std::optional<std::string> choice(const std::string& name, std::initializer_list<const char*> choices) const {
+  std::optional<std::string> choice(const std::string& name,
+                                    std::initializer_list<const char*> choices) const {
     const std::string* text = value(name);
     if (!text) return std::nullopt;
     std::string list;
@@ -172,11 +175,12 @@ class Reader {
   }
 
   // A Megatron argument and simtrain's own option for the same thing must say the same.
-  void agree(const std::string& megatron, const std::string& simtrain, const std::string& megatron_value) const {
+  void agree(const std::string& megatron, const std::string& simtrain,
+             const std::string& megatron_value) const {
     const std::optional<std::string> own = given_(simtrain);
     if (own && *own != megatron_value)
-      throw Error("--" + megatron + " " + megatron_value + " and --" + simtrain + (own->empty() ? "" : " " + *own) +
-                  " disagree: give one of them");
+      throw Error("--" + megatron + " " + megatron_value + " and --" + simtrain +
+                  (own->empty() ? "" : " " + *own) + " disagree: give one of them");
   }
 
  private:
@@ -193,17 +197,19 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
     for (const char* shape : {"ffn-hidden-size", "num-query-groups", "kv-channels", "max-position-embeddings",
                               "vocab-size", "num-experts", "swiglu", "normalization"})
       if (in.has(shape))
-        throw Error(std::string("--") + shape +
-                    ": describes a model's shapes; give --num-layers, --hidden-size and --num-attention-heads "
-                    "with it (or a zoo model with --model)");
+        throw Error(
+            std::string("--") + shape +
+            ": describes a model's shapes; give --num-layers, --hidden-size and --num-attention-heads "
+            "with it (or a zoo model with --model)");
     return nullptr;
   }
   auto shape = std::make_shared<DecoderShape>();
   TransformerConfig& t = shape->config;
   for (const char* required : {"num-layers", "hidden-size", "num-attention-heads"})
     if (!in.has(required))
-      throw Error(std::string("--") + required +
-                  ": a model given by its shapes needs --num-layers, --hidden-size and --num-attention-heads");
+      throw Error(
+          std::string("--") + required +
+          ": a model given by its shapes needs --num-layers, --hidden-size and --num-attention-heads");
   t.layers = *in.integer("num-layers");
   t.hidden = *in.integer("hidden-size");
   t.heads = *in.integer("num-attention-heads");
@@ -219,8 +225,8 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
     if (!in.has("num-query-groups")) throw Error("--group-query-attention: give --num-query-groups");
     t.kv_heads = *in.integer("num-query-groups");
     if (t.heads % t.kv_heads != 0)
-      throw Error("--num-query-groups " + std::to_string(t.kv_heads) + ": does not divide --num-attention-heads " +
-                  std::to_string(t.heads));
+      throw Error("--num-query-groups " + std::to_string(t.kv_heads) +
+                  ": does not divide --num-attention-heads " + std::to_string(t.heads));
   } else if (in.has("num-query-groups")) {
     throw Error("--num-query-groups: Megatron reads it only with --group-query-attention");
   }
@@ -242,8 +248,10 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
   }
   const std::string positions =
       in.choice("position-embedding-type", {"learned_absolute", "rope", "none"}).value_or("learned_absolute");
-  if (positions == "learned_absolute") shape->learned_positions = in.integer("max-position-embeddings").value_or(seq_len);
-  const bool no_dropout = in.real("hidden-dropout").value_or(0.1) == 0 && in.real("attention-dropout").value_or(0.1) == 0;
+  if (positions == "learned_absolute")
+    shape->learned_positions = in.integer("max-position-embeddings").value_or(seq_len);
+  const bool no_dropout =
+      in.real("hidden-dropout").value_or(0.1) == 0 && in.real("attention-dropout").value_or(0.1) == 0;
   shape->dropout = !no_dropout;
   shape->name = "megatron-gpt (" + std::to_string(t.layers) + " layers, hidden " + std::to_string(t.hidden) +
                 ", " + std::to_string(t.heads) + " heads)";
@@ -262,7 +270,8 @@ Recompute recompute_policy(const Reader& in, int layers_per_chunk) {
     return Recompute::Selective;
   }
   if (!granularity && !method) {
-    if (in.has("recompute-num-layers")) throw Error("--recompute-num-layers: give --recompute-method with it");
+    if (in.has("recompute-num-layers"))
+      throw Error("--recompute-num-layers: give --recompute-method with it");
     return Recompute::None;
   }
   const int layers = in.integer("recompute-num-layers", 0).value_or(1);
@@ -334,8 +343,8 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   sized("global-batch-size", "global-batch", c.global_batch);
   sized("seq-length", "seq-len", c.seq_len);
   sized("virtual-pipeline-model-parallel-size", "vpp", c.vpp);
-  for (const auto& [megatron, simtrain] : {std::pair{"sequence-parallel", "sp"},
-                                           {"use-distributed-optimizer", "distributed-optimizer"}})
+  for (const auto& [megatron, simtrain] :
+       {std::pair{"sequence-parallel", "sp"}, {"use-distributed-optimizer", "distributed-optimizer"}})
     if (in.has(megatron)) in.agree(megatron, simtrain, "");
   if (in.has("sequence-parallel")) c.sp = true;
   if (in.has("use-distributed-optimizer")) c.distributed_optimizer = true;
@@ -348,8 +357,9 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     throw Error("--overlap-grad-reduce and --no-overlap-grad-reduce disagree: give one of them");
   c.overlap_grad_reduce = overlap;
   if (in.has("overlap-param-gather"))
-    throw Error("--overlap-param-gather: overlapping the distributed optimizer's parameter all-gather with the "
-                "next forward pass is not modelled yet (simtrain gathers after the optimizer step)");
+    throw Error(
+        "--overlap-param-gather: overlapping the distributed optimizer's parameter all-gather with the "
+        "next forward pass is not modelled yet (simtrain gathers after the optimizer step)");
 
   const bool fp16 = in.has("fp16"), bf16 = in.has("bf16");
   if (fp16 && bf16) throw Error("--fp16 and --bf16: give one of them");
@@ -378,12 +388,14 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     layers = c.decoder->config.layers;
   } else {
     const Model model = build_model(c.model);
-    if (!model.transformer) throw Error("--model " + c.model + ": Megatron-LM's arguments need a transformer");
+    if (!model.transformer)
+      throw Error("--model " + c.model + ": Megatron-LM's arguments need a transformer");
     layers = model.transformer->layers;
   }
   if (auto per_chunk = in.integer("num-layers-per-virtual-pipeline-stage")) {
     if (in.has("virtual-pipeline-model-parallel-size"))
-      throw Error("--num-layers-per-virtual-pipeline-stage and --virtual-pipeline-model-parallel-size: give one");
+      throw Error(
+          "--num-layers-per-virtual-pipeline-stage and --virtual-pipeline-model-parallel-size: give one");
     if (layers % (c.pp * *per_chunk) != 0)
       throw Error("--num-layers-per-virtual-pipeline-stage " + std::to_string(*per_chunk) + ": " +
                   std::to_string(layers) + " layers do not split into " + std::to_string(c.pp) +
@@ -395,7 +407,8 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   const int chunk_layers = std::max(1, layers / std::max(1, c.pp * c.vpp));
   const Recompute recompute = recompute_policy(in, chunk_layers);
-  if (recompute != Recompute::None) in.agree("recompute-granularity", "recompute", std::string(to_string(recompute)));
+  if (recompute != Recompute::None)
+    in.agree("recompute-granularity", "recompute", std::string(to_string(recompute)));
   if (in.has("recompute-granularity") || in.has("recompute-method")) c.recompute = recompute;
 
   for (const auto& [name, value] : arguments.given)

@@ -14,13 +14,21 @@
 namespace simtrain::workload {
 namespace {
 
-constexpr const char* kNoEffectSections[] = {"job", "profiling", "metrics", "optimizer", "lr_scheduler",
-                                             "checkpoint", "comm", "validation", "fault_tolerance",
-                                             "memory_estimation", "compile", "experimental", "float8", "mx",
-                                             "quantize"};
-constexpr const char* kTrainingNoEffect[] = {"max_norm", "dataset", "dataset_path", "compile", "gc_freq",
-                                             "seed", "deterministic", "enable_cpu_offload",
-                                             "mixed_precision_reduce", "warmup_steps", "gc_debug"};
+constexpr const char* kNoEffectSections[] = {
+    "job",    "profiling",  "metrics",         "optimizer",         "lr_scheduler", "checkpoint",
+    "comm",   "validation", "fault_tolerance", "memory_estimation", "compile",      "experimental",
+    "float8", "mx",         "quantize"};
+constexpr const char* kTrainingNoEffect[] = {"max_norm",
+                                             "dataset",
+                                             "dataset_path",
+                                             "compile",
+                                             "gc_freq",
+                                             "seed",
+                                             "deterministic",
+                                             "enable_cpu_offload",
+                                             "mixed_precision_reduce",
+                                             "warmup_steps",
+                                             "gc_debug"};
 constexpr const char* kParallelDegrees[] = {"data_parallel_replicate_degree", "data_parallel_shard_degree",
                                             "tensor_parallel_degree", "pipeline_parallel_degree",
                                             "context_parallel_degree"};
@@ -56,7 +64,9 @@ class Reader {
     if (!node->is_integer()) fail(node, path, "expected an integer");
     const std::int64_t v = node->as_integer()->get();
     if (v < low || v > high)
-      fail(node, path, "must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " + std::to_string(v));
+      fail(
+          node, path,
+          "must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " + std::to_string(v));
     return v;
   }
 
@@ -76,15 +86,18 @@ class Reader {
 std::string zoo_key(const Reader& in, const toml::table* model) {
   const auto name = in.text(model, "model", "name");
   const auto flavor = in.text(model, "model", "flavor");
-  if (!name || !flavor) in.fail(nullptr, "model", "needs name and flavor (e.g. name = \"llama3\", flavor = \"8B\")");
+  if (!name || !flavor)
+    in.fail(nullptr, "model", "needs name and flavor (e.g. name = \"llama3\", flavor = \"8B\")");
   std::string lower = *flavor;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
   const std::string key = *name + "-" + lower;
   const std::vector<std::string> zoo = model_names();
   if (std::find(zoo.begin(), zoo.end(), key) == zoo.end())
     in.fail(model->get("flavor"), "model.flavor",
-            "torchtitan's " + *name + " " + *flavor + " is not in simtrain's zoo (simtrain models lists it; a "
-            "model file can add it)");
+            "torchtitan's " + *name + " " + *flavor +
+                " is not in simtrain's zoo (simtrain models lists it; a "
+                "model file can add it)");
   return key;
 }
 
@@ -133,19 +146,25 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
     }
   }
 
-  const int tp = static_cast<int>(in.integer(parallelism, "parallelism", "tensor_parallel_degree", 1, 1 << 20).value_or(1));
-  const int pp = static_cast<int>(in.integer(parallelism, "parallelism", "pipeline_parallel_degree", 1, 1 << 20).value_or(1));
-  const int cp = static_cast<int>(in.integer(parallelism, "parallelism", "context_parallel_degree", 1, 1 << 20).value_or(1));
-  const int replicate =
-      static_cast<int>(in.integer(parallelism, "parallelism", "data_parallel_replicate_degree", 1, 1 << 20).value_or(1));
-  int shard = static_cast<int>(in.integer(parallelism, "parallelism", "data_parallel_shard_degree", -1, 1 << 20).value_or(-1));
-  if (shard == 0) in.fail(parallelism->get("data_parallel_shard_degree"), "parallelism.data_parallel_shard_degree", "must be -1 or positive");
+  const int tp = static_cast<int>(
+      in.integer(parallelism, "parallelism", "tensor_parallel_degree", 1, 1 << 20).value_or(1));
+  const int pp = static_cast<int>(
+      in.integer(parallelism, "parallelism", "pipeline_parallel_degree", 1, 1 << 20).value_or(1));
+  const int cp = static_cast<int>(
+      in.integer(parallelism, "parallelism", "context_parallel_degree", 1, 1 << 20).value_or(1));
+  const int replicate = static_cast<int>(
+      in.integer(parallelism, "parallelism", "data_parallel_replicate_degree", 1, 1 << 20).value_or(1));
+  int shard = static_cast<int>(
+      in.integer(parallelism, "parallelism", "data_parallel_shard_degree", -1, 1 << 20).value_or(-1));
+  if (shard == 0)
+    in.fail(parallelism->get("data_parallel_shard_degree"), "parallelism.data_parallel_shard_degree",
+            "must be -1 or positive");
   const int model_parallel = tp * pp * cp * replicate;
   if (shard == -1) {
     if (c.gpus % model_parallel != 0)
       in.fail(nullptr, "parallelism",
-              std::to_string(c.gpus) + " GPUs are not a multiple of tp x pp x cp x replicate = " +
-                  std::to_string(model_parallel));
+              std::to_string(c.gpus) +
+                  " GPUs are not a multiple of tp x pp x cp x replicate = " + std::to_string(model_parallel));
     shard = c.gpus / model_parallel;
   }
   if (model_parallel * shard != c.gpus)
@@ -173,14 +192,17 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
   // The local batch is per data-parallel rank; pipelining splits it into micro-batches.
   const auto local = in.integer(training, "training", "local_batch_size", 1, 1 << 20)
                          .value_or(in.integer(training, "training", "batch_size", 1, 1 << 20).value_or(8));
-  const auto micro = pp > 1 ? in.integer(parallelism, "parallelism", "pipeline_parallel_microbatch_size", 1, 1 << 20).value_or(1)
-                            : local;
+  const auto micro =
+      pp > 1 ? in.integer(parallelism, "parallelism", "pipeline_parallel_microbatch_size", 1, 1 << 20)
+                   .value_or(1)
+             : local;
   if (local % micro != 0)
     in.fail(nullptr, "parallelism.pipeline_parallel_microbatch_size",
             std::to_string(micro) + " does not divide the local batch " + std::to_string(local));
   c.micro_batch = static_cast<int>(micro);
   c.global_batch = static_cast<int>(local) * c.dp;
-  if (auto global = in.integer(training, "training", "global_batch_size", 1, 1 << 30); global && *global != c.global_batch) {
+  if (auto global = in.integer(training, "training", "global_batch_size", 1, 1 << 30);
+      global && *global != c.global_batch) {
     if (*global % c.global_batch != 0)
       in.fail(training->get("global_batch_size"), "training.global_batch_size",
               std::to_string(*global) + " is not a multiple of local batch x data-parallel degree (" +
@@ -188,25 +210,34 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
     c.global_batch = static_cast<int>(*global);  // gradient accumulation makes up the rest
   }
   if (auto seq = in.integer(training, "training", "seq_len", 1, 1 << 24)) c.seq_len = static_cast<int>(*seq);
-  if (auto steps = in.integer(training, "training", "steps", 1, 1LL << 40)) plan.steps = static_cast<double>(*steps);
+  if (auto steps = in.integer(training, "training", "steps", 1, 1LL << 40))
+    plan.steps = static_cast<double>(*steps);
   // FSDP's mixed precision: bf16 parameters for compute unless the file says float32.
   const std::string param = in.text(training, "training", "mixed_precision_param").value_or("bfloat16");
   if (param != "bfloat16" && param != "float32")
-    in.fail(training->get("mixed_precision_param"), "training.mixed_precision_param", "expected bfloat16 or float32");
+    in.fail(training->get("mixed_precision_param"), "training.mixed_precision_param",
+            "expected bfloat16 or float32");
   c.precision = param == "float32" && !c.fp8 ? Precision::FP32 : Precision::AMP_BF16;
   if (training)
     for (auto&& [key, node] : *training) {
       const std::string k(key.str());
-      if (one_of({"local_batch_size", "batch_size", "global_batch_size", "seq_len", "steps", "mixed_precision_param"}, k)) continue;
+      if (one_of({"local_batch_size", "batch_size", "global_batch_size", "seq_len", "steps",
+                  "mixed_precision_param"},
+                 k))
+        continue;
       (one_of(kTrainingNoEffect, k) ? plan.no_effect : plan.unknown).push_back("training." + k);
     }
 
   const toml::table* checkpointing = in.section("activation_checkpoint");
   if (auto mode = in.text(checkpointing, "activation_checkpoint", "mode")) {
-    if (*mode == "none") c.recompute = Recompute::None;
-    else if (*mode == "selective") c.recompute = Recompute::Selective;
-    else if (*mode == "full") c.recompute = Recompute::Full;
-    else in.fail(checkpointing->get("mode"), "activation_checkpoint.mode", "expected none, selective or full");
+    if (*mode == "none")
+      c.recompute = Recompute::None;
+    else if (*mode == "selective")
+      c.recompute = Recompute::Selective;
+    else if (*mode == "full")
+      c.recompute = Recompute::Full;
+    else
+      in.fail(checkpointing->get("mode"), "activation_checkpoint.mode", "expected none, selective or full");
   }
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   plan.config = std::move(c);

@@ -8,9 +8,11 @@ namespace simtrain::trace {
 
 TEST_CASE("a unit closes once it holds the policy's parameters; the rest form the last unit") {
   // fp32 gradients of 40, 40, 40, 40 and 10 parameters, complete after activities 10, 12, 15, 18, 19.
-  const std::vector<GradientReady> grads = {
-      {160, DType::FP32, 10}, {160, DType::FP32, 12}, {160, DType::FP32, 15}, {160, DType::FP32, 18},
-      {40, DType::FP32, 19}};
+  const std::vector<GradientReady> grads = {{160, DType::FP32, 10},
+                                            {160, DType::FP32, 12},
+                                            {160, DType::FP32, 15},
+                                            {160, DType::FP32, 18},
+                                            {40, DType::FP32, 19}};
   const std::vector<FsdpUnit> units = plan_fsdp_units(grads, 80, 8);
   REQUIRE(units.size() == 3);
   CHECK(units[0].bytes == 320);

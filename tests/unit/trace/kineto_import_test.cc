@@ -63,7 +63,8 @@ TEST_CASE("host ops are the profiled host work scaled to the unprofiled host, an
   ImportOptions faster;
   faster.host_speed = 2;
   const Trace fast = imported(d, faster);
-  CHECK(fast.programs[0].ops[0].compute.duration_s == doctest::Approx(kDefaultHostSpeedFraction * stretch0 / 2));
+  CHECK(fast.programs[0].ops[0].compute.duration_s ==
+        doctest::Approx(kDefaultHostSpeedFraction * stretch0 / 2));
 }
 
 TEST_CASE("the last ProfilerStep window is taken unless --step names another") {
@@ -115,8 +116,9 @@ TEST_CASE("a kernel in the step that nothing launched is an error naming it") {
   d.step(1, 0, 100);
   d.launch("k", 10, 20, 5, 1);
   d.kernel("orphan", 40, 5, 99);
-  CHECK_THROWS_WITH_AS(imported(d), doctest::Contains("t.json: traceEvents[3] ('orphan'): no CUDA runtime call "
-                                                      "launched it (correlation 99)"),
+  CHECK_THROWS_WITH_AS(imported(d),
+                       doctest::Contains("t.json: traceEvents[3] ('orphan'): no CUDA runtime call "
+                                         "launched it (correlation 99)"),
                        Error);
 }
 
@@ -127,14 +129,16 @@ TEST_CASE("a step without GPU work is an error") {
   CHECK_THROWS_WITH_AS(imported(d), doctest::Contains("no GPU kernels"), Error);
 }
 
-TEST_CASE("scaled out as DDP: buckets all-reduced when their last gradient is ready, waited for after backward") {
+TEST_CASE(
+    "scaled out as DDP: buckets all-reduced when their last gradient is ready, waited for after backward") {
   KinetoDoc d;
   d.step(1, 0, 1000);
   d.op("aten::conv2d", 5, 5, {{"Input Dims", {{32, 3, 224, 224}}}, {"Input type", {"c10::Half"}}});
   d.launch("fwd", 10, 20, 5, 1);
   d.launch("bwd_a", 100, 110, 5, 2);
   // A 4 MiB fp32 gradient is complete after bwd_a: the first bucket (1 MiB cap) closes on it.
-  d.op("torch::autograd::AccumulateGrad", 120, 10, {{"Input Dims", {{1024, 1024}}}, {"Input type", {"float"}}}, 2);
+  d.op("torch::autograd::AccumulateGrad", 120, 10,
+       {{"Input Dims", {{1024, 1024}}}, {"Input type", {"float"}}}, 2);
   d.launch("bwd_b", 200, 210, 5, 3);
   d.op("torch::autograd::AccumulateGrad", 220, 10, {{"Input Dims", {{256}}}, {"Input type", {"float"}}}, 2);
   d.launch("optimizer", 300, 310, 5, 4);
@@ -237,9 +241,14 @@ TEST_CASE("NCCL kernels of a multi-rank trace become collectives on the recorded
     d.step(1, 0, 1000);
     d.launch("gemm", 10, 20, 50, 1);
     d.op("record_param_comms", 100, 50,
-         {{"Collective name", "allreduce"}, {"In msg nelems", 1000}, {"Out msg nelems", 1000},
-          {"dtype", "BFloat16"}, {"Process Group Ranks", "[0, 1]"}, {"Process Group Name", "0"}});
-    d.launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 120, 130, 80, 2, 20);
+         {{"Collective name", "allreduce"},
+          {"In msg nelems", 1000},
+          {"Out msg nelems", 1000},
+          {"dtype", "BFloat16"},
+          {"Process Group Ranks", "[0, 1]"},
+          {"Process Group Name", "0"}});
+    d.launch("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 120, 130, 80,
+             2, 20);
     ranks.push_back(parse_kineto(d.doc(), "rank" + std::to_string(r) + ".json"));
   }
   ImportReport report;
@@ -262,7 +271,8 @@ TEST_CASE("one file per rank: a missing rank's file is an error") {
   d.doc()["distributedInfo"] = {{"rank", 0}, {"world_size", 4}};
   d.step(1, 0, 100);
   d.launch("k", 10, 20, 5, 1);
-  CHECK_THROWS_WITH_AS(imported(d), doctest::Contains("the job has 4 ranks but 1 trace files were given"), Error);
+  CHECK_THROWS_WITH_AS(imported(d), doctest::Contains("the job has 4 ranks but 1 trace files were given"),
+                       Error);
 }
 
 TEST_CASE("GPU names map to simtrain profiles") {

@@ -20,9 +20,18 @@ MegatronPlan plan_of(std::vector<std::string> args, ParallelConfig base = {}) {
 }  // namespace
 
 TEST_CASE("Megatron's arguments are taken out of a command line, simtrain's stay in order") {
-  std::vector<std::string> args = {"--gpus",      "64",         "--tensor-model-parallel-size", "8", "--fp16",
-                                   "--data-path", "0.5",        "a_text_document",             "0.5",
-                                   "b_text_document",           "--platform",                  "dgx-a100"};
+  std::vector<std::string> args = {"--gpus",
+                                   "64",
+                                   "--tensor-model-parallel-size",
+                                   "8",
+                                   "--fp16",
+                                   "--data-path",
+                                   "0.5",
+                                   "a_text_document",
+                                   "0.5",
+                                   "b_text_document",
+                                   "--platform",
+                                   "dgx-a100"};
   const MegatronArguments megatron = take_megatron_arguments(args);
   CHECK(args == std::vector<std::string>{"--gpus", "64", "--platform", "dgx-a100"});
   REQUIRE(megatron.given.size() == 3);
@@ -42,8 +51,8 @@ TEST_CASE("--seed is simtrain's unless the line is a Megatron line") {
 }
 
 TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h MLP, vocabulary padded by TP") {
-  const MegatronPlan plan = plan_of({"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads", "24",
-                                     "--seq-length", "2048", "--tensor-model-parallel-size", "2"});
+  const MegatronPlan plan = plan_of({"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads",
+                                     "24", "--seq-length", "2048", "--tensor-model-parallel-size", "2"});
   REQUIRE(plan.config.decoder);
   const TransformerConfig& t = plan.config.decoder->config;
   CHECK(t.ffn_hidden == 4 * 2304);
@@ -54,12 +63,28 @@ TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h ML
 }
 
 TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positions, no biases") {
-  const MegatronPlan plan = plan_of({"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32",
-                                     "--group-query-attention", "--num-query-groups", "8", "--swiglu",
-                                     "--ffn-hidden-size", "14336", "--normalization", "RMSNorm",
-                                     "--position-embedding-type", "rope", "--disable-bias-linear",
-                                     "--untie-embeddings-and-output-weights", "--vocab-size", "128256",
-                                     "--seq-length", "8192"});
+  const MegatronPlan plan = plan_of({"--num-layers",
+                                     "32",
+                                     "--hidden-size",
+                                     "4096",
+                                     "--num-attention-heads",
+                                     "32",
+                                     "--group-query-attention",
+                                     "--num-query-groups",
+                                     "8",
+                                     "--swiglu",
+                                     "--ffn-hidden-size",
+                                     "14336",
+                                     "--normalization",
+                                     "RMSNorm",
+                                     "--position-embedding-type",
+                                     "rope",
+                                     "--disable-bias-linear",
+                                     "--untie-embeddings-and-output-weights",
+                                     "--vocab-size",
+                                     "128256",
+                                     "--seq-length",
+                                     "8192"});
   const TransformerConfig& t = plan.config.decoder->config;
   CHECK(t.kv_heads == 8);
   CHECK(t.gated_mlp);
@@ -77,23 +102,23 @@ TEST_CASE("layers per virtual stage become model chunks per pipeline rank, and t
       plan_of({"--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage", "5"}, base);
   CHECK(plan.config.vpp == 3);
   CHECK(plan.config.schedule == PipelineSchedule::Interleaved);
-  CHECK_THROWS_WITH_AS(plan_of({"--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage",
-                                "7"},
-                               base),
-                       doctest::Contains("60 layers do not split into 4 stages of chunks of 7"), Error);
+  CHECK_THROWS_WITH_AS(
+      plan_of({"--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage", "7"}, base),
+      doctest::Contains("60 layers do not split into 4 stages of chunks of 7"), Error);
 }
 
 TEST_CASE("recomputation as Megatron names it") {
   ParallelConfig base;
   base.model = "gpt3-175b";  // 96 layers
   CHECK(plan_of({"--recompute-granularity", "selective"}, base).config.recompute == Recompute::Selective);
-  CHECK(plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "4"},
+  CHECK(plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers",
+                 "4"},
                 base)
             .config.recompute == Recompute::Full);
   // The SC21 scripts' --recompute-method alone, and block over every layer of a stage, are full.
   CHECK(plan_of({"--recompute-method", "uniform"}, base).config.recompute == Recompute::Full);
-  CHECK(plan_of({"--pipeline-model-parallel-size", "8", "--recompute-granularity", "full", "--recompute-method",
-                 "block", "--recompute-num-layers", "12"},
+  CHECK(plan_of({"--pipeline-model-parallel-size", "8", "--recompute-granularity", "full",
+                 "--recompute-method", "block", "--recompute-num-layers", "12"},
                 base)
             .config.recompute == Recompute::Full);
   CHECK(plan_of({}, base).config.recompute == Recompute::None);
@@ -115,8 +140,12 @@ TEST_CASE("a Megatron name agrees with its simtrain alias or is an error") {
   const MegatronArguments megatron = take_megatron_arguments(args);
   ParallelConfig base;
   base.model = "gpt3-175b";
-  const GivenOption tp8 = [](const std::string& o) { return o == "tp" ? std::optional<std::string>("8") : std::nullopt; };
-  const GivenOption tp4 = [](const std::string& o) { return o == "tp" ? std::optional<std::string>("4") : std::nullopt; };
+  const GivenOption tp8 = [](const std::string& o) {
+    return o == "tp" ? std::optional<std::string>("8") : std::nullopt;
+  };
+  const GivenOption tp4 = [](const std::string& o) {
+    return o == "tp" ? std::optional<std::string>("4") : std::nullopt;
+  };
   CHECK(apply_megatron_arguments(megatron, base, tp8).config.tp == 8);
   CHECK_THROWS_WITH_AS(apply_megatron_arguments(megatron, base, tp4),
                        "--tensor-model-parallel-size 8 and --tp 4 disagree: give one of them", Error);

@@ -62,13 +62,15 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.fp8);
   CHECK(c.recompute == Recompute::Selective);
   CHECK(plan.steps == 100);
-  CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]", "parallelism.enable_async_tensor_parallel"});
+  CHECK(plan.no_effect ==
+        std::vector<std::string>{"[optimizer]", "parallelism.enable_async_tensor_parallel"});
 }
 
 TEST_CASE("torchtitan's file errors name the file, line and key") {
-  CHECK(error_of(kLlama8b, 10) == "job.toml: parallelism: 10 GPUs are not a multiple of tp x pp x cp x replicate = 4");
-  CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"13B\"\n").find(
-            "job.toml:3: model.flavor: torchtitan's llama3 13B is not in simtrain's zoo") == 0);
+  CHECK(error_of(kLlama8b, 10) ==
+        "job.toml: parallelism: 10 GPUs are not a multiple of tp x pp x cp x replicate = 4");
+  CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"13B\"\n")
+            .find("job.toml:3: model.flavor: torchtitan's llama3 13B is not in simtrain's zoo") == 0);
   CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\ntensor_parallel_degree = 2\n")
             .find("job.toml:5: training.tensor_parallel_degree: an older torchtitan schema") == 0);
   CHECK(error_of("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\nmode = \"half\"\n")
