@@ -10,7 +10,7 @@
 namespace simtrain::cli {
 namespace {
 
-constexpr auto kQuietFor = std::chrono::seconds(2);            // short runs print nothing
+constexpr double kQuietFor_s = 2;                              // short runs print nothing
 constexpr auto kRedrawEvery = std::chrono::milliseconds(250);  // a steady line, not a flicker
 
 }  // namespace
@@ -18,6 +18,13 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(250);  // a steady line,
 ProgressLine::ProgressLine() : started_(std::chrono::steady_clock::now()) {
   const char* term = std::getenv("TERM");
   enabled_ = isatty(STDERR_FILENO) == 1 && term != nullptr && std::string_view(term) != "dumb";
+  // SIMTRAIN_PROGRESS_AFTER (seconds) moves the threshold: 0 shows the line at once (tests use it).
+  quiet_for_s_ = kQuietFor_s;
+  if (const char* after = std::getenv("SIMTRAIN_PROGRESS_AFTER")) {
+    char* end = nullptr;
+    const double value = std::strtod(after, &end);
+    if (end != after && *end == '\0' && value >= 0 && value <= 3600) quiet_for_s_ = value;
+  }
 }
 
 ProgressLine::~ProgressLine() {
@@ -33,7 +40,7 @@ std::function<void(const char*, double, std::uint64_t)> ProgressLine::callback()
 
 void ProgressLine::update(const char* phase, double simulated_s, std::uint64_t advances) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - started_ < kQuietFor || now - last_draw_ < kRedrawEvery) return;
+  if (std::chrono::duration<double>(now - started_).count() < quiet_for_s_ || now - last_draw_ < kRedrawEvery) return;
   last_draw_ = now;
   drawn_ = true;
   const double wall = std::chrono::duration<double>(now - started_).count();

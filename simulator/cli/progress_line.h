@@ -1,6 +1,7 @@
 // The progress line `simtrain run` keeps on stderr for runs longer than about 2 s: what it is doing and,
 // while simulating, the simulated time and events so far. Only when stderr is a terminal whose TERM is not
-// "dumb": logs, pipes and scripts see nothing of it. Cleared when the run ends.
+// "dumb": logs, pipes and scripts see nothing of it. Cleared when the run ends. SIMTRAIN_PROGRESS_AFTER
+// (seconds) changes how long a run must take before the line appears.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,7 @@ class ProgressLine {
   void update(const char* phase, double simulated_s, std::uint64_t advances);
 
   bool enabled_ = false;
+  double quiet_for_s_ = 2;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_draw_;
