@@ -3,9 +3,13 @@
 trace of that step recorded, class by class (gemm, elementwise, layer_norm, attention, ...).
 
 For each configuration of traces/pytorch/h200_steps.json: `simtrain trace import` turns the recorded Kineto
-trace into a native trace, whose GPU ops carry the class the importer gave each kernel
-(simulator/trace/kernel_class.h); `simtrain trace` writes the generated trace for the same model, batch,
-precision and optimizer on one GPU. Host ops and collectives are not kernels and are not counted.
+trace into a native trace, one GPU op per kernel named by the ATen operator that launched it; `simtrain trace`
+writes the generated trace for the same model, batch, precision and optimizer on one GPU, whose ops carry
+the generator's kernel kinds. Host ops and collectives are not kernels and are not counted.
+
+A recorded kernel is classed by its operator (ATEN_CLASSES), not by the kind the importer costs it as: the
+importer gives every kernel an operator launches that operator's cost shape, so the weight casts autocast
+runs inside aten::addmm read as GEMMs there, and the second kernel of a cuDNN batch norm as elementwise.
 
 Prints, per configuration, the counts per class and the error of the total; with --max-total-error, exits 1
 when a configuration's total kernel count is further than that (percent) from the trace's, and with
@@ -16,57 +20,64 @@ import argparse
 import collections
 import json
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
 
-
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
+import h200_traces as h200
 
 
-def kernel_classes(path):
-    """Kernels per class in a native trace: compute ops that are not host work, over every program."""
-    with open(path) as f:
-        trace = json.load(f)
-    counts = collections.Counter()
-    for program in trace["programs"]:
-        for op in program["ops"]:
-            if op["type"] == "compute" and op["kind"] != "host":
-                counts[op["kind"]] += 1
-    return counts
+# The class of the kernels an ATen operator launches, in the generator's kind names. Operators not listed
+# (copies, casts, arithmetic, reductions, dropout, losses) launch elementwise kernels.
+ATEN_CLASSES = {
+    "gemm": ["aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addmv", "aten::matmul"],
+    "conv": ["aten::cudnn_convolution", "aten::convolution_backward", "aten::convolution"],
+    "attention": ["aten::_cudnn_attention_forward", "aten::_cudnn_attention_backward",
+                  "aten::_flash_attention_forward", "aten::_flash_attention_backward",
+                  "aten::_efficient_attention_forward", "aten::_efficient_attention_backward"],
+    "batch_norm": ["aten::cudnn_batch_norm", "aten::cudnn_batch_norm_backward", "aten::native_batch_norm",
+                   "aten::native_batch_norm_backward"],
+    "layer_norm": ["aten::native_layer_norm", "aten::native_layer_norm_backward"],
+    "softmax": ["aten::_log_softmax", "aten::_log_softmax_backward_data", "aten::_softmax",
+                "aten::_softmax_backward_data"],
+    "activation": ["aten::relu", "aten::relu_", "aten::clamp_min_", "aten::threshold_backward", "aten::gelu",
+                   "aten::gelu_backward", "aten::tanh", "aten::tanh_backward", "aten::silu",
+                   "aten::silu_backward"],
+    "pool": ["aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices_backward", "aten::avg_pool2d",
+             "aten::avg_pool2d_backward"],
+    "embedding": ["aten::embedding_dense_backward"],
+}
+CLASS_OF = {op: kind for kind, ops in ATEN_CLASSES.items() for op in ops}
 
 
-def workload_args(row, root):
-    args = shlex.split(row["simtrain"])
-    return [os.path.join(root, "models", a) if a.endswith(".toml") else a for a in args]
+def kernel_class(op):
+    if op["kind"] == "optimizer" or op["name"].startswith(("aten::_fused_adam", "aten::_foreach_", "aten::_amp_")):
+        return "optimizer"
+    return CLASS_OF.get(op["name"], "elementwise")
 
 
-def compare(simtrain, row, root, tmp):
-    recorded = os.path.join(tmp, "recorded.json")
+def kernel_classes(ops, recorded):
+    """Kernels per class: compute ops that are not host work."""
+    return collections.Counter(kernel_class(op) if recorded else op["kind"] for op in ops if h200.is_kernel(op))
+
+
+def compare(simtrain, row, tmp):
     generated = os.path.join(tmp, "generated.json")
-    run([simtrain, "trace", "import", os.path.join(root, "traces", "pytorch", row["kineto_trace"]),
-         "-o", recorded])
-    run([simtrain, "trace", "--gpus", "1", *workload_args(row, root), "-o", generated])
-    return kernel_classes(recorded), kernel_classes(generated)
+    h200.run([simtrain, "trace", "--gpus", "1", *h200.workload_args(row), "-o", generated])
+    with open(generated) as f:
+        ops = [op for program in json.load(f)["programs"] for op in program["ops"] if op["type"] == "compute"]
+    return kernel_classes(h200.imported_ops(simtrain, row, tmp), True), kernel_classes(ops, False)
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, ".."))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--simtrain", default=os.path.join(root, "build", "simulator", "cli", "simtrain"))
-    parser.add_argument("--steps", default=os.path.join(root, "traces", "pytorch", "h200_steps.json"))
+    parser.add_argument("--simtrain", default=h200.SIMTRAIN)
+    parser.add_argument("--steps", default=h200.STEPS)
     parser.add_argument("--only", help="one configuration, by name")
     parser.add_argument("--max-total-error", type=float)
     parser.add_argument("--max-class-error", type=float)
     args = parser.parse_args()
 
-    with open(args.steps) as f:
-        rows = json.load(f)["runs"]
+    rows = h200.rows(args.steps)
     failed = False
     worst_total = worst_class = 0.0
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +85,7 @@ def main():
             if args.only and row["name"] != args.only:
                 continue
             try:
-                recorded, generated = compare(args.simtrain, row, root, tmp)
+                recorded, generated = compare(args.simtrain, row, tmp)
             except RuntimeError as error:
                 print(error, file=sys.stderr)
                 return 2

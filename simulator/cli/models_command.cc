@@ -1,10 +1,12 @@
-// simtrain models: the model zoo with parameter counts and FLOPs per sample.
+// simtrain models: the model zoo with parameter counts, FLOPs per sample and the implementations (--impl)
+// whose kernels can be generated.
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "simulator/cli/commands.h"
 #include "simulator/cli/workload_options.h"
+#include "simulator/workload/implementation.h"
 #include "simulator/workload/model_zoo.h"
 
 namespace po = boost::program_options;
@@ -16,13 +18,16 @@ int models_command(const Arguments& args) {
   options.add_options()("help,h", "show this help");
   po::variables_map vm;
   if (!parse_or_help(args, options, vm, "usage: simtrain models")) return 0;
-  std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {}\n", "model", "parameters", "fwd GFLOP/sample",
-                           "seq len", "description");
+  std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {:<20} {}\n", "model", "parameters",
+                           "fwd GFLOP/sample", "seq len", "--impl", "description");
   for (const std::string& name : workload::model_names()) {
     workload::Model model = workload::build_model(name);
-    std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {}\n", name, model.parameters(),
+    std::string impls;
+    for (workload::Implementation i : workload::implementations_for(model))
+      impls += (impls.empty() ? "" : "|") + std::string(workload::to_string(i));
+    std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {:<20} {}\n", name, model.parameters(),
                              model.forward_flops_per_sample() / 1e9,
-                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", model.description);
+                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", impls, model.description);
   }
   return 0;
 }

@@ -67,7 +67,7 @@ int run_command(const Arguments& args) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus and --bucket-mb scale a one-GPU recording out as DDP.
     for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
-                             "framework"})
+                             "framework", "impl", "host"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_paths = vm["trace"].as<std::vector<std::string>>();

@@ -7,7 +7,10 @@
 
 #include "common/error.h"
 #include "common/input_limits.h"
+#include "simulator/workload/allocator_memory.h"
 #include "simulator/workload/eager_pytorch.h"
+#include "simulator/workload/host_launch.h"
+#include "simulator/workload/optimizer_kernels.h"
 
 namespace simtrain::workload {
 namespace {
@@ -228,10 +231,19 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   update.flops = optimizer_flops_per_parameter(config.optimizer) * parameters;
   update.bytes = optimizer_step_bytes_per_parameter(config.optimizer) * parameters;
   update.shape = {static_cast<std::int64_t>(parameters)};
-  trace::Op optimizer = compute_op("optimizer.step", update);
-  optimizer.deps = all_reduces;
-  append(program, std::move(optimizer));
+  // The step as multi-tensor launches (optimizer_kernels.h): "optimizer.step.1", ... and the last
+  // "optimizer.step"; the first waits for every all-reduce.
+  const std::vector<trace::ComputeSpec> launches = optimizer_step_kernels(
+      update, parameter_tensors(model), config.optimizer, config.precision == Precision::AMP_FP16);
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const bool last = i + 1 == launches.size();
+    trace::Op optimizer =
+        compute_op(last ? "optimizer.step" : "optimizer.step." + std::to_string(i + 1), launches[i]);
+    if (i == 0) optimizer.deps = all_reduces;
+    append(program, std::move(optimizer));
+  }
 
+  if (config.host) add_host_launches(program, config.host->dispatch_per_kernel_s);
   trace::Trace trace = trace::single_program_trace(std::move(program), config.gpus, "dp");
 
   const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;
@@ -246,6 +258,12 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
                                model, config.batch_per_gpu, config.precision,
                                optimizer_state_bytes_per_parameter(config.optimizer), config.bucket_bytes)
                                .total_bytes();
+  const AllocatorPeak allocator = estimate_allocator_peak(model, config.batch_per_gpu, config.precision,
+                                                          optimizer_state_bytes_per_parameter(config.optimizer));
+  // DDP's flat gradient buckets, when there is more than one rank to reduce with, come on top.
+  const double bucket_copy_bytes = config.gpus > 1 && config.bucket_bytes > 0 ? 4 * parameters : 0;
+  meta.peak_allocated_bytes = allocator.allocated_bytes() + bucket_copy_bytes;
+  meta.peak_reserved_bytes = allocator.reserved_bytes() + bucket_copy_bytes;
   meta.compute_dtype = matmul_dtype(config.precision);
   return trace;
 }

@@ -31,6 +31,63 @@ double dim(const Layer& layer, std::size_t i) {
   return i < layer.dims.size() ? static_cast<double>(layer.dims[i]) : 0;
 }
 
+// PyTorch's reductions combine per-block partial sums in a second step above this many rows.
+constexpr double kRowsPerReductionBlock = 1024;
+
+double bias_elements(const Layer& layer) {
+  if (layer.type == "linear" && dim(layer, 3) != 0) return dim(layer, 2);
+  if (layer.type == "conv" && dim(layer, 8) != 0) return dim(layer, 3);
+  return 0;
+}
+
+double weight_elements(const Layer& layer) {
+  if (layer.type == "linear") return dim(layer, 1) * dim(layer, 2);
+  if (layer.type == "conv") return dim(layer, 0) * dim(layer, 3) * dim(layer, 4) * dim(layer, 5);
+  return 0;
+}
+
+// Hugging Face's gelu_new, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), one operator at a time as the
+// H200 trace of GPT-2 XL shows it. Forward: 0.5 x, pow, 0.044715 *, x + (fp32), sqrt(2/pi) *, tanh, 1 +,
+// the product (autocast first casts x to fp32 for pow). Backward: the product's two gradients, tanh's, the
+// constants', pow's (pow, 3 *, *), the sums of x's three gradients and the casts between fp32 and 16 bits.
+// Bytes per element are each operator's reads and writes.
+LayerKernels gelu_new(LayerKernels kernels, double elements, bool autocast, double e) {
+  const double f = kFp32Bytes;
+  const double x = autocast ? e : f;
+  const auto elementwise = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, elements, read, write);
+  };
+  const auto tanh = [&](Pass which, double read) {
+    return pass(ComputeKind::Activation, which, DType::FP32, elements, read, f);
+  };
+  kernels.forward.clear();
+  kernels.forward.push_back(elementwise(Pass::Forward, x, x));  // 0.5 x
+  if (autocast) kernels.forward.push_back(elementwise(Pass::Forward, e, f));  // x to fp32 for pow
+  for (int i = 0; i < 2; ++i) kernels.forward.push_back(elementwise(Pass::Forward, f, f));  // pow, 0.044715 *
+  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));                           // x + ...
+  kernels.forward.push_back(elementwise(Pass::Forward, f, f));                               // sqrt(2/pi) *
+  kernels.forward.push_back(tanh(Pass::Forward, f));
+  kernels.forward.push_back(elementwise(Pass::Forward, f, f));      // 1 + tanh
+  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));  // the product
+  kernels.backward.clear();
+  const Pass b = Pass::BackwardData;
+  kernels.backward.push_back(elementwise(b, 2 * f, f));  // d(0.5 x) = g (1 + tanh)
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, f + x, f));  // d(1 + tanh) = g 0.5 x
+  kernels.backward.push_back(tanh(b, 2 * f));
+  kernels.backward.push_back(elementwise(b, f, f));  // sqrt(2/pi) *
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, f, f));      // 0.044715 *
+  kernels.backward.push_back(elementwise(b, f, f));      // pow(x, 2)
+  kernels.backward.push_back(elementwise(b, f, f));      // 3 *
+  kernels.backward.push_back(elementwise(b, 2 * f, f));  // * g
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, 2 * x, x));  // add_
+  kernels.backward.push_back(elementwise(b, x, x));      // 0.5 *
+  kernels.backward.push_back(elementwise(b, 2 * x, x));  // add_
+  return kernels;
+}
+
 }  // namespace
 
 LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer, const Model& model,
@@ -57,14 +114,31 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     kernels.backward.push_back(
         pass(ComputeKind::Activation, Pass::BackwardData, low, elements, 4 * e, 4 * e));
   }
+  if (type == "gelu_new") return gelu_new(kernels, n * dim(layer, 0), autocast, e);
+  const double bias = bias_elements(layer);
+  if (type == "linear" && bias > 0) {
+    // Autograd sums the output gradient over the rows for the bias: a reduction, which starts with a small
+    // initialisation kernel once there are more than a block's rows to combine.
+    const double rows = n * dim(layer, 0);
+    ComputeSpec sum = pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, rows * bias, e, 0);
+    sum.bytes += bias * kFp32Bytes;
+    if (rows > kRowsPerReductionBlock)
+      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, bias, 0, kFp32Bytes));
+    kernels.backward.push_back(sum);
+  }
   if (!autocast) return kernels;
 
-  if ((type == "linear" || type == "conv") && layer.parameters > 0) {
-    // The fp32 weight cast to 16 bits before the first use in forward; its gradient cast back after backward.
-    kernels.forward.insert(kernels.forward.begin(), pass(ComputeKind::Elementwise, Pass::Forward, low,
-                                                         layer.parameters, kFp32Bytes, e));
-    kernels.backward.push_back(
-        pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, layer.parameters, e, kFp32Bytes));
+  if (type == "linear" || type == "conv") {
+    // The fp32 weight (a tied LM head's too: it is the embedding's) and bias cast to 16 bits before the
+    // GEMM in forward; their 16-bit gradients cast back after backward.
+    const double weight = weight_elements(layer);
+    for (const double elements : {bias, weight}) {
+      if (elements <= 0) continue;
+      kernels.forward.insert(kernels.forward.begin(),
+                             pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, e));
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, elements, e, kFp32Bytes));
+    }
   }
   if (!model.transformer) return kernels;
 

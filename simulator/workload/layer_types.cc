@@ -51,7 +51,7 @@ Layer rmsnorm(const std::string& name, std::int64_t tokens, std::int64_t hidden)
 }
 
 Layer activation(const std::string& name, const std::string& type, std::int64_t elements) {
-  if (type != "relu" && type != "gelu" && type != "tanh") {
+  if (type != "relu" && type != "gelu" && type != "gelu_new" && type != "tanh") {
     throw Error("unknown activation type '" + type + "' for layer " + name);
   }
   return make(name, type, 0, {elements}, d(elements));

@@ -38,7 +38,8 @@ Layer batchnorm(const std::string& name, std::int64_t c, std::int64_t h, std::in
 Layer layernorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
 // Llama's RMSNorm: a scale but no shift, costed like a fused LayerNorm.
 Layer rmsnorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
-// type: "relu" (saves its output) or "gelu"/"tanh" (save their input; tanh saves its output).
+// type: "relu" (saves its output), "gelu"/"tanh" (save their input; tanh saves its output) or "gelu_new"
+// (Hugging Face's tanh approximation as separate operators; eager_pytorch.h lists its kernels).
 Layer activation(const std::string& name, const std::string& type, std::int64_t elements);
 Layer swiglu(const std::string& name, std::int64_t tokens, std::int64_t ffn);
 // type: "maxpool" or "avgpool".

@@ -108,3 +108,30 @@ TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
   const double full = 4.0 * 32 * 4096 * 4096 * 128;
   CHECK(kernels_for(attention, model, 1, Precision::AMP_BF16).forward[0].flops == full * 33 / 64);
 }
+
+TEST_CASE("a biased Linear under autocast casts weight and bias, and reduces the bias gradient over the rows") {
+  const Model model = build_model("gpt2-xl", {.seq_len = 512});
+  const std::string fc = "transformer.h.0.mlp.c_fc";  // 1600 -> 6400 with bias
+  const LayerKernels fused = kernels_for(layer_named(model, fc), model, 4, Precision::AMP_BF16);
+  const LayerKernels k = eager(model, fc, 4, Precision::AMP_BF16);
+  REQUIRE(k.forward.size() == fused.forward.size() + 2);
+  CHECK(k.forward[0].bytes == 1600.0 * 6400 * (4 + 2));  // the weight, then the bias
+  CHECK(k.forward[1].bytes == 6400.0 * (4 + 2));
+  // Backward: the GEMMs, the bias-gradient reduction (2048 rows: an initialisation kernel first), then
+  // both gradients cast back to fp32.
+  REQUIRE(k.backward.size() == fused.backward.size() + 4);
+  CHECK(k.backward[fused.backward.size() + 1].bytes == 2048.0 * 6400 * 2 + 6400 * 4);
+  // Without autocast the reduction stays, the casts go.
+  CHECK(eager(model, fc, 4, Precision::FP32).backward.size() == fused.backward.size() + 2);
+}
+
+TEST_CASE("Hugging Face's gelu_new runs as 9 forward and 14 backward kernels under autocast") {
+  const Model model = build_model("gpt2-xl", {.seq_len = 512});
+  const LayerKernels k = eager(model, "transformer.h.0.mlp.act", 4, Precision::AMP_BF16);
+  CHECK(k.forward.size() == 9);
+  CHECK(k.backward.size() == 14);
+  int tanh = 0;
+  for (const auto& kernel : k.forward) tanh += kernel.kind == ComputeKind::Activation;
+  CHECK(tanh == 1);
+  CHECK(eager(model, "transformer.h.0.mlp.act", 4, Precision::FP32).forward.size() == 8);
+}
