@@ -10,6 +10,7 @@
 #include "simulator/workload/allocator_memory.h"
 #include "simulator/workload/eager_pytorch.h"
 #include "simulator/workload/host_launch.h"
+#include "simulator/workload/hugging_face_layout.h"
 #include "simulator/workload/optimizer_kernels.h"
 
 namespace simtrain::workload {
@@ -149,7 +150,8 @@ std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bu
 
 trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   validate(config);
-  const Model model = build_model(config.model, config.model_options);
+  // The eager generator runs decoders as Hugging Face lays them out (--impl hf).
+  const Model model = with_hugging_face_projections(build_model(config.model, config.model_options));
   const std::size_t layer_count = model.layers.size();
   std::vector<LayerKernels> kernels;
   kernels.reserve(layer_count);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace simtrain::workload {
 namespace {
@@ -44,6 +45,25 @@ double weight_elements(const Layer& layer) {
   if (layer.type == "linear") return dim(layer, 1) * dim(layer, 2);
   if (layer.type == "conv") return dim(layer, 0) * dim(layer, 3) * dim(layer, 4) * dim(layer, 5);
   return 0;
+}
+
+// Hugging Face's LlamaRMSNorm in eager mode, over the fp32 residual stream: pow(2), mean, + eps, rsqrt,
+// x * rsqrt, weight * (a fused norm kernel's one pass). Backward runs the chain rule operator by operator:
+// the two products' gradients, the weight's reduction over the rows, rsqrt's, mean's (a division), pow's,
+// and the sum of x's two gradients.
+LayerKernels hf_rmsnorm(LayerKernels kernels, double elements) {
+  const double f = kFp32Bytes;
+  const auto op = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, elements, read, write);
+  };
+  kernels.forward = {op(Pass::Forward, f, f),      op(Pass::Forward, f, 0), op(Pass::Forward, 0, 0),
+                     op(Pass::Forward, 0, 0),      op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, f)};
+  const Pass b = Pass::BackwardData;
+  kernels.backward = {op(b, f, f),     op(b, 2 * f, f), op(Pass::BackwardWeight, f, 0),
+                      op(b, 2 * f, f), op(b, 2 * f, f), op(b, f, 0),
+                      op(b, 0, 0),     op(b, 0, f),     op(b, f, f),
+                      op(b, 2 * f, f), op(b, 2 * f, f)};
+  return kernels;
 }
 
 // Hugging Face's gelu_new, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), one operator at a time as the
@@ -115,6 +135,33 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
         pass(ComputeKind::Activation, Pass::BackwardData, low, elements, 4 * e, 4 * e));
   }
   if (type == "gelu_new") return gelu_new(kernels, n * dim(layer, 0), autocast, e);
+  if (type == "rmsnorm" && model.transformer) {
+    const double elements = n * dim(layer, 0) * dim(layer, 1);
+    kernels = hf_rmsnorm(std::move(kernels), elements);
+    if (autocast) {
+      // Its fp32 output cast for the Linear that reads it, and that gradient cast back.
+      kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, e));
+      kernels.backward.insert(kernels.backward.begin(), pass(ComputeKind::Elementwise, Pass::BackwardData, low,
+                                                             elements, e, kFp32Bytes));
+    }
+    return kernels;
+  }
+  if (type == "batchnorm") {
+    // cuDNN's batch norm finishes the per-channel statistics in a second, small kernel in each direction.
+    const double channels = dim(layer, 0);
+    kernels.forward.push_back(pass(ComputeKind::BatchNorm, Pass::Forward, low, channels, 4 * kFp32Bytes,
+                                   2 * kFp32Bytes));
+    kernels.backward.push_back(pass(ComputeKind::BatchNorm, Pass::BackwardData, low, channels,
+                                    4 * kFp32Bytes, 2 * kFp32Bytes));
+  }
+  if (type == "attention") {
+    // cuDNN's SDPA (PyTorch's default on Hopper) launches small helper kernels around its attention kernel:
+    // one in forward; three in backward (the dO.O row sums, zeroing and converting the dQ accumulator).
+    const double rows = n * dim(layer, 0) * dim(layer, 1);
+    kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, rows, 0, kFp32Bytes));
+    for (int i = 0; i < 3; ++i)
+      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, rows, e, kFp32Bytes));
+  }
   const double bias = bias_elements(layer);
   if (type == "linear" && bias > 0) {
     // Autograd sums the output gradient over the rows for the bias: a reduction, which starts with a small

@@ -90,9 +90,10 @@ TEST_CASE("each all-reduce waits for the weight gradient of its bucket's last la
   const std::vector<const trace::Op*> reduces = all_reduces(program);
   REQUIRE(reduces.size() == 5);
   // The last backward kernel of each bucket's last layer: under autocast, the cast of its 16-bit weight
-  // gradient to fp32 (eager_pytorch.h).
+  // gradient to fp32 (eager_pytorch.h); fc's third elementwise weight-gradient kernel, after its bias
+  // reduction and the bias gradient's cast.
   const std::vector<std::string> expected_deps = {
-      "step1.fc.cast.bwd_weight", "step1.layer4.1.conv2.cast.bwd_weight",
+      "step1.fc.cast.bwd_weight.3", "step1.layer4.1.conv2.cast.bwd_weight",
       "step1.layer4.0.conv2.cast.bwd_weight", "step1.layer3.0.downsample.0.cast.bwd_weight",
       "step1.conv1.cast.bwd_weight"};
   double total_bytes = 0;
@@ -125,10 +126,13 @@ TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
       ++forward_ops_per_step[op.name.substr(0, op.name.find('.'))];
     }
   }
-  // One forward kernel per layer, and an autocast weight cast per convolution and linear layer.
+  // One forward kernel per layer, an autocast weight cast per convolution and linear layer (and one for
+  // fc's bias), and cuDNN's statistics kernel after each batch norm.
   const Model resnet = build_model("resnet50");
   int per_step = 0;
-  for (const Layer& layer : resnet.layers) per_step += layer.type == "conv" || layer.type == "linear" ? 2 : 1;
+  for (const Layer& layer : resnet.layers)
+    per_step += layer.type == "conv" || layer.type == "linear" || layer.type == "batchnorm" ? 2 : 1;
+  per_step += 1;  // fc.bias
   CHECK(forward_ops_per_step ==
         std::map<std::string, int>{
             {"step1", per_step}, {"step2", per_step}, {"step3", per_step}, {"step4", per_step}});

@@ -53,28 +53,30 @@ TEST_CASE("autocast casts a weight to 16 bits before its GEMM and the weight gra
 }
 
 TEST_CASE("a transformer's norms and residual adds move the fp32 stream under autocast") {
-  const Model model = build_model("llama2-7b");
-  const double elements = 4096.0 * 4096;  // one sequence of 4096 tokens x hidden 4096
-  const std::string norm = "model.layers.0.input_layernorm";
-  const LayerKernels fused = kernels_for(layer_named(model, norm), model, 1, Precision::AMP_BF16);
-  const LayerKernels k = eager(model, norm, 1, Precision::AMP_BF16);
+  const Model gpt2 = build_model("gpt2-xl");
+  const double tokens = 1024.0 * 1600;  // one sequence of 1024 tokens x hidden 1600
+  const std::string norm = "transformer.h.0.ln_1";
+  const LayerKernels fused = kernels_for(layer_named(gpt2, norm), gpt2, 1, Precision::AMP_BF16);
+  const LayerKernels k = eager(gpt2, norm, 1, Precision::AMP_BF16);
   // The norm itself at 4 bytes per element instead of 2, then its output cast to bf16 for the QKV GEMM.
   REQUIRE(k.forward.size() == 2);
   CHECK(k.forward[0].bytes == 2 * fused.forward[0].bytes);
-  CHECK(k.forward[1].bytes == elements * (4 + 2));
-  CHECK(k.backward.front().bytes == elements * (2 + 4));  // the gradient cast back first
-  CHECK(total_bytes(k.backward) == elements * 6 + 2 * total_bytes(fused.backward));
+  CHECK(k.forward[1].bytes == tokens * (4 + 2));
+  CHECK(k.backward.front().bytes == tokens * (2 + 4));  // the gradient cast back first
+  CHECK(total_bytes(k.backward) == tokens * 6 + 2 * total_bytes(fused.backward));
 
+  const Model model = build_model("llama2-7b");
+  const double elements = 4096.0 * 4096;  // one sequence of 4096 tokens x hidden 4096
   const LayerKernels add = eager(model, "model.layers.0.add_1", 1, Precision::AMP_BF16);
   REQUIRE(add.forward.size() == 1);
   CHECK(add.forward[0].bytes == elements * (4 + 2 + 4));  // fp32 stream + bf16 branch -> fp32
   CHECK(add.backward[0].bytes == elements * 12);
 
-  // A CNN has no fp32 stream: batch norm stays in fp16.
+  // A CNN has no fp32 stream: batch norm stays in fp16 (cuDNN's statistics kernel follows it).
   const Model resnet = build_model("resnet50");
   const Layer& bn = layer_named(resnet, "bn1");
-  CHECK(eager(resnet, "bn1", 32, Precision::AMP_FP16).forward ==
-        kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward);
+  CHECK(eager(resnet, "bn1", 32, Precision::AMP_FP16).forward.front() ==
+        kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward.front());
 }
 
 TEST_CASE("rotary embeddings run as rotate_half: ten passes over queries and keys in any precision") {
@@ -134,4 +136,24 @@ TEST_CASE("Hugging Face's gelu_new runs as 9 forward and 14 backward kernels und
   for (const auto& kernel : k.forward) tanh += kernel.kind == ComputeKind::Activation;
   CHECK(tanh == 1);
   CHECK(eager(model, "transformer.h.0.mlp.act", 4, Precision::FP32).forward.size() == 8);
+}
+
+TEST_CASE("Hugging Face's RMSNorm runs operator by operator: 6 forward and 11 backward kernels, plus casts") {
+  const Model model = build_model("llama2-7b");
+  const LayerKernels k = eager(model, "model.layers.0.input_layernorm", 1, Precision::AMP_BF16);
+  CHECK(k.forward.size() == 6 + 1);
+  CHECK(k.backward.size() == 11 + 1);
+  for (const auto& kernel : k.forward) CHECK(kernel.kind == ComputeKind::Elementwise);
+  CHECK(eager(model, "model.layers.0.input_layernorm", 1, Precision::FP32).forward.size() == 6);
+}
+
+TEST_CASE("cuDNN's batch norm and SDPA launch small helper kernels beside their main one") {
+  const Model resnet = build_model("resnet50");
+  const LayerKernels bn = eager(resnet, "bn1", 32, Precision::AMP_FP16);
+  CHECK(bn.forward.size() == 2);
+  CHECK(bn.backward.size() == 2);
+  const Model bert = build_model("bert-large");
+  const LayerKernels sdpa = eager(bert, "encoder.layer.0.attention.self.sdpa", 8, Precision::AMP_FP16);
+  CHECK(sdpa.forward.size() == 2);
+  CHECK(sdpa.backward.size() == 4);
 }
