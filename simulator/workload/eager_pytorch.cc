@@ -153,6 +153,18 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
                                    2 * kFp32Bytes));
     kernels.backward.push_back(pass(ComputeKind::BatchNorm, Pass::BackwardData, low, channels,
                                     4 * kFp32Bytes, 2 * kFp32Bytes));
+    // A training-mode BatchNorm module counts its batches: num_batches_tracked += 1, one tiny kernel.
+    kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, 1, 8, 8));
+  }
+  if (type == "concat" && dim(layer, 1) > 0) {
+    // torch.cat's backward hands each input a view of the gradient: no kernel. But every input is also
+    // read elsewhere (DenseNet concatenates each feature map into every later layer of its block), so
+    // autograd adds this gradient to the input's others: one accumulation per input beyond the first use.
+    const double inputs = dim(layer, 1);
+    const double each = n * dim(layer, 0) / inputs;
+    kernels.backward.clear();
+    for (int i = 1; i < static_cast<int>(inputs); ++i)
+      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, each, 2 * e, e));
   }
   if (type == "attention") {
     // cuDNN's SDPA (PyTorch's default on Hopper) launches small helper kernels around its attention kernel:

@@ -77,9 +77,9 @@ Layer add(const std::string& name, std::int64_t elements, std::int64_t inputs, b
   return make(name, "add", 0, {elements, inputs, fork ? 1 : 0}, 0);
 }
 
-Layer concat(const std::string& name, std::int64_t elements) {
+Layer concat(const std::string& name, std::int64_t elements, std::int64_t inputs) {
   // The concatenated tensor is saved by the BatchNorm that consumes it, and counted there.
-  return make(name, "concat", 0, {elements}, 0);
+  return make(name, "concat", 0, {elements, inputs}, 0);
 }
 
 Layer dropout(const std::string& name, std::int64_t elements) {

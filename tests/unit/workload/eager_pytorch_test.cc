@@ -150,10 +150,21 @@ TEST_CASE("Hugging Face's RMSNorm runs operator by operator: 6 forward and 11 ba
 TEST_CASE("cuDNN's batch norm and SDPA launch small helper kernels beside their main one") {
   const Model resnet = build_model("resnet50");
   const LayerKernels bn = eager(resnet, "bn1", 32, Precision::AMP_FP16);
-  CHECK(bn.forward.size() == 2);
+  CHECK(bn.forward.size() == 3);  // and num_batches_tracked += 1
   CHECK(bn.backward.size() == 2);
   const Model bert = build_model("bert-large");
   const LayerKernels sdpa = eager(bert, "encoder.layer.0.attention.self.sdpa", 8, Precision::AMP_FP16);
   CHECK(sdpa.forward.size() == 2);
   CHECK(sdpa.backward.size() == 4);
+}
+
+TEST_CASE("DenseNet's concatenations accumulate each input's gradient from its other readers") {
+  // A block of L layers: the concatenation in layer j reads j tensors, the block's last one L + 1, and
+  // every tensor's gradient is summed over its readers: L (L + 1) / 2 accumulations, 21 for L = 6.
+  const Model densenet = build_model("densenet121");
+  std::size_t accumulations = 0;
+  for (const Layer& layer : densenet.layers)
+    if (layer.type == "concat" && layer.name.rfind("features.denseblock1.", 0) == 0)
+      accumulations += eager(densenet, layer.name, 32, Precision::AMP_FP16).backward.size();
+  CHECK(accumulations == 21);
 }
