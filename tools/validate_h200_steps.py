@@ -5,9 +5,14 @@ with its own host profile (calibration/hosts/h200-run-a.json, h200-run-b.json; t
 prints step time against both runs and peak allocated memory against the measured
 torch.cuda.max_memory_allocated.
 
-Exit status 1 when a limit given is exceeded: --max-time-mape / --max-time-row (percent, per run) or
---max-memory-row (percent); 2 on other failures.
-usage: tools/validate_h200_steps.py [--simtrain PATH] [--max-time-mape P] [--max-time-row P] [--max-memory-row P]
+Run B is the run the Kineto traces come from (same process), so its host is the one calibrated from them;
+run A's host profile is calibrated the same way from run A's times. GPU-bound rows agree between the runs
+within 2-4%; host-bound rows differ by up to 65%, which is why each run is judged with its own host.
+
+Exit status 1 when a limit given is exceeded: --max-time-mape / --max-time-row (percent, run B),
+--max-time-mape-a / --max-time-row-a (run A), --max-memory-row (percent); 2 on other failures.
+usage: tools/validate_h200_steps.py [--simtrain PATH] [--max-time-mape P] [--max-time-row P]
+                                    [--max-time-mape-a P] [--max-time-row-a P] [--max-memory-row P]
 """
 import argparse
 import json
@@ -35,6 +40,8 @@ def main():
     parser.add_argument("--simtrain", default=h200.SIMTRAIN)
     parser.add_argument("--max-time-mape", type=float)
     parser.add_argument("--max-time-row", type=float)
+    parser.add_argument("--max-time-mape-a", type=float)
+    parser.add_argument("--max-time-row-a", type=float)
     parser.add_argument("--max-memory-row", type=float)
     args = parser.parse_args()
 
@@ -61,13 +68,15 @@ def main():
             print(f"{row['name']:<42}{cells} {row['peak_allocated_bytes'] / 1e9:9.2f} {allocated / 1e9:6.2f}"
                   f" {memory_error:+5.1f}%")
     failed = False
+    limits = {"a": (args.max_time_mape_a, args.max_time_row_a), "b": (args.max_time_mape, args.max_time_row)}
     for run in ("a", "b"):
         mape = sum(abs(e) for e in errors[run]) / len(errors[run])
         worst = max(abs(e) for e in errors[run])
         print(f"run {run.upper()} (host profile {os.path.relpath(HOSTS[run], h200.ROOT)}): step-time MAPE {mape:.1f}%,"
               f" worst row {worst:.1f}%")
-        failed |= args.max_time_mape is not None and mape > args.max_time_mape
-        failed |= args.max_time_row is not None and worst > args.max_time_row
+        max_mape, max_row = limits[run]
+        failed |= max_mape is not None and mape > max_mape
+        failed |= max_row is not None and worst > max_row
     worst_memory = max(abs(e) for e in memory_errors)
     print(f"peak allocated memory: MAPE {sum(abs(e) for e in memory_errors) / len(memory_errors):.1f}%,"
           f" worst row {worst_memory:.1f}%")
