@@ -27,7 +27,8 @@ int models_command(const Arguments& args) {
       impls += (impls.empty() ? "" : "|") + std::string(workload::to_string(i));
     std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {:<20} {}\n", name, model.parameters(),
                              model.forward_flops_per_sample() / 1e9,
-                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", impls, model.description);
+                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", impls,
+                             model.description);
   }
   return 0;
 }

@@ -98,7 +98,8 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.seq_len = vm["seq-len"].as<int>();
   if (vm.count("impl")) {
     const workload::Model model = workload::build_model(c.model, {.seq_len = c.seq_len});
-    if (workload::parse_implementation(vm["impl"].as<std::string>(), model) != workload::Implementation::Megatron)
+    if (workload::parse_implementation(vm["impl"].as<std::string>(), model) !=
+        workload::Implementation::Megatron)
       throw Error("--impl: " + vm["impl"].as<std::string>() +
                   " runs data-parallel only; model-parallel options (--tp, --pp, ...) generate megatron");
   }

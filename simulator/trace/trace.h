@@ -123,7 +123,7 @@ struct TraceMetadata {
   // max_memory_reserved); 0 when unknown. peak_memory_bytes adds the CUDA context and library slack to these.
   double peak_allocated_bytes = 0;
   double peak_reserved_bytes = 0;
-  DType compute_dtype = DType::FP32;     // the dtype whose peak MFU is measured against
+  DType compute_dtype = DType::FP32;  // the dtype whose peak MFU is measured against
   // The profile name of the GPU the measured durations (ComputeSpec::duration_s) were recorded on, e.g.
   // "h200-sxm"; empty when unknown or when nothing was measured. Costing for another GPU rescales them.
   std::string recorded_gpu;

@@ -12,8 +12,8 @@ namespace simtrain::workload {
 namespace {
 
 constexpr double kFp32Bytes = 4;
-constexpr double kMaskBytes = 1;     // dropout keeps a bool mask
-constexpr double kIndexBytes = 8;    // max pooling keeps int64 argmax indices
+constexpr double kMaskBytes = 1;   // dropout keeps a bool mask
+constexpr double kIndexBytes = 8;  // max pooling keeps int64 argmax indices
 // max_memory_reserved / max_memory_allocated over the seven steps of traces/pytorch/h200_steps.json ranges
 // 1.031 (GPT-2 XL) to 1.120 (ResNet-50 b256); their mean, 1.077, predicts each left-out step within 5.2%.
 constexpr double kReservedOverAllocated = 1.077;

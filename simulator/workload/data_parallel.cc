@@ -197,8 +197,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   if (kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum) > kMaxOpsPerProgram)
     throw Error("--grad-accum " + std::to_string(config.grad_accum) + ": " + model.name + " would take " +
                 std::to_string(kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum)) +
-                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
-                " are simulated");
+                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) + " are simulated");
   for (int step = 1; step <= config.grad_accum; ++step) {
     prefix = "step" + std::to_string(step) + ".";
     const bool last_step = step == config.grad_accum;
@@ -260,8 +259,8 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
                                model, config.batch_per_gpu, config.precision,
                                optimizer_state_bytes_per_parameter(config.optimizer), config.bucket_bytes)
                                .total_bytes();
-  const AllocatorPeak allocator = estimate_allocator_peak(model, config.batch_per_gpu, config.precision,
-                                                          optimizer_state_bytes_per_parameter(config.optimizer));
+  const AllocatorPeak allocator = estimate_allocator_peak(
+      model, config.batch_per_gpu, config.precision, optimizer_state_bytes_per_parameter(config.optimizer));
   // DDP's flat gradient buckets, when there is more than one rank to reduce with, come on top.
   const double bucket_copy_bytes = config.gpus > 1 && config.bucket_bytes > 0 ? 4 * parameters : 0;
   meta.peak_allocated_bytes = allocator.allocated_bytes() + bucket_copy_bytes;

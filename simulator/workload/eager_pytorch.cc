@@ -56,8 +56,8 @@ LayerKernels hf_rmsnorm(LayerKernels kernels, double elements) {
   const auto op = [&](Pass which, double read, double write) {
     return pass(ComputeKind::Elementwise, which, DType::FP32, elements, read, write);
   };
-  kernels.forward = {op(Pass::Forward, f, f),      op(Pass::Forward, f, 0), op(Pass::Forward, 0, 0),
-                     op(Pass::Forward, 0, 0),      op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, f)};
+  kernels.forward = {op(Pass::Forward, f, f), op(Pass::Forward, f, 0),     op(Pass::Forward, 0, 0),
+                     op(Pass::Forward, 0, 0), op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, f)};
   const Pass b = Pass::BackwardData;
   kernels.backward = {op(b, f, f),     op(b, 2 * f, f), op(Pass::BackwardWeight, f, 0),
                       op(b, 2 * f, f), op(b, 2 * f, f), op(b, f, 0),
@@ -81,11 +81,11 @@ LayerKernels gelu_new(LayerKernels kernels, double elements, bool autocast, doub
     return pass(ComputeKind::Activation, which, DType::FP32, elements, read, f);
   };
   kernels.forward.clear();
-  kernels.forward.push_back(elementwise(Pass::Forward, x, x));  // 0.5 x
+  kernels.forward.push_back(elementwise(Pass::Forward, x, x));                // 0.5 x
   if (autocast) kernels.forward.push_back(elementwise(Pass::Forward, e, f));  // x to fp32 for pow
   for (int i = 0; i < 2; ++i) kernels.forward.push_back(elementwise(Pass::Forward, f, f));  // pow, 0.044715 *
-  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));                           // x + ...
-  kernels.forward.push_back(elementwise(Pass::Forward, f, f));                               // sqrt(2/pi) *
+  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));                          // x + ...
+  kernels.forward.push_back(elementwise(Pass::Forward, f, f));                              // sqrt(2/pi) *
   kernels.forward.push_back(tanh(Pass::Forward, f));
   kernels.forward.push_back(elementwise(Pass::Forward, f, f));      // 1 + tanh
   kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));  // the product
@@ -141,18 +141,18 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     if (autocast) {
       // Its fp32 output cast for the Linear that reads it, and that gradient cast back.
       kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, e));
-      kernels.backward.insert(kernels.backward.begin(), pass(ComputeKind::Elementwise, Pass::BackwardData, low,
-                                                             elements, e, kFp32Bytes));
+      kernels.backward.insert(kernels.backward.begin(), pass(ComputeKind::Elementwise, Pass::BackwardData,
+                                                             low, elements, e, kFp32Bytes));
     }
     return kernels;
   }
   if (type == "batchnorm") {
     // cuDNN's batch norm finishes the per-channel statistics in a second, small kernel in each direction.
     const double channels = dim(layer, 0);
-    kernels.forward.push_back(pass(ComputeKind::BatchNorm, Pass::Forward, low, channels, 4 * kFp32Bytes,
-                                   2 * kFp32Bytes));
-    kernels.backward.push_back(pass(ComputeKind::BatchNorm, Pass::BackwardData, low, channels,
-                                    4 * kFp32Bytes, 2 * kFp32Bytes));
+    kernels.forward.push_back(
+        pass(ComputeKind::BatchNorm, Pass::Forward, low, channels, 4 * kFp32Bytes, 2 * kFp32Bytes));
+    kernels.backward.push_back(
+        pass(ComputeKind::BatchNorm, Pass::BackwardData, low, channels, 4 * kFp32Bytes, 2 * kFp32Bytes));
     // A training-mode BatchNorm module counts its batches: num_batches_tracked += 1, one tiny kernel.
     kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, 1, 8, 8));
   }
@@ -172,7 +172,8 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     const double rows = n * dim(layer, 0) * dim(layer, 1);
     kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, rows, 0, kFp32Bytes));
     for (int i = 0; i < 3; ++i)
-      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, rows, e, kFp32Bytes));
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardData, low, rows, e, kFp32Bytes));
   }
   const double bias = bias_elements(layer);
   if (type == "linear" && bias > 0) {
@@ -182,7 +183,8 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     ComputeSpec sum = pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, rows * bias, e, 0);
     sum.bytes += bias * kFp32Bytes;
     if (rows > kRowsPerReductionBlock)
-      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, bias, 0, kFp32Bytes));
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, bias, 0, kFp32Bytes));
     kernels.backward.push_back(sum);
   }
   if (!autocast) return kernels;

@@ -8,7 +8,8 @@ namespace simtrain::workload {
 namespace {
 
 bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // One of the projections a fused Linear splits into: `out` of its output columns, its share of parameters.
@@ -18,7 +19,8 @@ Layer projection(const Layer& fused, const std::string& name, std::int64_t out, 
   const std::int64_t in = fused.dims[1];
   const bool bias = fused.dims[3] != 0;
   layer.dims[2] = out;
-  layer.parameters = static_cast<double>(in) * static_cast<double>(out) + (bias ? static_cast<double>(out) : 0);
+  layer.parameters =
+      static_cast<double>(in) * static_cast<double>(out) + (bias ? static_cast<double>(out) : 0);
   if (!first) layer.saved_activation_elements_per_sample = 0;
   return layer;
 }

@@ -42,8 +42,8 @@ Implementation parse_implementation(std::string_view text, const Model& model) {
     if (text != to_string(candidate)) continue;
     for (Implementation i : available)
       if (i == candidate) return candidate;
-    throw Error("--impl: " + std::string(text) + " is not available for " + model.name + " (available: " +
-                names(available) + ")");
+    throw Error("--impl: " + std::string(text) + " is not available for " + model.name +
+                " (available: " + names(available) + ")");
   }
   throw Error("--impl: unknown implementation '" + std::string(text) + "' (torchvision, hf, megatron)");
 }

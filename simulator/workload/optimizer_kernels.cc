@@ -37,7 +37,8 @@ std::vector<double> parameter_tensors(const Model& model) {
 }
 
 int multi_tensor_launches(const std::vector<double>& tensors, int depth) {
-  if (depth < 1 || depth > 5) throw Error("multi_tensor_apply depth must be 1 to 5, got " + std::to_string(depth));
+  if (depth < 1 || depth > 5)
+    throw Error("multi_tensor_apply depth must be 1 to 5, got " + std::to_string(depth));
   const int max_tensors = kMaxTensorsPerLaunch[depth - 1];
   int launches = 0;
   int tensors_in_launch = 0;
@@ -62,8 +63,8 @@ int multi_tensor_launches(const std::vector<double>& tensors, int depth) {
 }
 
 std::vector<trace::ComputeSpec> optimizer_step_kernels(const trace::ComputeSpec& update,
-                                                       const std::vector<double>& tensors, Optimizer optimizer,
-                                                       bool grad_scaler) {
+                                                       const std::vector<double>& tensors,
+                                                       Optimizer optimizer, bool grad_scaler) {
   double parameters = 0;
   for (double t : tensors) parameters += t;
   std::vector<trace::ComputeSpec> kernels;

@@ -22,8 +22,8 @@ std::vector<double> parameter_tensors(const Model& model);
 // launch. Throws Error when depth is not 1 to 5.
 int multi_tensor_launches(const std::vector<double>& tensors, int depth);
 
-// One step of `optimizer` over `tensors`, launch by launch, with `update`'s FLOPs and bytes (the whole step's)
-// shared evenly among its launches:
+// One step of `optimizer` over `tensors`, launch by launch, with `update`'s FLOPs and bytes (the whole
+// step's) shared evenly among its launches:
 //  - SGD with momentum (foreach): momentum *= 0.9 (depth 1), momentum += grad and param -= lr x momentum
 //    (depth 2 each);
 //  - Adam (fused AdamW): the fused kernel (depth 4), then the step counters += 1 (depth 1, one element each);
@@ -31,7 +31,7 @@ int multi_tensor_launches(const std::vector<double>& tensors, int depth);
 // With `grad_scaler` (fp16 autocast), torch.amp.GradScaler first unscales the gradients and checks them for
 // infinities (depth 1, reading and writing 8 B per parameter), and updates its scale (one small kernel).
 std::vector<trace::ComputeSpec> optimizer_step_kernels(const trace::ComputeSpec& update,
-                                                       const std::vector<double>& tensors, Optimizer optimizer,
-                                                       bool grad_scaler);
+                                                       const std::vector<double>& tensors,
+                                                       Optimizer optimizer, bool grad_scaler);
 
 }  // namespace simtrain::workload

@@ -46,7 +46,8 @@ Layer swiglu(const std::string& name, std::int64_t tokens, std::int64_t ffn);
 Layer pool(const std::string& name, const std::string& type, std::int64_t c, std::int64_t h, std::int64_t w,
            std::int64_t window, std::int64_t stride, std::int64_t pad);
 Layer add(const std::string& name, std::int64_t elements, std::int64_t inputs, bool fork);
-// `inputs`: the tensors concatenated; each is also read by other layers, so backward accumulates its gradient.
+// `inputs`: the tensors concatenated; each is also read by other layers, so backward accumulates its
+// gradient.
 Layer concat(const std::string& name, std::int64_t elements, std::int64_t inputs = 2);
 Layer dropout(const std::string& name, std::int64_t elements);
 Layer embedding(const std::string& name, std::int64_t tokens, std::int64_t vocab, std::int64_t hidden);

@@ -142,7 +142,8 @@ TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
   CHECK(program.ops[step2_start - 1].name == "step1.conv1.cast.bwd_weight");
 }
 
-TEST_CASE("the optimizer steps once, after every all-reduce, as multi-tensor launches moving 20 B per parameter") {
+TEST_CASE(
+    "the optimizer steps once, after every all-reduce, as multi-tensor launches moving 20 B per parameter") {
   DataParallelConfig config;
   config.grad_accum = 2;
   const trace::Trace t = generate_data_parallel_trace(config);
@@ -218,7 +219,8 @@ TEST_CASE("CNNs default to SGD and transformers to Adam; optimizer names round-t
 TEST_CASE("impossible configurations are errors naming the option") {
   DataParallelConfig config;
   config.gpus = 0;
-  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be from 1 to 1048576, got 0", Error);
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be from 1 to 1048576, got 0",
+                       Error);
   config = {};
   config.batch_per_gpu = 0;
   CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--batch-per-gpu: must be at least 1, got 0",

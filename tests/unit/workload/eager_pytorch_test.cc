@@ -111,7 +111,8 @@ TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
   CHECK(kernels_for(attention, model, 1, Precision::AMP_BF16).forward[0].flops == full * 33 / 64);
 }
 
-TEST_CASE("a biased Linear under autocast casts weight and bias, and reduces the bias gradient over the rows") {
+TEST_CASE(
+    "a biased Linear under autocast casts weight and bias, and reduces the bias gradient over the rows") {
   const Model model = build_model("gpt2-xl", {.seq_len = 512});
   const std::string fc = "transformer.h.0.mlp.c_fc";  // 1600 -> 6400 with bias
   const LayerKernels fused = kernels_for(layer_named(model, fc), model, 4, Precision::AMP_BF16);

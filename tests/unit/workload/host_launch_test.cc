@@ -30,7 +30,7 @@ TEST_CASE("every kernel waits for its launch, launches run in issue order, depen
   CHECK(program.ops[0].stream == 2);
   CHECK(program.ops[1].deps == std::vector<std::uint32_t>{0});
   CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1, 2});  // the first kernel, then its launch
-  CHECK_THROWS_AS(add_host_launches(program, 3e-5), Error);       // already has a host
+  CHECK_THROWS_AS(add_host_launches(program, 3e-5), Error);        // already has a host
 }
 
 TEST_CASE("a generated step with a host profile is launched kernel by kernel") {

@@ -37,10 +37,12 @@ TEST_CASE("a malformed host profile is refused naming the field") {
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": -1})") == "dispatch_per_kernel_s");
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": "fast"})") == "dispatch_per_kernel_s");
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": 1e-5, "speed": 2})") == "speed");
-  CHECK(field_of_error(R"({"schema": "simtrain-host", "version": 1, "name": "x"})") == "dispatch_per_kernel_s");
+  CHECK(field_of_error(R"({"schema": "simtrain-host", "version": 1, "name": "x"})") ==
+        "dispatch_per_kernel_s");
   CHECK(field_of_error(R"({"schema": "other", "version": 1, "name": "x", "dispatch_per_kernel_s": 1e-5})") ==
         "schema");
-  CHECK(field_of_error(R"({"schema": "simtrain-host", "version": 2, "name": "x", "dispatch_per_kernel_s": 1})") ==
+  CHECK(field_of_error(
+            R"({"schema": "simtrain-host", "version": 2, "name": "x", "dispatch_per_kernel_s": 1})") ==
         "version");
   CHECK_THROWS_AS(parse_host_profile("{", "host.json"), Error);
 }

@@ -21,5 +21,6 @@ TEST_CASE("a Megatron-layout decoder gets Hugging Face's separate q, k, v and ga
     if (l.name == "decoder.layers.0.self_attention.k_proj") k_proj = static_cast<int>(l.dims[2]);
   CHECK(k_proj == 8 * 128);
   // A model without fused projections is unchanged.
-  CHECK(with_hugging_face_projections(build_model("gpt2-xl")).layers.size() == build_model("gpt2-xl").layers.size());
+  CHECK(with_hugging_face_projections(build_model("gpt2-xl")).layers.size() ==
+        build_model("gpt2-xl").layers.size());
 }

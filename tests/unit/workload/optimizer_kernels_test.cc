@@ -34,8 +34,8 @@ TEST_CASE("parameter tensors: weights and biases of each module, a tied head add
 TEST_CASE("a fused AdamW step launches as many kernels as the recorded steps did") {
   // traces/pytorch: GPT-2 XL 76 aten::_fused_adamw_ kernels and 6 aten::_foreach_add_ (the step counters).
   CHECK(multi_tensor_launches(parameter_tensors(build_model("gpt2-xl")), 4) == 76);
-  const auto gpt2 = optimizer_step_kernels(update(28), parameter_tensors(build_model("gpt2-xl")),
-                                           Optimizer::Adam, false);
+  const auto gpt2 =
+      optimizer_step_kernels(update(28), parameter_tensors(build_model("gpt2-xl")), Optimizer::Adam, false);
   CHECK(launches(gpt2) == 76 + 6);
   double bytes = 0;
   for (int i = 0; i < 76; ++i) bytes += gpt2[static_cast<std::size_t>(i)].bytes;
