@@ -3,8 +3,10 @@
 #include "simulator/workload/eager_pytorch.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace simtrain::workload {
 namespace {
@@ -45,6 +47,46 @@ double weight_elements(const Layer& layer) {
   if (layer.type == "linear") return dim(layer, 1) * dim(layer, 2);
   if (layer.type == "conv") return dim(layer, 0) * dim(layer, 3) * dim(layer, 4) * dim(layer, 5);
   return 0;
+}
+
+// Hugging Face's apply_rotary_pos_emb on the queries and on the keys (`elements` is both together), as the
+// H200 trace of Llama-2-7B shows it: q * cos, rotate_half (neg of one half, cat), * sin, the sum; cos and
+// sin come in the residual stream's dtype (fp32), so the products and the sum are fp32 and SDPA's input is
+// cast back to 16 bits. Backward: the cast's gradient, both products' gradients, neg's, the casts to the
+// tensor's dtype and the sum of its two gradients. Ten kernels where a fused kernel makes two.
+LayerKernels hf_rotary(LayerKernels kernels, double elements, double e) {
+  const double f = kFp32Bytes;
+  const double half = elements / 2;  // queries or keys
+  const auto op = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, half, read, write);
+  };
+  kernels.forward.clear();
+  kernels.backward.clear();
+  for (int tensor = 0; tensor < 2; ++tensor) {
+    for (const ComputeSpec& k :
+         {op(Pass::Forward, e + f, f), op(Pass::Forward, e / 2, e / 2), op(Pass::Forward, e, e),
+          op(Pass::Forward, e + f, f), op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, e)})
+      kernels.forward.push_back(k);
+    const Pass b = Pass::BackwardData;
+    for (const ComputeSpec& k : {op(b, e, f), op(b, 2 * f, f), op(b, f / 2, f / 2), op(b, 2 * f, f),
+                                 op(b, f, e), op(b, f, e), op(b, 2 * e, e)})
+      kernels.backward.push_back(k);
+  }
+  if (e == f) {
+    // Without autocast nothing is cast: drop the forward cast and the backward's three conversions.
+    const auto keep = [&](std::vector<ComputeSpec>& list, std::initializer_list<std::size_t> drop) {
+      std::vector<ComputeSpec> kept;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        bool dropped = false;
+        for (std::size_t d : drop) dropped = dropped || i % (list.size() / 2) == d;
+        if (!dropped) kept.push_back(list[i]);
+      }
+      list = std::move(kept);
+    };
+    keep(kernels.forward, {5});
+    keep(kernels.backward, {0, 4, 5});
+  }
+  return kernels;
 }
 
 // Hugging Face's LlamaRMSNorm in eager mode, over the fp32 residual stream: pow(2), mean, + eps, rsqrt,
@@ -118,14 +160,7 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
   const double n = batch;
   const std::string& type = layer.type;
 
-  if (type == "rope") {
-    // rotate_half: neg (half read, half written), cat (1 + 1), x * cos (1 + 1), rotated * sin (1 + 1),
-    // their sum (2 + 1): ten passes where a fused kernel makes two. Backward mirrors it.
-    const double elements = n * dim(layer, 0) * dim(layer, 1);
-    kernels.forward = {pass(ComputeKind::Elementwise, Pass::Forward, low, elements, 5.5 * e, 4.5 * e)};
-    kernels.backward = {pass(ComputeKind::Elementwise, Pass::BackwardData, low, elements, 5.5 * e, 4.5 * e)};
-    return kernels;
-  }
+  if (type == "rope") return hf_rotary(kernels, n * dim(layer, 0) * dim(layer, 1), e);
   if (type == "swiglu") {
     // Forward: silu(gate) then the product with up (2 passes more than one fused kernel's 3). Backward:
     // the product's two gradients, silu's gradient, then cat of the gate and up gradients (2 + 2).

@@ -79,16 +79,19 @@ TEST_CASE("a transformer's norms and residual adds move the fp32 stream under au
         kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward.front());
 }
 
-TEST_CASE("rotary embeddings run as rotate_half: ten passes over queries and keys in any precision") {
+TEST_CASE("rotary embeddings run as rotate_half, in fp32 against fp32 cos and sin, on queries and keys") {
   const Model model = build_model("llama2-7b");
   const double elements = 4096.0 * (32 + 32) * 128;  // queries and keys of 4096 tokens
-  for (Precision precision : {Precision::FP32, Precision::AMP_BF16}) {
-    const double e = precision == Precision::FP32 ? 4 : 2;
-    const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, precision);
-    REQUIRE(k.forward.size() == 1);
-    CHECK(k.forward[0].bytes == elements * 10 * e);
-    CHECK(k.backward[0].bytes == elements * 10 * e);
-  }
+  const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::AMP_BF16);
+  // Per tensor: * cos, neg, cat, * sin, +, the cast for SDPA; backward 7 kernels.
+  REQUIRE(k.forward.size() == 12);
+  REQUIRE(k.backward.size() == 14);
+  // Bytes per element: * cos 2 + 4 -> 4, neg 1 -> 1, cat 2 -> 2, * sin 2 + 4 -> 4, + 8 -> 4, cast 4 -> 2.
+  CHECK(total_bytes(k.forward) == doctest::Approx(elements * (10 + 2 + 4 + 10 + 12 + 6)));
+  // Without autocast nothing is cast.
+  const LayerKernels fp32 = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::FP32);
+  CHECK(fp32.forward.size() == 10);
+  CHECK(fp32.backward.size() == 8);
 }
 
 TEST_CASE("the loss casts the logits to fp32 and the gradient back") {
