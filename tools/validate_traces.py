@@ -27,10 +27,11 @@ import argparse
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
+
+import h200_traces
 
 # The unprofiled host speeds tried, relative to simtrain's default (--host-speed): wide enough to hold the
 # best fit of either run, fine enough (3.5% steps) that the grid adds little to the error.
@@ -42,12 +43,7 @@ def run_table(root):
     directory = os.path.join(root, "traces", "pytorch")
     with open(os.path.join(directory, "h200_steps.json")) as f:
         steps = json.load(f)
-    run_a = {}
-    with open(os.path.join(directory, "README.md")) as f:
-        for line in f:
-            m = re.match(r"\| ([a-z0-9 .\-]+?) \| ([0-9.]+) \| ([0-9.]+) \|", line)
-            if m:
-                run_a[m.group(1)] = float(m.group(2))
+    run_a = h200_traces.run_a_medians_ms()
     table = {}
     for run in steps["runs"]:
         table[run["name"]] = (os.path.join(directory, run["kineto_trace"]), run_a[run["name"]],

@@ -1,4 +1,5 @@
-// simtrain models: the model zoo with parameter counts and FLOPs per sample.
+// simtrain models: the model zoo with parameter counts, FLOPs per sample and the implementations (--impl)
+// whose kernels can be generated.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,6 +7,7 @@
 
 #include "simulator/cli/commands.h"
 #include "simulator/cli/workload_options.h"
+#include "simulator/workload/implementation.h"
 #include "simulator/workload/model_zoo.h"
 
 namespace po = boost::program_options;
@@ -21,22 +23,30 @@ int models_command(const Arguments& args) {
     nlohmann::ordered_json models = nlohmann::ordered_json::array();
     for (const std::string& name : workload::model_names()) {
       const workload::Model model = workload::build_model(name);
+      std::vector<std::string> impls;
+      for (workload::Implementation i : workload::implementations_for(model))
+        impls.emplace_back(workload::to_string(i));
       models.push_back({{"name", name},
                         {"parameters", model.parameters()},
                         {"forward_flops_per_sample", model.forward_flops_per_sample()},
                         {"seq_len", model.seq_len},
+                        {"implementations", impls},
                         {"description", model.description}});
     }
     std::cout << models.dump(1) << "\n";
     return 0;
   }
-  std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {}\n", "model", "parameters", "fwd GFLOP/sample",
-                           "seq len", "description");
+  std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {:<20} {}\n", "model", "parameters",
+                           "fwd GFLOP/sample", "seq len", "--impl", "description");
   for (const std::string& name : workload::model_names()) {
     workload::Model model = workload::build_model(name);
-    std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {}\n", name, model.parameters(),
+    std::string impls;
+    for (workload::Implementation i : workload::implementations_for(model))
+      impls += (impls.empty() ? "" : "|") + std::string(workload::to_string(i));
+    std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {:<20} {}\n", name, model.parameters(),
                              model.forward_flops_per_sample() / 1e9,
-                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", model.description);
+                             model.seq_len > 0 ? std::to_string(model.seq_len) : "-", impls,
+                             model.description);
   }
   return 0;
 }

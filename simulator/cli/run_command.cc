@@ -159,16 +159,9 @@ int run_command(const Arguments& args) {
   } else if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
-    for (const char* name : {"model",       "batch-per-gpu",
-                             "grad-accum",  "precision",
-                             "seq-len",     "optimizer",
-                             "framework",   "tp",
-                             "sp",          "pp",
-                             "vpp",         "cp",
-                             "ep",          "dp",
-                             "zero",        "distributed-optimizer",
-                             "micro-batch", "global-batch",
-                             "recompute",   "schedule"})
+    for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
+                             "framework", "impl", "host", "tp", "sp", "pp", "vpp", "cp", "ep", "dp", "zero",
+                             "distributed-optimizer", "micro-batch", "global-batch", "recompute", "schedule"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_paths = vm["trace"].as<std::vector<std::string>>();

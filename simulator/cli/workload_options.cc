@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/suggest.h"
 #include "simulator/workload/framework.h"
+#include "simulator/workload/implementation.h"
 
 namespace po = boost::program_options;
 
@@ -27,7 +28,13 @@ void add_workload_options(po::options_description& options) {
       "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
       "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)")(
       "framework", po::value<std::string>()->default_value("ddp"),
-      "ddp | ray-train | deepspeed: gradient reduction and overheads (simulator/workload/framework.h)");
+      "ddp | ray-train | deepspeed: gradient reduction and overheads (simulator/workload/framework.h)")(
+      "impl", po::value<std::string>(),
+      "implementation whose kernels are generated: torchvision | hf | megatron (simtrain models lists "
+      "each model's; default: the first)")(
+      "host", po::value<std::string>(),
+      "host profile (JSON): the CPU time per launched kernel of an eager step, so the GPU waits for a slow "
+      "host (simulator/workload/host_profile.h)");
 }
 
 namespace {
@@ -85,6 +92,7 @@ void add_parallel_options(po::options_description& options) {
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
+  if (vm.count("impl") && vm["impl"].as<std::string>() == "megatron") return true;
   for (const char* name : kParallelOptions)
     if (vm.count(name) && !vm[name].defaulted()) return true;
   return vm.count("precision") && vm["precision"].as<std::string>() == "fp8";
@@ -95,6 +103,15 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.model = vm["model"].as<std::string>();
   c.gpus = vm["gpus"].as<int>();
   c.seq_len = vm["seq-len"].as<int>();
+  if (vm.count("impl")) {
+    const workload::Model model = workload::build_model(c.model, {.seq_len = c.seq_len});
+    if (workload::parse_implementation(vm["impl"].as<std::string>(), model) !=
+        workload::Implementation::Megatron)
+      throw Error("--impl: " + vm["impl"].as<std::string>() +
+                  " runs data-parallel only; model-parallel options (--tp, --pp, ...) generate megatron");
+  }
+  if (vm.count("host"))
+    throw Error("--host: applies to eager data-parallel steps (--impl torchvision or hf), not to megatron");
   const std::string precision = vm["precision"].as<std::string>();
   if (precision == "fp8") {
     c.fp8 = true;
@@ -179,9 +196,13 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
     if (!workload::parse_optimizer(vm["optimizer"].as<std::string>(), config.optimizer))
       throw Error("--optimizer: unknown optimizer '" + vm["optimizer"].as<std::string>() +
                   "' (sgd, adam, lamb)");
-  } else {
-    config.optimizer = workload::default_optimizer(workload::build_model(config.model, config.model_options));
   }
+  const workload::Model model = workload::build_model(config.model, config.model_options);
+  if (!vm.count("optimizer")) config.optimizer = workload::default_optimizer(model);
+  // The eager generator builds torchvision's and Hugging Face's kernel lists; megatron goes through
+  // parallel_from_options (wants_model_parallelism), but is still checked against the model here.
+  if (vm.count("impl")) workload::parse_implementation(vm["impl"].as<std::string>(), model);
+  if (vm.count("host")) config.host = workload::load_host_profile(vm["host"].as<std::string>());
   return config;
 }
 

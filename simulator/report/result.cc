@@ -48,6 +48,8 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.idle_s /= n;
   }
   r.peak_memory_bytes = meta.peak_memory_bytes;
+  r.peak_allocated_bytes = meta.peak_allocated_bytes;
+  r.peak_reserved_bytes = meta.peak_reserved_bytes;
   r.memory_capacity_bytes = profile.device.memory_bytes;
   r.fits_in_memory = meta.peak_memory_bytes <= profile.device.memory_bytes;
 
@@ -123,6 +125,8 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
                     {"host_bound_s", r.breakdown.host_bound_s},
                     {"idle_s", r.breakdown.idle_s}};
   j["peak_memory_bytes"] = r.peak_memory_bytes;
+  if (r.peak_allocated_bytes > 0) j["peak_allocated_bytes"] = r.peak_allocated_bytes;
+  if (r.peak_reserved_bytes > 0) j["peak_reserved_bytes"] = r.peak_reserved_bytes;
   j["memory_capacity_bytes"] = r.memory_capacity_bytes;
   j["fits_in_memory"] = r.fits_in_memory;
   if (r.steps) j["steps"] = *r.steps;

@@ -62,6 +62,8 @@ struct Result {
   std::string mfu_dtype;
   Breakdown breakdown;
   double peak_memory_bytes = 0;
+  double peak_allocated_bytes = 0;  // the caching allocator's view (TraceMetadata); 0 when unknown
+  double peak_reserved_bytes = 0;
   double memory_capacity_bytes = 0;
   bool fits_in_memory = true;
   std::optional<double> steps;

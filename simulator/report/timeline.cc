@@ -42,6 +42,7 @@ void add_flow_events(const trace::Trace& trace, const engine::ReplayResult& repl
   std::map<std::tuple<int, int, int>, std::vector<const engine::OpEvent*>> collectives;
   std::map<std::pair<int, int>, int> instances;  // (rank, group) -> collectives seen
   const auto peer = [&](int rank, const trace::P2PSpec& p) {
+    if (p.group >= place.size()) return -1;
     const auto [c, i] = place[p.group][rank];
     if (c < 0) return -1;
     const auto& members = trace.groups[p.group].communicators[c];
@@ -54,7 +55,7 @@ void add_flow_events(const trace::Trace& trace, const engine::ReplayResult& repl
       sends[{e->rank, peer(e->rank, op.p2p), op.p2p.tag}].push_back(e);
     } else if (op.type == trace::OpType::Recv) {
       receives[{peer(e->rank, op.p2p), e->rank, op.p2p.tag}].push_back(e);
-    } else if (op.type == trace::OpType::Collective) {
+    } else if (op.type == trace::OpType::Collective && op.collective.group < place.size()) {
       const int g = op.collective.group;
       const int k = instances[{e->rank, g}]++;
       collectives[{g, place[g][e->rank].first, k}].push_back(e);

@@ -337,6 +337,8 @@ void validate(const Trace& trace, const std::string& origin) {
   check_amount(m.tokens_per_iteration, origin, "metadata.tokens_per_iteration");
   check_amount(m.model_flops_per_iteration, origin, "metadata.model_flops_per_iteration");
   check_amount(m.peak_memory_bytes, origin, "metadata.peak_memory_bytes");
+  check_amount(m.peak_allocated_bytes, origin, "metadata.peak_allocated_bytes");
+  check_amount(m.peak_reserved_bytes, origin, "metadata.peak_reserved_bytes");
 
   validate_groups(trace, origin);
 

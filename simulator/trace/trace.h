@@ -119,7 +119,11 @@ struct TraceMetadata {
   double tokens_per_iteration = 0;       // 0 when the model does not work on tokens
   double model_flops_per_iteration = 0;  // forward + backward FLOPs of the whole job (no recompute)
   double peak_memory_bytes = 0;          // per GPU, 0 when unknown
-  DType compute_dtype = DType::FP32;     // the dtype whose peak MFU is measured against
+  // What PyTorch's caching allocator would report for one GPU (torch.cuda.max_memory_allocated and
+  // max_memory_reserved); 0 when unknown. peak_memory_bytes adds the CUDA context and library slack to these.
+  double peak_allocated_bytes = 0;
+  double peak_reserved_bytes = 0;
+  DType compute_dtype = DType::FP32;  // the dtype whose peak MFU is measured against
   // The profile name of the GPU the measured durations (ComputeSpec::duration_s) were recorded on, e.g.
   // "h200-sxm"; empty when unknown or when nothing was measured. Costing for another GPU rescales them.
   std::string recorded_gpu;

@@ -192,6 +192,10 @@ TraceMetadata read_metadata(const json& j, const std::string& origin) {
   m.compute_dtype = get_dtype(in.required("compute_dtype"), origin, in.path("compute_dtype"));
   if (const json* gpu = in.optional("recorded_gpu"))
     m.recorded_gpu = get_string(*gpu, origin, in.path("recorded_gpu"));
+  if (const json* a = in.optional("peak_allocated_bytes"))
+    m.peak_allocated_bytes = get_number(*a, origin, in.path("peak_allocated_bytes"));
+  if (const json* r = in.optional("peak_reserved_bytes"))
+    m.peak_reserved_bytes = get_number(*r, origin, in.path("peak_reserved_bytes"));
   in.finish();
   return m;
 }
@@ -323,6 +327,9 @@ json trace_to_json(const Trace& trace) {
         {"compute_dtype", to_string(m.compute_dtype)}}},
   };
   if (!m.recorded_gpu.empty()) doc["metadata"]["recorded_gpu"] = m.recorded_gpu;
+  // Optional, so that traces written before these estimates existed read back byte-identical.
+  if (m.peak_allocated_bytes > 0) doc["metadata"]["peak_allocated_bytes"] = m.peak_allocated_bytes;
+  if (m.peak_reserved_bytes > 0) doc["metadata"]["peak_reserved_bytes"] = m.peak_reserved_bytes;
   json& groups = doc["groups"] = json::array();
   for (const auto& group : trace.groups) {
     groups.push_back({{"name", group.name}, {"communicators", group.communicators}});

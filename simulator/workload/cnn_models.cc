@@ -108,7 +108,7 @@ Model densenet121() {
     for (int l = 0; l < block_layers[b]; ++l) {
       const std::string prefix = block + "denselayer" + std::to_string(l + 1) + ".";
       const std::int64_t area = size * size;
-      layers.push_back(concat(prefix + "concat", channels * area));
+      layers.push_back(concat(prefix + "concat", channels * area, l + 1));
       layers.push_back(batchnorm(prefix + "norm1", channels, size, size));
       layers.push_back(activation(prefix + "relu1", "relu", channels * area));
       layers.push_back(
@@ -120,7 +120,7 @@ Model densenet121() {
       channels += kGrowth;
     }
     // The block returns the concatenation of all its feature maps.
-    layers.push_back(concat(block + "concat", channels * size * size));
+    layers.push_back(concat(block + "concat", channels * size * size, block_layers[b] + 1));
     if (b == 3) break;
     const std::string transition = "features.transition" + std::to_string(b + 1) + ".";
     layers.push_back(batchnorm(transition + "norm", channels, size, size));

@@ -7,7 +7,11 @@
 
 #include "common/error.h"
 #include "common/input_limits.h"
+#include "simulator/workload/allocator_memory.h"
 #include "simulator/workload/eager_pytorch.h"
+#include "simulator/workload/host_launch.h"
+#include "simulator/workload/hugging_face_layout.h"
+#include "simulator/workload/optimizer_kernels.h"
 
 namespace simtrain::workload {
 namespace {
@@ -146,7 +150,8 @@ std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bu
 
 trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   validate(config);
-  const Model model = build_model(config.model, config.model_options);
+  // The eager generator runs decoders as Hugging Face lays them out (--impl hf).
+  const Model model = with_hugging_face_projections(build_model(config.model, config.model_options));
   const std::size_t layer_count = model.layers.size();
   std::vector<LayerKernels> kernels;
   kernels.reserve(layer_count);
@@ -192,8 +197,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   if (kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum) > kMaxOpsPerProgram)
     throw Error("--grad-accum " + std::to_string(config.grad_accum) + ": " + model.name + " would take " +
                 std::to_string(kernels_per_micro_step * static_cast<std::size_t>(config.grad_accum)) +
-                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
-                " are simulated");
+                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) + " are simulated");
   for (int step = 1; step <= config.grad_accum; ++step) {
     prefix = "step" + std::to_string(step) + ".";
     const bool last_step = step == config.grad_accum;
@@ -228,10 +232,19 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   update.flops = optimizer_flops_per_parameter(config.optimizer) * parameters;
   update.bytes = optimizer_step_bytes_per_parameter(config.optimizer) * parameters;
   update.shape = {static_cast<std::int64_t>(parameters)};
-  trace::Op optimizer = compute_op("optimizer.step", update);
-  optimizer.deps = all_reduces;
-  append(program, std::move(optimizer));
+  // The step as multi-tensor launches (optimizer_kernels.h): "optimizer.step.1", ... and the last
+  // "optimizer.step"; the first waits for every all-reduce.
+  const std::vector<trace::ComputeSpec> launches = optimizer_step_kernels(
+      update, parameter_tensors(model), config.optimizer, config.precision == Precision::AMP_FP16);
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const bool last = i + 1 == launches.size();
+    trace::Op optimizer =
+        compute_op(last ? "optimizer.step" : "optimizer.step." + std::to_string(i + 1), launches[i]);
+    if (i == 0) optimizer.deps = all_reduces;
+    append(program, std::move(optimizer));
+  }
 
+  if (config.host) add_host_launches(program, config.host->dispatch_per_kernel_s);
   trace::Trace trace = trace::single_program_trace(std::move(program), config.gpus, "dp");
 
   const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;
@@ -246,6 +259,12 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
                                model, config.batch_per_gpu, config.precision,
                                optimizer_state_bytes_per_parameter(config.optimizer), config.bucket_bytes)
                                .total_bytes();
+  const AllocatorPeak allocator = estimate_allocator_peak(
+      model, config.batch_per_gpu, config.precision, optimizer_state_bytes_per_parameter(config.optimizer));
+  // DDP's flat gradient buckets, when there is more than one rank to reduce with, come on top.
+  const double bucket_copy_bytes = config.gpus > 1 && config.bucket_bytes > 0 ? 4 * parameters : 0;
+  meta.peak_allocated_bytes = allocator.allocated_bytes() + bucket_copy_bytes;
+  meta.peak_reserved_bytes = allocator.reserved_bytes() + bucket_copy_bytes;
   meta.compute_dtype = matmul_dtype(config.precision);
   return trace;
 }

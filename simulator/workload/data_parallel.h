@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "simulator/trace/trace.h"
+#include "simulator/workload/host_profile.h"
 #include "simulator/workload/memory_estimate.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/precision.h"
@@ -32,6 +34,10 @@ struct DataParallelConfig {
   // backward ends (DeepSpeed's default, framework.h).
   bool overlap_allreduce = true;
   std::string framework = "ddp";  // the Result's parallelism label (framework.h)
+  // When set, each kernel is launched by the rank's host thread after host->dispatch_per_kernel_s of CPU
+  // work (a "host" stream of ComputeKind::Host ops, as imported traces have), so the GPU waits when the host
+  // falls behind. Unset: kernels are issued as soon as the GPU can run them.
+  std::optional<HostProfile> host;
 };
 
 // What the reference recipes use: SGD with momentum for the CNNs (torchvision's ImageNet recipe), Adam(W)

@@ -3,7 +3,10 @@
 #include "simulator/workload/eager_pytorch.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace simtrain::workload {
 namespace {
@@ -31,6 +34,122 @@ double dim(const Layer& layer, std::size_t i) {
   return i < layer.dims.size() ? static_cast<double>(layer.dims[i]) : 0;
 }
 
+// PyTorch's reductions combine per-block partial sums in a second step above this many rows.
+constexpr double kRowsPerReductionBlock = 1024;
+
+double bias_elements(const Layer& layer) {
+  if (layer.type == "linear" && dim(layer, 3) != 0) return dim(layer, 2);
+  if (layer.type == "conv" && dim(layer, 8) != 0) return dim(layer, 3);
+  return 0;
+}
+
+double weight_elements(const Layer& layer) {
+  if (layer.type == "linear") return dim(layer, 1) * dim(layer, 2);
+  if (layer.type == "conv") return dim(layer, 0) * dim(layer, 3) * dim(layer, 4) * dim(layer, 5);
+  return 0;
+}
+
+// Hugging Face's apply_rotary_pos_emb on the queries and on the keys (`elements` is both together), as the
+// H200 trace of Llama-2-7B shows it: q * cos, rotate_half (neg of one half, cat), * sin, the sum; cos and
+// sin come in the residual stream's dtype (fp32), so the products and the sum are fp32 and SDPA's input is
+// cast back to 16 bits. Backward: the cast's gradient, both products' gradients, neg's, the casts to the
+// tensor's dtype and the sum of its two gradients. Ten kernels where a fused kernel makes two.
+LayerKernels hf_rotary(LayerKernels kernels, double elements, double e) {
+  const double f = kFp32Bytes;
+  const double half = elements / 2;  // queries or keys
+  const auto op = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, half, read, write);
+  };
+  kernels.forward.clear();
+  kernels.backward.clear();
+  for (int tensor = 0; tensor < 2; ++tensor) {
+    for (const ComputeSpec& k :
+         {op(Pass::Forward, e + f, f), op(Pass::Forward, e / 2, e / 2), op(Pass::Forward, e, e),
+          op(Pass::Forward, e + f, f), op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, e)})
+      kernels.forward.push_back(k);
+    const Pass b = Pass::BackwardData;
+    for (const ComputeSpec& k : {op(b, e, f), op(b, 2 * f, f), op(b, f / 2, f / 2), op(b, 2 * f, f),
+                                 op(b, f, e), op(b, f, e), op(b, 2 * e, e)})
+      kernels.backward.push_back(k);
+  }
+  if (e == f) {
+    // Without autocast nothing is cast: drop the forward cast and the backward's three conversions.
+    const auto keep = [&](std::vector<ComputeSpec>& list, std::initializer_list<std::size_t> drop) {
+      std::vector<ComputeSpec> kept;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        bool dropped = false;
+        for (std::size_t d : drop) dropped = dropped || i % (list.size() / 2) == d;
+        if (!dropped) kept.push_back(list[i]);
+      }
+      list = std::move(kept);
+    };
+    keep(kernels.forward, {5});
+    keep(kernels.backward, {0, 4, 5});
+  }
+  return kernels;
+}
+
+// Hugging Face's LlamaRMSNorm in eager mode, over the fp32 residual stream: pow(2), mean, + eps, rsqrt,
+// x * rsqrt, weight * (a fused norm kernel's one pass). Backward runs the chain rule operator by operator:
+// the two products' gradients, the weight's reduction over the rows, rsqrt's, mean's (a division), pow's,
+// and the sum of x's two gradients.
+LayerKernels hf_rmsnorm(LayerKernels kernels, double elements) {
+  const double f = kFp32Bytes;
+  const auto op = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, elements, read, write);
+  };
+  kernels.forward = {op(Pass::Forward, f, f), op(Pass::Forward, f, 0),     op(Pass::Forward, 0, 0),
+                     op(Pass::Forward, 0, 0), op(Pass::Forward, 2 * f, f), op(Pass::Forward, f, f)};
+  const Pass b = Pass::BackwardData;
+  kernels.backward = {op(b, f, f),     op(b, 2 * f, f), op(Pass::BackwardWeight, f, 0),
+                      op(b, 2 * f, f), op(b, 2 * f, f), op(b, f, 0),
+                      op(b, 0, 0),     op(b, 0, f),     op(b, f, f),
+                      op(b, 2 * f, f), op(b, 2 * f, f)};
+  return kernels;
+}
+
+// Hugging Face's gelu_new, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), one operator at a time as the
+// H200 trace of GPT-2 XL shows it. Forward: 0.5 x, pow, 0.044715 *, x + (fp32), sqrt(2/pi) *, tanh, 1 +,
+// the product (autocast first casts x to fp32 for pow). Backward: the product's two gradients, tanh's, the
+// constants', pow's (pow, 3 *, *), the sums of x's three gradients and the casts between fp32 and 16 bits.
+// Bytes per element are each operator's reads and writes.
+LayerKernels gelu_new(LayerKernels kernels, double elements, bool autocast, double e) {
+  const double f = kFp32Bytes;
+  const double x = autocast ? e : f;
+  const auto elementwise = [&](Pass which, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, DType::FP32, elements, read, write);
+  };
+  const auto tanh = [&](Pass which, double read) {
+    return pass(ComputeKind::Activation, which, DType::FP32, elements, read, f);
+  };
+  kernels.forward.clear();
+  kernels.forward.push_back(elementwise(Pass::Forward, x, x));                // 0.5 x
+  if (autocast) kernels.forward.push_back(elementwise(Pass::Forward, e, f));  // x to fp32 for pow
+  for (int i = 0; i < 2; ++i) kernels.forward.push_back(elementwise(Pass::Forward, f, f));  // pow, 0.044715 *
+  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));                          // x + ...
+  kernels.forward.push_back(elementwise(Pass::Forward, f, f));                              // sqrt(2/pi) *
+  kernels.forward.push_back(tanh(Pass::Forward, f));
+  kernels.forward.push_back(elementwise(Pass::Forward, f, f));      // 1 + tanh
+  kernels.forward.push_back(elementwise(Pass::Forward, x + f, f));  // the product
+  kernels.backward.clear();
+  const Pass b = Pass::BackwardData;
+  kernels.backward.push_back(elementwise(b, 2 * f, f));  // d(0.5 x) = g (1 + tanh)
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, f + x, f));  // d(1 + tanh) = g 0.5 x
+  kernels.backward.push_back(tanh(b, 2 * f));
+  kernels.backward.push_back(elementwise(b, f, f));  // sqrt(2/pi) *
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, f, f));      // 0.044715 *
+  kernels.backward.push_back(elementwise(b, f, f));      // pow(x, 2)
+  kernels.backward.push_back(elementwise(b, f, f));      // 3 *
+  kernels.backward.push_back(elementwise(b, 2 * f, f));  // * g
+  if (autocast) kernels.backward.push_back(elementwise(b, f, e));
+  kernels.backward.push_back(elementwise(b, 2 * x, x));  // add_
+  kernels.backward.push_back(elementwise(b, x, x));      // 0.5 *
+  kernels.backward.push_back(elementwise(b, 2 * x, x));  // add_
+  return kernels;
+}
+
 }  // namespace
 
 LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer, const Model& model,
@@ -41,14 +160,7 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
   const double n = batch;
   const std::string& type = layer.type;
 
-  if (type == "rope") {
-    // rotate_half: neg (half read, half written), cat (1 + 1), x * cos (1 + 1), rotated * sin (1 + 1),
-    // their sum (2 + 1): ten passes where a fused kernel makes two. Backward mirrors it.
-    const double elements = n * dim(layer, 0) * dim(layer, 1);
-    kernels.forward = {pass(ComputeKind::Elementwise, Pass::Forward, low, elements, 5.5 * e, 4.5 * e)};
-    kernels.backward = {pass(ComputeKind::Elementwise, Pass::BackwardData, low, elements, 5.5 * e, 4.5 * e)};
-    return kernels;
-  }
+  if (type == "rope") return hf_rotary(kernels, n * dim(layer, 0) * dim(layer, 1), e);
   if (type == "swiglu") {
     // Forward: silu(gate) then the product with up (2 passes more than one fused kernel's 3). Backward:
     // the product's two gradients, silu's gradient, then cat of the gate and up gradients (2 + 2).
@@ -57,14 +169,72 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     kernels.backward.push_back(
         pass(ComputeKind::Activation, Pass::BackwardData, low, elements, 4 * e, 4 * e));
   }
+  if (type == "gelu_new") return gelu_new(kernels, n * dim(layer, 0), autocast, e);
+  if (type == "rmsnorm" && model.transformer) {
+    const double elements = n * dim(layer, 0) * dim(layer, 1);
+    kernels = hf_rmsnorm(std::move(kernels), elements);
+    if (autocast) {
+      // Its fp32 output cast for the Linear that reads it, and that gradient cast back.
+      kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, e));
+      kernels.backward.insert(kernels.backward.begin(), pass(ComputeKind::Elementwise, Pass::BackwardData,
+                                                             low, elements, e, kFp32Bytes));
+    }
+    return kernels;
+  }
+  if (type == "batchnorm") {
+    // cuDNN's batch norm finishes the per-channel statistics in a second, small kernel in each direction.
+    const double channels = dim(layer, 0);
+    kernels.forward.push_back(
+        pass(ComputeKind::BatchNorm, Pass::Forward, low, channels, 4 * kFp32Bytes, 2 * kFp32Bytes));
+    kernels.backward.push_back(
+        pass(ComputeKind::BatchNorm, Pass::BackwardData, low, channels, 4 * kFp32Bytes, 2 * kFp32Bytes));
+    // A training-mode BatchNorm module counts its batches: num_batches_tracked += 1, one tiny kernel.
+    kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, 1, 8, 8));
+  }
+  if (type == "concat" && dim(layer, 1) > 0) {
+    // torch.cat's backward hands each input a view of the gradient: no kernel. But every input is also
+    // read elsewhere (DenseNet concatenates each feature map into every later layer of its block), so
+    // autograd adds this gradient to the input's others: one accumulation per input beyond the first use.
+    const double inputs = dim(layer, 1);
+    const double each = n * dim(layer, 0) / inputs;
+    kernels.backward.clear();
+    for (int i = 1; i < static_cast<int>(inputs); ++i)
+      kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, each, 2 * e, e));
+  }
+  if (type == "attention") {
+    // cuDNN's SDPA (PyTorch's default on Hopper) launches small helper kernels around its attention kernel:
+    // one in forward; three in backward (the dO.O row sums, zeroing and converting the dQ accumulator).
+    const double rows = n * dim(layer, 0) * dim(layer, 1);
+    kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, rows, 0, kFp32Bytes));
+    for (int i = 0; i < 3; ++i)
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardData, low, rows, e, kFp32Bytes));
+  }
+  const double bias = bias_elements(layer);
+  if (type == "linear" && bias > 0) {
+    // Autograd sums the output gradient over the rows for the bias: a reduction, which starts with a small
+    // initialisation kernel once there are more than a block's rows to combine.
+    const double rows = n * dim(layer, 0);
+    ComputeSpec sum = pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, rows * bias, e, 0);
+    sum.bytes += bias * kFp32Bytes;
+    if (rows > kRowsPerReductionBlock)
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, bias, 0, kFp32Bytes));
+    kernels.backward.push_back(sum);
+  }
   if (!autocast) return kernels;
 
-  if ((type == "linear" || type == "conv") && layer.parameters > 0) {
-    // The fp32 weight cast to 16 bits before the first use in forward; its gradient cast back after backward.
-    kernels.forward.insert(kernels.forward.begin(), pass(ComputeKind::Elementwise, Pass::Forward, low,
-                                                         layer.parameters, kFp32Bytes, e));
-    kernels.backward.push_back(
-        pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, layer.parameters, e, kFp32Bytes));
+  if (type == "linear" || type == "conv") {
+    // The fp32 weight (a tied LM head's too: it is the embedding's) and bias cast to 16 bits before the
+    // GEMM in forward; their 16-bit gradients cast back after backward.
+    const double weight = weight_elements(layer);
+    for (const double elements : {bias, weight}) {
+      if (elements <= 0) continue;
+      kernels.forward.insert(kernels.forward.begin(),
+                             pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, e));
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, elements, e, kFp32Bytes));
+    }
   }
   if (!model.transformer) return kernels;
 

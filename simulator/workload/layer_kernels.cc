@@ -277,7 +277,8 @@ LayerKernels kernels_for(const Layer& layer, const Model& model, int batch, Prec
   if (type == "batchnorm") return batchnorm(c);
   if (type == "layernorm" || type == "rmsnorm") return layernorm(c);
   if (type == "relu") return activation(c, 1);
-  if (type == "gelu") return activation(c, 8);  // tanh approximation or erf: ~8 FLOPs per element
+  if (type == "gelu" || type == "gelu_new")
+    return activation(c, 8);  // tanh approximation or erf: ~8 FLOPs per element
   if (type == "tanh") return activation(c, 5);
   if (type == "swiglu") return swiglu(c);
   if (type == "maxpool" || type == "avgpool") return pool(c, type == "maxpool");

@@ -51,7 +51,7 @@ Layer rmsnorm(const std::string& name, std::int64_t tokens, std::int64_t hidden)
 }
 
 Layer activation(const std::string& name, const std::string& type, std::int64_t elements) {
-  if (type != "relu" && type != "gelu" && type != "tanh") {
+  if (type != "relu" && type != "gelu" && type != "gelu_new" && type != "tanh") {
     throw Error("unknown activation type '" + type + "' for layer " + name);
   }
   return make(name, type, 0, {elements}, d(elements));
@@ -77,9 +77,9 @@ Layer add(const std::string& name, std::int64_t elements, std::int64_t inputs, b
   return make(name, "add", 0, {elements, inputs, fork ? 1 : 0}, 0);
 }
 
-Layer concat(const std::string& name, std::int64_t elements) {
+Layer concat(const std::string& name, std::int64_t elements, std::int64_t inputs) {
   // The concatenated tensor is saved by the BatchNorm that consumes it, and counted there.
-  return make(name, "concat", 0, {elements}, 0);
+  return make(name, "concat", 0, {elements, inputs}, 0);
 }
 
 Layer dropout(const std::string& name, std::int64_t elements) {

@@ -135,7 +135,8 @@ Model gpt2_xl(int seq_len) {
     layers.push_back(add(prefix + "add_1", s * kHidden, 2, true));
     layers.push_back(layernorm(prefix + "ln_2", s, kHidden));
     layers.push_back(linear(prefix + "mlp.c_fc", s, kHidden, 4 * kHidden, true));
-    layers.push_back(activation(prefix + "mlp.act", "gelu", s * 4 * kHidden));
+    // Hugging Face's "gelu_new": the tanh approximation written as separate operators (eager_pytorch.h).
+    layers.push_back(activation(prefix + "mlp.act", "gelu_new", s * 4 * kHidden));
     layers.push_back(linear(prefix + "mlp.c_proj", s, 4 * kHidden, kHidden, true));
     layers.push_back(dropout(prefix + "mlp.dropout", s * kHidden));
     layers.push_back(add(prefix + "add_2", s * kHidden, 2, true));

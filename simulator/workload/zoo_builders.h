@@ -20,7 +20,7 @@ namespace simtrain::workload::zoo {
 //   swiglu         {tokens, ffn}                                 silu(gate) * up
 //   maxpool/avgpool{c, h, w, window, stride, pad}
 //   add            {elements, inputs, fork}                      fork: the gradient forks (residual)
-//   concat         {elements}                                    output elements
+//   concat         {elements, inputs}                            output elements, tensors concatenated
 //   dropout        {elements}
 //   embedding      {tokens, vocab, hidden}
 //   param_add      {elements, parameter_elements}                learned position embedding
@@ -38,14 +38,17 @@ Layer batchnorm(const std::string& name, std::int64_t c, std::int64_t h, std::in
 Layer layernorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
 // Llama's RMSNorm: a scale but no shift, costed like a fused LayerNorm.
 Layer rmsnorm(const std::string& name, std::int64_t tokens, std::int64_t hidden);
-// type: "relu" (saves its output) or "gelu"/"tanh" (save their input; tanh saves its output).
+// type: "relu" (saves its output), "gelu"/"tanh" (save their input; tanh saves its output) or "gelu_new"
+// (Hugging Face's tanh approximation as separate operators; eager_pytorch.h lists its kernels).
 Layer activation(const std::string& name, const std::string& type, std::int64_t elements);
 Layer swiglu(const std::string& name, std::int64_t tokens, std::int64_t ffn);
 // type: "maxpool" or "avgpool".
 Layer pool(const std::string& name, const std::string& type, std::int64_t c, std::int64_t h, std::int64_t w,
            std::int64_t window, std::int64_t stride, std::int64_t pad);
 Layer add(const std::string& name, std::int64_t elements, std::int64_t inputs, bool fork);
-Layer concat(const std::string& name, std::int64_t elements);
+// `inputs`: the tensors concatenated; each is also read by other layers, so backward accumulates its
+// gradient.
+Layer concat(const std::string& name, std::int64_t elements, std::int64_t inputs = 2);
 Layer dropout(const std::string& name, std::int64_t elements);
 Layer embedding(const std::string& name, std::int64_t tokens, std::int64_t vocab, std::int64_t hidden);
 Layer param_add(const std::string& name, std::int64_t elements, std::int64_t parameter_elements);

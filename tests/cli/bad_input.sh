@@ -126,4 +126,16 @@ JSON
 check "a peer offset of INT32_MAX wraps around" \
   bash -c '"$0" run --trace "$1" --platform dgx-a100 >/dev/null' "$simtrain" "$work/far-peer.json"
 
+# --impl and --host (issue 14): an unknown implementation, one the model lacks, a malformed host profile.
+expect_error "unknown implementation" "--impl: unknown implementation 'pytorch-lightning'" \
+  run --model gpt2-xl --gpus 1 --batch-per-gpu 4 --impl pytorch-lightning
+expect_error "implementation the model lacks" "--impl: megatron is not available for resnet50 (available: torchvision)" \
+  run --model resnet50 --gpus 1 --impl megatron
+printf '{"schema": "simtrain-host", "version": 1, "name": "x", "dispatch_per_kernel_s": -3e-5}\n' >"$work/host.json"
+expect_error "host profile with a negative dispatch cost names the field" "host.json: dispatch_per_kernel_s" \
+  run --model resnet50 --gpus 1 --batch-per-gpu 32 --host "$work/host.json"
+printf '{"schema": "simtrain-host", "version": 1, "name": "x", "launch_s": 3e-5}\n' >"$work/host2.json"
+expect_error "host profile with an unknown field names it" "host2.json: launch_s: unknown key" \
+  run --model resnet50 --gpus 1 --batch-per-gpu 32 --host "$work/host2.json"
+
 finish

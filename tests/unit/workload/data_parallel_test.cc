@@ -90,9 +90,10 @@ TEST_CASE("each all-reduce waits for the weight gradient of its bucket's last la
   const std::vector<const trace::Op*> reduces = all_reduces(program);
   REQUIRE(reduces.size() == 5);
   // The last backward kernel of each bucket's last layer: under autocast, the cast of its 16-bit weight
-  // gradient to fp32 (eager_pytorch.h).
+  // gradient to fp32 (eager_pytorch.h); fc's third elementwise weight-gradient kernel, after its bias
+  // reduction and the bias gradient's cast.
   const std::vector<std::string> expected_deps = {
-      "step1.fc.cast.bwd_weight", "step1.layer4.1.conv2.cast.bwd_weight",
+      "step1.fc.cast.bwd_weight.3", "step1.layer4.1.conv2.cast.bwd_weight",
       "step1.layer4.0.conv2.cast.bwd_weight", "step1.layer3.0.downsample.0.cast.bwd_weight",
       "step1.conv1.cast.bwd_weight"};
   double total_bytes = 0;
@@ -125,10 +126,13 @@ TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
       ++forward_ops_per_step[op.name.substr(0, op.name.find('.'))];
     }
   }
-  // One forward kernel per layer, and an autocast weight cast per convolution and linear layer.
+  // One forward kernel per layer, an autocast weight cast per convolution and linear layer (and one for
+  // fc's bias); each batch norm adds cuDNN's statistics kernel and its num_batches_tracked increment.
   const Model resnet = build_model("resnet50");
   int per_step = 0;
-  for (const Layer& layer : resnet.layers) per_step += layer.type == "conv" || layer.type == "linear" ? 2 : 1;
+  for (const Layer& layer : resnet.layers)
+    per_step += layer.type == "batchnorm" ? 3 : layer.type == "conv" || layer.type == "linear" ? 2 : 1;
+  per_step += 1;  // fc.bias
   CHECK(forward_ops_per_step ==
         std::map<std::string, int>{
             {"step1", per_step}, {"step2", per_step}, {"step3", per_step}, {"step4", per_step}});
@@ -138,25 +142,36 @@ TEST_CASE("with gradient accumulation only the last micro-step all-reduces") {
   CHECK(program.ops[step2_start - 1].name == "step1.conv1.cast.bwd_weight");
 }
 
-TEST_CASE("the optimizer steps once, after every all-reduce, moving 20 B per parameter for SGD") {
+TEST_CASE(
+    "the optimizer steps once, after every all-reduce, as multi-tensor launches moving 20 B per parameter") {
   DataParallelConfig config;
   config.grad_accum = 2;
   const trace::Trace t = generate_data_parallel_trace(config);
   const trace::Program& program = t.programs[0];
+  // The step's launches are the program's last ops (optimizer_kernels.h): under fp16 autocast the
+  // GradScaler's unscale (8 B per parameter) and scale update, then SGD's foreach kernels.
+  std::size_t first = program.ops.size();
+  while (first > 0 && program.ops[first - 1].compute.pass == trace::Pass::Update &&
+         program.ops[first - 1].type == trace::OpType::Compute)
+    --first;
+  REQUIRE(program.ops.size() - first == 3 + 1 + 3 + 6);
   const trace::Op& step = program.ops.back();
   CHECK(step.name == "optimizer.step");
-  CHECK(step.stream == 0);
-  CHECK(step.compute.kind == trace::ComputeKind::Optimizer);
-  CHECK(step.compute.pass == trace::Pass::Update);
-  CHECK(step.compute.dtype == DType::FP32);
-  CHECK(step.compute.bytes == 20.0 * 25557032);
+  CHECK(program.ops[first].name == "optimizer.step.1");
+  double bytes = 0;
+  for (std::size_t i = first; i < program.ops.size(); ++i) {
+    const trace::Op& op = program.ops[i];
+    CHECK(op.stream == 0);
+    CHECK(op.compute.kind == trace::ComputeKind::Optimizer);
+    CHECK(op.compute.dtype == DType::FP32);
+    bytes += op.compute.bytes;
+  }
+  CHECK(bytes == doctest::Approx((20.0 + 8) * 25557032 + 16));
   std::vector<std::uint32_t> reduce_indices;
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     if (program.ops[i].type == trace::OpType::Collective) reduce_indices.push_back(i);
   }
-  CHECK(step.deps == reduce_indices);
-  config.optimizer = Optimizer::Adam;
-  CHECK(generate_data_parallel_trace(config).programs[0].ops.back().compute.bytes == 28.0 * 25557032);
+  CHECK(program.ops[first].deps == reduce_indices);
 }
 
 TEST_CASE("the trace metadata describe the global batch and its model FLOPs") {
@@ -204,7 +219,8 @@ TEST_CASE("CNNs default to SGD and transformers to Adam; optimizer names round-t
 TEST_CASE("impossible configurations are errors naming the option") {
   DataParallelConfig config;
   config.gpus = 0;
-  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be from 1 to 1048576, got 0", Error);
+  CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--gpus: must be from 1 to 1048576, got 0",
+                       Error);
   config = {};
   config.batch_per_gpu = 0;
   CHECK_THROWS_WITH_AS(generate_data_parallel_trace(config), "--batch-per-gpu: must be at least 1, got 0",

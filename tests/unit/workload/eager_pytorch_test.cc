@@ -53,40 +53,45 @@ TEST_CASE("autocast casts a weight to 16 bits before its GEMM and the weight gra
 }
 
 TEST_CASE("a transformer's norms and residual adds move the fp32 stream under autocast") {
-  const Model model = build_model("llama2-7b");
-  const double elements = 4096.0 * 4096;  // one sequence of 4096 tokens x hidden 4096
-  const std::string norm = "model.layers.0.input_layernorm";
-  const LayerKernels fused = kernels_for(layer_named(model, norm), model, 1, Precision::AMP_BF16);
-  const LayerKernels k = eager(model, norm, 1, Precision::AMP_BF16);
+  const Model gpt2 = build_model("gpt2-xl");
+  const double tokens = 1024.0 * 1600;  // one sequence of 1024 tokens x hidden 1600
+  const std::string norm = "transformer.h.0.ln_1";
+  const LayerKernels fused = kernels_for(layer_named(gpt2, norm), gpt2, 1, Precision::AMP_BF16);
+  const LayerKernels k = eager(gpt2, norm, 1, Precision::AMP_BF16);
   // The norm itself at 4 bytes per element instead of 2, then its output cast to bf16 for the QKV GEMM.
   REQUIRE(k.forward.size() == 2);
   CHECK(k.forward[0].bytes == 2 * fused.forward[0].bytes);
-  CHECK(k.forward[1].bytes == elements * (4 + 2));
-  CHECK(k.backward.front().bytes == elements * (2 + 4));  // the gradient cast back first
-  CHECK(total_bytes(k.backward) == elements * 6 + 2 * total_bytes(fused.backward));
+  CHECK(k.forward[1].bytes == tokens * (4 + 2));
+  CHECK(k.backward.front().bytes == tokens * (2 + 4));  // the gradient cast back first
+  CHECK(total_bytes(k.backward) == tokens * 6 + 2 * total_bytes(fused.backward));
 
+  const Model model = build_model("llama2-7b");
+  const double elements = 4096.0 * 4096;  // one sequence of 4096 tokens x hidden 4096
   const LayerKernels add = eager(model, "model.layers.0.add_1", 1, Precision::AMP_BF16);
   REQUIRE(add.forward.size() == 1);
   CHECK(add.forward[0].bytes == elements * (4 + 2 + 4));  // fp32 stream + bf16 branch -> fp32
   CHECK(add.backward[0].bytes == elements * 12);
 
-  // A CNN has no fp32 stream: batch norm stays in fp16.
+  // A CNN has no fp32 stream: batch norm stays in fp16 (cuDNN's statistics kernel follows it).
   const Model resnet = build_model("resnet50");
   const Layer& bn = layer_named(resnet, "bn1");
-  CHECK(eager(resnet, "bn1", 32, Precision::AMP_FP16).forward ==
-        kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward);
+  CHECK(eager(resnet, "bn1", 32, Precision::AMP_FP16).forward.front() ==
+        kernels_for(bn, resnet, 32, Precision::AMP_FP16).forward.front());
 }
 
-TEST_CASE("rotary embeddings run as rotate_half: ten passes over queries and keys in any precision") {
+TEST_CASE("rotary embeddings run as rotate_half, in fp32 against fp32 cos and sin, on queries and keys") {
   const Model model = build_model("llama2-7b");
   const double elements = 4096.0 * (32 + 32) * 128;  // queries and keys of 4096 tokens
-  for (Precision precision : {Precision::FP32, Precision::AMP_BF16}) {
-    const double e = precision == Precision::FP32 ? 4 : 2;
-    const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, precision);
-    REQUIRE(k.forward.size() == 1);
-    CHECK(k.forward[0].bytes == elements * 10 * e);
-    CHECK(k.backward[0].bytes == elements * 10 * e);
-  }
+  const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::AMP_BF16);
+  // Per tensor: * cos, neg, cat, * sin, +, the cast for SDPA; backward 7 kernels.
+  REQUIRE(k.forward.size() == 12);
+  REQUIRE(k.backward.size() == 14);
+  // Bytes per element: * cos 2 + 4 -> 4, neg 1 -> 1, cat 2 -> 2, * sin 2 + 4 -> 4, + 8 -> 4, cast 4 -> 2.
+  CHECK(total_bytes(k.forward) == doctest::Approx(elements * (10 + 2 + 4 + 10 + 12 + 6)));
+  // Without autocast nothing is cast.
+  const LayerKernels fp32 = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::FP32);
+  CHECK(fp32.forward.size() == 10);
+  CHECK(fp32.backward.size() == 8);
 }
 
 TEST_CASE("the loss casts the logits to fp32 and the gradient back") {
@@ -107,4 +112,63 @@ TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
   const Layer& attention = layer_named(model, "model.layers.0.self_attn.sdpa");
   const double full = 4.0 * 32 * 4096 * 4096 * 128;
   CHECK(kernels_for(attention, model, 1, Precision::AMP_BF16).forward[0].flops == full * 33 / 64);
+}
+
+TEST_CASE(
+    "a biased Linear under autocast casts weight and bias, and reduces the bias gradient over the rows") {
+  const Model model = build_model("gpt2-xl", {.seq_len = 512});
+  const std::string fc = "transformer.h.0.mlp.c_fc";  // 1600 -> 6400 with bias
+  const LayerKernels fused = kernels_for(layer_named(model, fc), model, 4, Precision::AMP_BF16);
+  const LayerKernels k = eager(model, fc, 4, Precision::AMP_BF16);
+  REQUIRE(k.forward.size() == fused.forward.size() + 2);
+  CHECK(k.forward[0].bytes == 1600.0 * 6400 * (4 + 2));  // the weight, then the bias
+  CHECK(k.forward[1].bytes == 6400.0 * (4 + 2));
+  // Backward: the GEMMs, the bias-gradient reduction (2048 rows: an initialisation kernel first), then
+  // both gradients cast back to fp32.
+  REQUIRE(k.backward.size() == fused.backward.size() + 4);
+  CHECK(k.backward[fused.backward.size() + 1].bytes == 2048.0 * 6400 * 2 + 6400 * 4);
+  // Without autocast the reduction stays, the casts go.
+  CHECK(eager(model, fc, 4, Precision::FP32).backward.size() == fused.backward.size() + 2);
+}
+
+TEST_CASE("Hugging Face's gelu_new runs as 9 forward and 14 backward kernels under autocast") {
+  const Model model = build_model("gpt2-xl", {.seq_len = 512});
+  const LayerKernels k = eager(model, "transformer.h.0.mlp.act", 4, Precision::AMP_BF16);
+  CHECK(k.forward.size() == 9);
+  CHECK(k.backward.size() == 14);
+  int tanh = 0;
+  for (const auto& kernel : k.forward) tanh += kernel.kind == ComputeKind::Activation;
+  CHECK(tanh == 1);
+  CHECK(eager(model, "transformer.h.0.mlp.act", 4, Precision::FP32).forward.size() == 8);
+}
+
+TEST_CASE("Hugging Face's RMSNorm runs operator by operator: 6 forward and 11 backward kernels, plus casts") {
+  const Model model = build_model("llama2-7b");
+  const LayerKernels k = eager(model, "model.layers.0.input_layernorm", 1, Precision::AMP_BF16);
+  CHECK(k.forward.size() == 6 + 1);
+  CHECK(k.backward.size() == 11 + 1);
+  for (const auto& kernel : k.forward) CHECK(kernel.kind == ComputeKind::Elementwise);
+  CHECK(eager(model, "model.layers.0.input_layernorm", 1, Precision::FP32).forward.size() == 6);
+}
+
+TEST_CASE("cuDNN's batch norm and SDPA launch small helper kernels beside their main one") {
+  const Model resnet = build_model("resnet50");
+  const LayerKernels bn = eager(resnet, "bn1", 32, Precision::AMP_FP16);
+  CHECK(bn.forward.size() == 3);  // and num_batches_tracked += 1
+  CHECK(bn.backward.size() == 2);
+  const Model bert = build_model("bert-large");
+  const LayerKernels sdpa = eager(bert, "encoder.layer.0.attention.self.sdpa", 8, Precision::AMP_FP16);
+  CHECK(sdpa.forward.size() == 2);
+  CHECK(sdpa.backward.size() == 4);
+}
+
+TEST_CASE("DenseNet's concatenations accumulate each input's gradient from its other readers") {
+  // A block of L layers: the concatenation in layer j reads j tensors, the block's last one L + 1, and
+  // every tensor's gradient is summed over its readers: L (L + 1) / 2 accumulations, 21 for L = 6.
+  const Model densenet = build_model("densenet121");
+  std::size_t accumulations = 0;
+  for (const Layer& layer : densenet.layers)
+    if (layer.type == "concat" && layer.name.rfind("features.denseblock1.", 0) == 0)
+      accumulations += eager(densenet, layer.name, 32, Precision::AMP_FP16).backward.size();
+  CHECK(accumulations == 21);
 }

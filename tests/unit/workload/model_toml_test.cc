@@ -158,7 +158,7 @@ TEST_CASE("a file's [moe] table sets the experts; an all-MoE model needs no ffn_
 
 TEST_CASE("bad model files are errors naming file, line and section.key") {
   check_error(with("bias = false", "bais = false"), 12, "model.bais",
-              "unknown key (expected one of: name, description, layers, hidden, heads, kv_heads, ffn_hidden, "
+              "unknown key (did you mean 'bias'?) (expected one of: name, description, layers, hidden, heads, kv_heads, ffn_hidden, "
               "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "

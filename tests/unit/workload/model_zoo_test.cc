@@ -140,7 +140,7 @@ TEST_CASE("sequence models honour seq_len; image models refuse it") {
 
 TEST_CASE("an unknown model name is an error listing the known ones") {
   CHECK_THROWS_WITH_AS(build_model("resnet18"),
-                       doctest::Contains("unknown model 'resnet18' (known: lenet5, resnet50, densenet121, "
+                       doctest::Contains("unknown model 'resnet18' (did you mean 'resnet50'?) (known: lenet5, resnet50, densenet121, "
                                          "vit-b16, bert-large, gpt2-xl, llama2-7b, gpt3-175b,"),
                        Error);
   CHECK_THROWS_WITH_AS(build_model("resnet18"),

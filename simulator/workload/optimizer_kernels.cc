@@ -1,0 +1,103 @@
+// Implements optimizer_kernels.h after PyTorch's aten/src/ATen/native/cuda/MultiTensorApply.cuh.
+#include "simulator/workload/optimizer_kernels.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "common/error.h"
+
+namespace simtrain::workload {
+namespace {
+
+constexpr double kChunkElements = 65536;
+constexpr int kMaxBlocksPerLaunch = 320;
+constexpr int kMaxTensorsPerLaunch[] = {110, 64, 48, 36, 30};
+
+double dim(const Layer& layer, std::size_t i) {
+  return i < layer.dims.size() ? static_cast<double>(layer.dims[i]) : 0;
+}
+
+}  // namespace
+
+std::vector<double> parameter_tensors(const Model& model) {
+  std::vector<double> tensors;
+  for (const Layer& layer : model.layers) {
+    if (layer.parameters <= 0) continue;
+    const std::string& type = layer.type;
+    double bias = 0;
+    if (type == "linear" && dim(layer, 3) != 0) bias = dim(layer, 2);
+    if (type == "conv" && dim(layer, 8) != 0) bias = dim(layer, 3);
+    if (type == "layernorm" || type == "batchnorm") bias = layer.parameters / 2;
+    // A tied Linear's weight is the embedding's tensor; only its bias is its own.
+    if (layer.parameters - bias > 0) tensors.push_back(layer.parameters - bias);
+    if (bias > 0) tensors.push_back(bias);
+  }
+  return tensors;
+}
+
+int multi_tensor_launches(const std::vector<double>& tensors, int depth) {
+  if (depth < 1 || depth > 5)
+    throw Error("multi_tensor_apply depth must be 1 to 5, got " + std::to_string(depth));
+  const int max_tensors = kMaxTensorsPerLaunch[depth - 1];
+  int launches = 0;
+  int tensors_in_launch = 0;
+  int blocks_in_launch = 0;
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    ++tensors_in_launch;
+    const auto chunks = static_cast<long long>(std::ceil(tensors[t] / kChunkElements));
+    for (long long chunk = 0; chunk < chunks; ++chunk) {
+      ++blocks_in_launch;
+      const bool last_chunk_of_tensor = chunk == chunks - 1;
+      const bool tensors_full = tensors_in_launch == max_tensors && last_chunk_of_tensor;
+      const bool blocks_full = blocks_in_launch == kMaxBlocksPerLaunch;
+      const bool last = t == tensors.size() - 1 && last_chunk_of_tensor;
+      if (!(tensors_full || blocks_full || last)) continue;
+      ++launches;
+      blocks_in_launch = 0;
+      // A tensor split across launches stays first in the next one.
+      tensors_in_launch = last_chunk_of_tensor ? 0 : 1;
+    }
+  }
+  return launches;
+}
+
+std::vector<trace::ComputeSpec> optimizer_step_kernels(const trace::ComputeSpec& update,
+                                                       const std::vector<double>& tensors,
+                                                       Optimizer optimizer, bool grad_scaler) {
+  double parameters = 0;
+  for (double t : tensors) parameters += t;
+  std::vector<trace::ComputeSpec> kernels;
+  const auto launch = [&](double elements, double bytes, double flops) {
+    trace::ComputeSpec k = update;
+    k.flops = flops;
+    k.bytes = bytes;
+    k.shape = {static_cast<std::int64_t>(elements)};
+    kernels.push_back(k);
+  };
+  if (grad_scaler) {
+    const int unscale = multi_tensor_launches(tensors, 1);
+    for (int i = 0; i < unscale; ++i)
+      launch(parameters / unscale, 8 * parameters / unscale, parameters / unscale);
+    launch(1, 16, 1);  // _amp_update_scale_
+  }
+  std::vector<int> launches;
+  if (optimizer == Optimizer::SGD) {
+    launches = {multi_tensor_launches(tensors, 1), multi_tensor_launches(tensors, 2),
+                multi_tensor_launches(tensors, 2)};
+  } else {
+    launches = {multi_tensor_launches(tensors, 4)};
+  }
+  int main_launches = 0;
+  for (int n : launches) main_launches += n;
+  for (int i = 0; i < main_launches; ++i)
+    launch(parameters / main_launches, update.bytes / main_launches, update.flops / main_launches);
+  if (optimizer != Optimizer::SGD) {
+    // Then the per-tensor step counters, one element each.
+    const int counters = multi_tensor_launches(std::vector<double>(tensors.size(), 1), 1);
+    for (int i = 0; i < counters; ++i) launch(1, 8, 1);
+  }
+  return kernels;
+}
+
+}  // namespace simtrain::workload

@@ -1,0 +1,43 @@
+// Specification of add_host_launches (host_launch.h): a host op in front of every kernel and collective.
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "simulator/workload/data_parallel.h"
+#include "simulator/workload/host_launch.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+TEST_CASE("every kernel waits for its launch, launches run in issue order, dependencies are kept") {
+  trace::Program program;
+  program.name = "p";
+  program.streams = {"compute", "comm"};
+  trace::Op kernel;
+  kernel.name = "k";
+  kernel.type = trace::OpType::Compute;
+  kernel.compute.kind = trace::ComputeKind::Gemm;
+  trace::append(program, kernel);
+  trace::Op second = kernel;
+  second.deps = {0};
+  trace::append(program, second);
+
+  add_host_launches(program, 3e-5);
+  REQUIRE(program.ops.size() == 4);
+  REQUIRE(program.streams.size() == 3);
+  CHECK(program.streams[2] == "host");
+  CHECK(program.ops[0].compute.kind == trace::ComputeKind::Host);
+  CHECK(program.ops[0].compute.duration_s == 3e-5);
+  CHECK(program.ops[0].stream == 2);
+  CHECK(program.ops[1].deps == std::vector<std::uint32_t>{0});
+  CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1, 2});  // the first kernel, then its launch
+  CHECK_THROWS_AS(add_host_launches(program, 3e-5), Error);        // already has a host
+}
+
+TEST_CASE("a generated step with a host profile is launched kernel by kernel") {
+  DataParallelConfig config;
+  config.gpus = 1;
+  const std::size_t ops = generate_data_parallel_trace(config).programs[0].ops.size();
+  config.host = HostProfile{.name = "test", .dispatch_per_kernel_s = 2e-5};
+  const trace::Program with_host = generate_data_parallel_trace(config).programs[0];
+  CHECK(with_host.ops.size() == 2 * ops);
+}
