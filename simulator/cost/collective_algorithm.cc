@@ -254,6 +254,16 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     plan_node_aggregated_all_to_all(plan, bytes, layout, efficiencies);
     return plan;
   }
+  // All-to-all inside one node is analytic, as every other intra-node collective is (DESIGN.md §5): each
+  // GPU sends (N-1)/N of its buffer over its own NVLink (or PCIe) link at once.
+  if (kind == trace::CollectiveKind::AllToAll && nodes == 1 && layout.intra_node_bandwidth_Bps > 0 &&
+      !layout.pairwise_all_to_all) {
+    plan.algorithm = NcclAlgorithm::Ring;
+    plan.intra_node_before_s =
+        (n - 1.0) / n * bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node);
+    plan.intra_node_latency_s = layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
+    return plan;
+  }
   // The intra-node phases, priced once: the ring's (reduce-scatter before, all-gather after) and NVLS's.
   IntraNodeRing intra_ring;
   const double intra_volume = (per_node - 1.0) / per_node * bytes;

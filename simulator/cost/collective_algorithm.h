@@ -107,11 +107,11 @@ struct CollectiveLayout {
 //   phase that time, less its once-paid latency (intra_node_latency_s), is split evenly into its
 //   reduce-scatter and all-gather halves;
 // - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
-//   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
+//   index, whichever estimate is less: 2(M-1) or 2 ceil(log2 M) steps of the route latency plus the step
 //   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's
 //   peak volume for the tree) over inter_node_bandwidth_Bps. Tree flows: one flow of half the share each way
 //   along every edge of each tree (up to the parent, down to each child). Being of equal size, they share
-//   every link fairly, so that on a uniform network the tree takes exactly 2 floor(log2 M) route latencies
+//   every link fairly, so that on a uniform network the tree takes exactly 2 ceil(log2 M) route latencies
 //   plus its peak volume over the bandwidth, as its pipelined chunks do.
 // Across nodes, the network protocol's latency joins software_latency_s and its bandwidth fraction divides
 // into the flows' bytes (network_protocol.h; nothing on platforms without network costs); the ring/tree

@@ -113,9 +113,11 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
                      "nccl_channel_latency_us"});
   NicSpec spec;
   spec.count = section.positive_int("count");
-  if (gpus_per_node % spec.count != 0) {
+  // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
+  // the same number of NICs (AWS p5: 32 EFA NICs for 8 GPUs); anything else leaves GPUs unevenly served.
+  if (gpus_per_node % spec.count != 0 && spec.count % gpus_per_node != 0) {
     section.fail("count", std::to_string(spec.count) + " NICs do not divide gpus_per_node = " +
-                              std::to_string(gpus_per_node) + " (each NIC serves the same number of GPUs)");
+                              std::to_string(gpus_per_node) + " and are not a multiple of it");
   }
   spec.bandwidth_Bps = section.number("bandwidth_Gbps") * kGbToBytes;
   spec.latency_s = section.number("latency_us") * kMicrosecond;

@@ -53,7 +53,8 @@ struct IntraNodeSpec {
   PcieTreeSpec pcie;  // fabric = PCIe only
 };
 
-// The node's network interfaces; one NIC serves gpus_per_node / count GPUs (rail-aligned).
+// The node's network interfaces: one NIC serves gpus_per_node / count GPUs (rail-aligned), or each GPU has
+// count / gpus_per_node NICs (AWS p5: 32 EFA NICs for 8 GPUs).
 struct NicSpec {
   int count = 1;
   double bandwidth_Bps = 0;  // each NIC, per direction

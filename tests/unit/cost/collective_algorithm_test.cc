@@ -100,6 +100,15 @@ TEST_CASE("broadcast and reduce are a chain: the first rank only sends, the last
   }
 }
 
+TEST_CASE("all-to-all inside one node is analytic: (N-1)/N of the buffer over each GPU's own link") {
+  const Communicator c{ranks(4), 4};
+  const auto plan = c.plan(CollectiveKind::AllToAll, 1e6, 1);
+  CHECK(plan.sends.empty());
+  CHECK(plan.receives.empty());
+  CHECK(plan.intra_node_before_s == doctest::Approx(0.75e6 / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == doctest::Approx(kNvlinkLatency + kStepLatency).epsilon(kRel));
+}
+
 TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") {
   const Communicator c{ranks(4), 1};
   const auto plan = c.plan(CollectiveKind::AllToAll, 1e6, 1);
@@ -340,7 +349,7 @@ TEST_CASE(
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, few.layout(0), efficiencies());
   CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
   // The crossing point is where the estimates meet: the ring's 2(M-1) step latencies against the tree's
-  // 2 floor(log2 M), and the flat ring's 2(N-1)/N of the share against the tree's peak volume of 2 (M = 64
+  // 2 ceil(log2 M), and the flat ring's 2(N-1)/N of the share against the tree's peak volume of 2 (M = 64
   // nodes, N = 128 ranks).
   const double step = 5e-6 + kStepLatency, bandwidth = 10e9 * kInterEff, m = 64, n = 128;
   const double crossing = (2 * (m - 1) - 2 * 6) * step / ((2 - 2 * (n - 1) / n) / bandwidth) * 2;
