@@ -90,6 +90,10 @@ struct CollectiveLayout {
   // engine scales by the GPUs per node; an all-to-all then sends 1/L of each node pair's bytes to every
   // other node's first rank.
   bool node_representative = false;
+  // Price collectives across NVLink nodes with NCCL's own tuner terms (nccl_tuner.h): its latency per
+  // (algorithm, protocol) and its protocols' bandwidth shares, and choose among ring, tree and NVLS-tree as
+  // its tuner does. The engine sets it where the network has no proxy costs of its own (network above).
+  bool nccl_tuner = false;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -116,6 +120,13 @@ struct CollectiveLayout {
 // Across nodes, the network protocol's latency joins software_latency_s and its bandwidth fraction divides
 // into the flows' bytes (network_protocol.h; nothing on platforms without network costs); the ring/tree
 // estimates include both.
+// With nccl_tuner, an all-reduce, all-gather or reduce-scatter over M > 1 nodes of L > 1 GPUs is priced as
+// NCCL prices it instead: every (algorithm, protocol) NCCL would consider (all-reduce: ring, tree, and
+// NVLS-tree on NVLS nodes, as NCCL runs NVLS across nodes only through NVLS-tree without CollNet; the others:
+// ring; NVLS-tree Simple only) costs NCCL's tuner latency plus the slower of its intra-node part and its
+// network part, each at the protocol's bandwidth share (LL capped at NCCL's llMaxBw), and the least is
+// run: its latency is the plan's software latency (steps = 1: it covers every hop), its intra-node part the
+// analytic phases, its network part the ring's or tree's flows as above, divided by the share.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
