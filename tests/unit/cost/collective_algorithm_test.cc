@@ -8,6 +8,7 @@
 
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/cost/double_binary_tree.h"
+#include "simulator/cost/nccl_tuner.h"
 
 namespace simtrain {
 namespace {
@@ -462,6 +463,31 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   CHECK(plain.protocol == cost::NcclProtocol::LL128);
   CHECK(plain.software_latency_s == doctest::Approx(2 * kStepLatency).epsilon(kRel));
   CHECK(plain.sends[0].bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+}
+
+TEST_CASE("with NCCL's tuner terms, small all-reduces across nodes take the tree under LL, large ones the "
+          "ring under Simple, each paying NCCL's latency once") {
+  const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.nccl_tuner = true;
+  const auto small = cost::plan_collective(CollectiveKind::AllReduce, 4096, layout, efficiencies());
+  CHECK(small.algorithm == cost::NcclAlgorithm::Tree);
+  CHECK(small.protocol == cost::NcclProtocol::LL);
+  CHECK(small.steps == 1);
+  cost::NcclTunerShape shape;
+  shape.ranks = 32;
+  shape.nodes = 8;
+  // The tree's latency and its pipeline fill, whose chunk is the whole 4 KiB over 4 channels at most.
+  CHECK(small.software_latency_s >=
+        cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Tree, cost::NcclProtocol::LL, shape));
+  const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
+  CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
+  CHECK(large.protocol == cost::NcclProtocol::Simple);
+  CHECK(large.software_latency_s ==
+        doctest::Approx(cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
+  // The flat ring's volume, 2(N-1)/N of the rank's quarter share, leaves for the next node at full bandwidth.
+  REQUIRE(large.sends.size() == 1);
+  CHECK(large.sends[0].bytes == doctest::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));
 }
 
 }  // namespace simtrain
