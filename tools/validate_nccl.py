@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Replays every nccl-tests table of validation/reference/nccl/ (multinode/ included) with `simtrain collective`
 on platform specs written from the measured systems' hardware facts, and prints predicted vs measured bus
-bandwidth: per table, the mean absolute percentage error of busbw for sizes of 1 MiB and more, and the worst
-time error for sizes under 64 KiB (n/a for a table without such sizes).
+bandwidth: per table, the mean absolute percentage error of busbw for sizes of 1 MiB and more (and, for
+information, its median, which one outlier row of a published log does not move), and the worst time error
+for sizes under 64 KiB (n/a for a table without such sizes).
 
 Calibration discipline (docs/DESIGN.md §3): a figure fitted to these tables is fitted per hardware generation,
 never per table, and scored by leave-one-table-out. Each FIT_GROUPS entry names one spec key (one figure of
@@ -23,6 +24,7 @@ usage: tools/validate_nccl.py [--simtrain PATH] [--reference DIR] [--max-mape 10
 """
 import argparse
 import csv
+import itertools
 import json
 import os
 import re
@@ -95,12 +97,16 @@ TABLES = [
 
 @dataclass
 class FitGroup:
-    """One figure of one hardware generation, fitted by leave-one-table-out over that generation's tables."""
+    """The figures of one hardware generation, fitted together by leave-one-table-out over its tables."""
     label: str
-    section: str  # spec table and key the figure replaces
-    key: str
-    grid: list
+    params: list  # (spec table, key, grid of values) of each figure; the fit searches their product
     tables: list  # (name, operation) of the tables of systems of this generation
+
+    def values(self):
+        return list(itertools.product(*(grid for _, _, grid in self.params)))
+
+    def describe(self, value):
+        return ", ".join(f"{section}.{key} = {v}" for (section, key, _), v in zip(self.params, value))
 
 
 # ConnectX-7 at 400 Gb/s (InfiniBand NDR or RoCE) under H100 nodes: what NCCL reaches of the NICs.
@@ -109,16 +115,37 @@ NDR400_TABLES = [(t.name, t.operation) for t in TABLES
 # NVLink 5 NVSwitch trays (GB200/GB300 NVL72): what NVLS reaches of the NVLink bandwidth, for all-reduce.
 NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
                        if t.platform.startswith("oci-gb") and t.operation == "all_reduce"]
+# The NIC generation's figures: what NCCL reaches of the NICs, and NCCL's own network post overhead
+# (NCCL_NET_OVERHEAD; its default is 1 us on Intel hosts, 2 us on AMD ones), which sets a multi-node ring's
+# cost per step.
 FIT_GROUPS = [
-    FitGroup("ConnectX-7 400G (H100 nodes): nics.nccl_efficiency", "nics", "nccl_efficiency",
-             [round(0.50 + 0.02 * i, 2) for i in range(26)], NDR400_TABLES),
-    FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72): intra_node.nvls_efficiency", "intra_node",
-             "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)], NVLINK5_NVLS_TABLES),
+    FitGroup("ConnectX-7 400G (H100 nodes)",
+             [("nics", "nccl_efficiency", [round(0.66 + 0.02 * i, 2) for i in range(13)]),
+              ("nics", "nccl_net_overhead_us", [1.0, 1.5, 2.0, 2.5, 3.0])], NDR400_TABLES),
+    FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72)",
+             [("intra_node", "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)])],
+             NVLINK5_NVLS_TABLES),
 ]
 
 # The figures each table reaches now, rounded up (cross-validated where fitted): (busbw MAPE >= 1 MiB, worst
 # |time error| < 64 KiB). Not the targets: the issue's targets are 10% and 25% for every table.
-GUARDS = {}
+GUARDS = {
+    ("multinode/anonib400_h100_2node8gpu_all_reduce.csv", "all_reduce"): (13, 25),
+    ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (24, 25),
+    ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (40, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (59, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (57, 25),
+    ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (12, 72),
+    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (19, 66),
+    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (26, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (25, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (32, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (17, 25),
+    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (28, 25),
+    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (92, 64),
+    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (13, 25),
+    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (747, 25),
+}
 DEFAULT_GUARD = (10.0, 25.0)
 
 
@@ -142,9 +169,8 @@ def read_table(path, table, nodes, gpus):
     return out
 
 
-def spec_with(platform_dir, platform, section, key, value, tmp):
-    """A copy of the platform spec with `section.key = value` set (replaced or added), as a file in tmp."""
-    path = os.path.join(platform_dir, platform + ".toml")
+def spec_with(path, section, key, value, tmp):
+    """A copy of the spec at `path` with `section.key = value` set (replaced or added), as a file in tmp."""
     with open(path) as f:
         lines = f.read().split("\n")
     out, current, done = [], None, False
@@ -160,7 +186,7 @@ def spec_with(platform_dir, platform, section, key, value, tmp):
         out.append(line)
     if not done:
         out.append(f"{key} = {value}")
-    name = os.path.join(tmp, f"{platform}-{section}-{key}-{value}.toml")
+    name = os.path.join(tmp, f"{os.path.basename(path)[:-5]}-{section}-{key}-{value}.toml")
     with open(name, "w") as f:
         f.write("\n".join(out))
     return name
@@ -200,6 +226,11 @@ class Score:
     def worst_small(self):
         return max(self.small, key=abs) if self.small else None
 
+    def median_large(self):
+        """The median busbw |error|: a table's typical error, which one outlier row does not move."""
+        ordered = sorted(self.large)
+        return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2 if ordered else float("nan")
+
 
 def score(table, args, platform, tmp):
     large, small, runs = [], [], []
@@ -234,8 +265,10 @@ def cross_validate(group, tables, args, tmp):
     members = [t for t in tables if table_key(t) in group.tables and t.counted]
     scores = {}  # (table key, value) -> Score
     for t in members:
-        for value in group.grid:
-            spec = spec_with(args.platforms, t.platform, group.section, group.key, value, tmp)
+        for value in group.values():
+            spec = os.path.join(args.platforms, t.platform + ".toml")
+            for (section, key, _), v in zip(group.params, value):
+                spec = spec_with(spec, section, key, v, tmp)
             scores[(table_key(t), value)] = score(t, args, spec, tmp)
     out = {}
     for t in members:
@@ -246,9 +279,9 @@ def cross_validate(group, tables, args, tmp):
         def loss(value):
             return sum(scores[(table_key(o), value)].mape() for o in others) / len(others)
 
-        best = min(group.grid, key=loss)
+        best = min(group.values(), key=loss)
         out[table_key(t)] = (best, scores[(table_key(t), best)])
-    everything = min(group.grid, key=lambda v: sum(scores[(table_key(o), v)].mape() for o in members))
+    everything = min(group.values(), key=lambda v: sum(scores[(table_key(o), v)].mape() for o in members))
     return out, everything
 
 
@@ -262,7 +295,7 @@ def print_line(label, s, guard, targets, note=""):
         miss = not s.large or mape > guard[0] or (worst is not None and abs(worst) > guard[1])
         meets = s.large and mape <= targets.max_mape and (worst is None or abs(worst) <= targets.max_small_error)
         verdict = ("  BELOW GUARD" if miss else "") + ("  meets target" if meets else "  misses target")
-    print(f"{label:<78} {mape:7.1f}% {small_text}{verdict}{note}")
+    print(f"{label:<78} {mape:7.1f}% {s.median_large():7.1f}% {small_text}{verdict}{note}")
     return miss
 
 
@@ -289,13 +322,15 @@ def main():
                 except RuntimeError as error:
                     print(error, file=sys.stderr)
                     return 2
-                fitted.update(cv)
-                print(f"fit {group.label}: {everything} on all its tables; leave-one-table-out values below")
-        print(f"{'table (platform)':<78} {'busbw MAPE':>8} {'worst <64K':>11}   (MAPE for sizes >= 1 MiB)")
+                fitted.update({k: (group.describe(v), s) for k, (v, s) in cv.items()})
+                print(f"fit {group.label}: {group.describe(everything)} on all its tables; "
+                      f"leave-one-table-out values below")
+        print(f"{'table (platform)':<78} {'MAPE':>8} {'median':>8} {'worst <64K':>11}   (busbw errors for sizes "
+              f">= 1 MiB)")
         for t in tables:
             label = f"{t.name} {t.operation} ({t.platform})"
             if t.operation == "sendrecv":
-                print(f"{label:<78} {'-':>8} {'-':>11}  not counted: {t.why_not_counted}")
+                print(f"{label:<78} {'-':>8} {'-':>8} {'-':>11}  not counted: {t.why_not_counted}")
                 continue
             note = ""
             if table_key(t) in fitted:

@@ -194,6 +194,7 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   shape.kind = kind;
   shape.ranks = n;
   shape.nodes = m;
+  shape.network_overhead_s = layout.nccl_net_overhead_s;
   option.latency_s = nccl_tuner_latency_s(algorithm, protocol, shape);
   const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
   const double volume = algorithm == NcclAlgorithm::Ring ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes

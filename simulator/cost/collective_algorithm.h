@@ -94,6 +94,7 @@ struct CollectiveLayout {
   // (algorithm, protocol) and its protocols' bandwidth shares, and choose among ring, tree and NVLS-tree as
   // its tuner does. The engine sets it where the network has no proxy costs of its own (network above).
   bool nccl_tuner = false;
+  double nccl_net_overhead_s = 1e-6;  // NCCL's network post overhead (nccl_tuner.h), for nccl_tuner
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of

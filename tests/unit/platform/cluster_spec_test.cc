@@ -168,6 +168,10 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
   CHECK(plain.nics.nccl_chunk_latency_s == 0);
   CHECK(plain.nics.nccl_channel_latency_s == 0);
   CHECK(plain.nics.nccl_channels() == 16);  // two per NIC
+  CHECK(plain.nics.nccl_net_overhead_s == 1e-6);  // NCCL's default on Intel hosts
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = 2"),
+                           "amd.toml")
+            .nics.nccl_net_overhead_s == doctest::Approx(2e-6));
   const ClusterSpec efa = parse_cluster_spec(
       replace(
           kValid, "latency_us = 1.0",
@@ -184,6 +188,8 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
               "nics.nccl_chunk_latency_us", "positive");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_latency_us = nan"), 13,
               "nics.nccl_channel_latency_us", "finite");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = -1"), 13,
+              "nics.nccl_net_overhead_us", "positive");
 }
 
 TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NICs for 8 GPUs)") {
