@@ -176,14 +176,15 @@ struct TunedOption {
   NcclAlgorithm algorithm = NcclAlgorithm::Ring;
   NcclProtocol protocol = NcclProtocol::Simple;
   double latency_s = 0;
-  double intra_node_s = 0;   // the analytic intra-node phases, all together
-  double network_s = 0;      // the busiest node's volume over its NICs
-  double flow_factor = 1;    // what the flows' bytes are divided by (the protocol's share, the LL cap)
+  double intra_node_s = 0;  // the analytic intra-node phases, all together
+  double network_s = 0;     // the busiest node's volume over its NICs
+  double flow_factor = 1;   // what the flows' bytes are divided by (the protocol's share, the LL cap)
   double total_s() const { return latency_s + std::max(intra_node_s, network_s); }
 };
 
-TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind, double bytes,
-                        const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies) {
+TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
+                        double bytes, const CollectiveLayout& layout,
+                        const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;
   const int m = placement.nodes, l = placement.per_node, n = m * l;
   const bool all_reduce = kind == trace::CollectiveKind::AllReduce;

@@ -465,8 +465,9 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   CHECK(plain.sends[0].bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
 }
 
-TEST_CASE("with NCCL's tuner terms, small all-reduces across nodes take the tree under LL, large ones the "
-          "ring under Simple, each paying NCCL's latency once") {
+TEST_CASE(
+    "with NCCL's tuner terms, small all-reduces across nodes take the tree under LL, large ones the "
+    "ring under Simple, each paying NCCL's latency once") {
   const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
   cost::CollectiveLayout layout = c.layout(0);
   layout.nccl_tuner = true;
@@ -483,8 +484,8 @@ TEST_CASE("with NCCL's tuner terms, small all-reduces across nodes take the tree
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
   CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
   CHECK(large.protocol == cost::NcclProtocol::Simple);
-  CHECK(large.software_latency_s ==
-        doctest::Approx(cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
+  CHECK(large.software_latency_s == doctest::Approx(cost::nccl_tuner_latency_s(
+                                        cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
   // The flat ring's volume, 2(N-1)/N of the rank's quarter share, leaves for the next node at full bandwidth.
   REQUIRE(large.sends.size() == 1);
   CHECK(large.sends[0].bytes == doctest::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));

@@ -35,8 +35,9 @@ TEST_CASE("each of the two trees links every node to one root through consistent
   }
 }
 
-TEST_CASE("as in NCCL, no node is interior in both trees of an even count, at most one of an odd count, and a "
-          "node climbs at most ceil(log2 count) levels") {
+TEST_CASE(
+    "as in NCCL, no node is interior in both trees of an even count, at most one of an odd count, and a "
+    "node climbs at most ceil(log2 count) levels") {
   for (int count = 2; count <= 40; ++count) {
     CAPTURE(count);
     int deepest = 0, interior_in_both = 0;

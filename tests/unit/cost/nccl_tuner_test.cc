@@ -1,5 +1,6 @@
 // Specification of NCCL's tuner terms as simtrain takes them (src/graph/tuning.cc): the latencies it
-// charges each algorithm and protocol, worked by hand from its constants, and the protocols' bandwidth shares.
+// charges each algorithm and protocol, worked by hand from its constants, and the protocols' bandwidth
+// shares.
 #include <doctest/doctest.h>
 
 #include "simulator/cost/nccl_tuner.h"
@@ -38,12 +39,14 @@ TEST_CASE("a ring all-reduce over 2 nodes of 8 pays 2(N-1) steps, 2(M-1) of them
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL128,
                                    shape(CollectiveKind::AllGather, 80, 10)) ==
         doctest::Approx((14.0 + 70 * 1.9 + 9 * 4.0) * 1e-6).epsilon(kEps));
-  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL, shape(CollectiveKind::AllGather, 8, 1)) ==
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL,
+                                   shape(CollectiveKind::AllGather, 8, 1)) ==
         doctest::Approx((6.6 + 7 * 0.6) * 1e-6).epsilon(kEps));
 }
 
 TEST_CASE("a tree climbs the node's chain and log2(M) network levels, up and down") {
-  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Tree, NcclProtocol::LL, shape(CollectiveKind::AllReduce, 64, 8)) ==
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Tree, NcclProtocol::LL,
+                                   shape(CollectiveKind::AllReduce, 64, 8)) ==
         doctest::Approx((6.8 + 2 * (7 * 0.6 + 3 * 5.0)) * 1e-6).epsilon(kEps));
   // NVLS-tree: the NVLink NVLS latency once, then 2 log2(M) network hops of 20.9 us.
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple,

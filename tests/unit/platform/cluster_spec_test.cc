@@ -167,7 +167,7 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
   CHECK(plain.nics.nccl_efficiency == 0);
   CHECK(plain.nics.nccl_chunk_latency_s == 0);
   CHECK(plain.nics.nccl_channel_latency_s == 0);
-  CHECK(plain.nics.nccl_channels() == 16);  // two per NIC
+  CHECK(plain.nics.nccl_channels() == 16);        // two per NIC
   CHECK(plain.nics.nccl_net_overhead_s == 1e-6);  // NCCL's default on Intel hosts
   CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = 2"),
                            "amd.toml")
