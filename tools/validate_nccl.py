@@ -50,6 +50,7 @@ class Table:
 
 
 M = "multinode/"
+V228, V229 = ["--nccl-version", "2.28"], ["--nccl-version", "2.29"]
 GB300 = M + "oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv"
 GB300_RUNS = [(1, 4, 1), (2, 8, 1), (16, 64, 1), (32, 128, 2)]
 TABLES = [
@@ -72,15 +73,21 @@ TABLES = [
     Table(M + "anonib400_h100_4node8gpu_all_reduce.csv", "dgx-h100", [(4, 32, 4)]),
     Table(M + "anonib400_h100_8node8gpu_all_reduce.csv", "dgx-h100", [(8, 64, 8)]),
     Table(M + "anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "dgx-h100", [(8, 64, 8)]),
-    Table(M + "dellxe9680_h100_2node8gpu_all_reduce.csv", "dgx-h100", [(2, 16, 2)]),
-    Table(M + "dellxe9680vm_h100_4node8gpu_all_reduce.csv", "dgx-h100", [(4, 32, 4)]),
+    # The NCCL release where the table's header gives it (the tuner's constants differ between releases).
+    Table(M + "dellxe9680_h100_2node8gpu_all_reduce.csv", "dgx-h100", [(2, 16, 2)],
+          forced=["--nccl-version", "2.26"]),
+    Table(M + "dellxe9680vm_h100_4node8gpu_all_reduce.csv", "dgx-h100", [(4, 32, 4)],
+          forced=["--nccl-version", "2.26"]),
     # One 400 Gb/s NIC per GPU is the table header's inference (its G=1 runs peak near 49 GB/s).
-    Table(M + "anoncluster01_h100_10node8gpu_all_reduce.csv", "dgx-h100", [(10, 80, 10)]),
-    Table(M + "anoncluster01_h100_10node8gpu_all_gather.csv", "dgx-h100", [(10, 80, 10)], operation="all_gather"),
-    Table(M + "anoncluster01_h100_10node8gpu_reduce_scatter.csv", "dgx-h100", [(10, 80, 10)],
+    Table(M + "anoncluster01_h100_10node8gpu_all_reduce.csv", "dgx-h100", [(10, 80, 10)], forced=V229),
+    Table(M + "anoncluster01_h100_10node8gpu_all_gather.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
+          operation="all_gather"),
+    Table(M + "anoncluster01_h100_10node8gpu_reduce_scatter.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
           operation="reduce_scatter"),
-    Table(M + "anoncluster01_h100_10node8gpu_alltoall.csv", "dgx-h100", [(10, 80, 10)], operation="alltoall"),
-    Table(M + "anoncluster01_h100_10node8gpu_sendrecv.csv", "dgx-h100", [(10, 80, 10)], operation="sendrecv",
+    Table(M + "anoncluster01_h100_10node8gpu_alltoall.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
+          operation="alltoall"),
+    Table(M + "anoncluster01_h100_10node8gpu_sendrecv.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
+          operation="sendrecv",
           counted=False, why_not_counted="sendrecv is not simulated by `simtrain collective`"),
     Table(M + "anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "hgx-h100-roce", [(128, 1024, 128)],
           forced=["--nccl-algo", "ring", "--nccl-proto", "ll128"]),
@@ -89,9 +96,10 @@ TABLES = [
           why_not_counted="underperforming cluster (nccl-tests#290)"),
     Table(M + "issue290ndr_h100_2node8gpu_all_reduce_ring.csv", "dgx-h100", [(2, 16, 2)],
           forced=["--nccl-algo", "ring"], counted=False, why_not_counted="underperforming cluster (nccl-tests#290)"),
-    Table(M + "oci_gb200_32node4gpu_all_reduce.csv", "oci-gb200-nvl72", [(32, 128, 2)]),
-    Table(GB300, "oci-gb300-nvl72", GB300_RUNS, collective_column="all_reduce_perf"),
-    Table(GB300, "oci-gb300-nvl72", GB300_RUNS, operation="alltoall", collective_column="alltoall_perf"),
+    Table(M + "oci_gb200_32node4gpu_all_reduce.csv", "oci-gb200-nvl72", [(32, 128, 2)], forced=V229),
+    Table(GB300, "oci-gb300-nvl72", GB300_RUNS, collective_column="all_reduce_perf", forced=V228),
+    Table(GB300, "oci-gb300-nvl72", GB300_RUNS, operation="alltoall", collective_column="alltoall_perf",
+          forced=V228),
 ]
 
 
@@ -136,7 +144,7 @@ GUARDS = {
     ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (59, 25),
     ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (57, 25),
     ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (12, 72),
-    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (19, 66),
+    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (23, 66),
     ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (26, 25),
     ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (25, 25),
     ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (32, 25),

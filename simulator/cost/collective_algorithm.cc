@@ -189,13 +189,15 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   const int m = placement.nodes, l = placement.per_node, n = m * l;
   const bool all_reduce = kind == trace::CollectiveKind::AllReduce;
   TunedOption option{algorithm, protocol};
-  const double factor = nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m);
+  const double factor =
+      nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m, layout.forced.version_minor);
   if (factor <= 0) return {algorithm, protocol, std::numeric_limits<double>::infinity()};
   NcclTunerShape shape;
   shape.kind = kind;
   shape.ranks = n;
   shape.nodes = m;
   shape.network_overhead_s = layout.nccl_net_overhead_s;
+  shape.version_minor = layout.forced.version_minor;
   option.latency_s = nccl_tuner_latency_s(algorithm, protocol, shape);
   const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
   const double volume = algorithm == NcclAlgorithm::Ring ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes
@@ -250,7 +252,8 @@ TunedOption choose_tuned(trace::CollectiveKind kind, double bytes, const Collect
     for (NcclProtocol protocol : protocols) {
       // A protocol the algorithm does not run (NVLS-tree's LL, LL128) falls back to Simple when forced.
       NcclProtocol runs = protocol;
-      if (nccl_tuner_bandwidth_factor(algorithm, runs, kind, layout.placement->nodes) <= 0)
+      if (nccl_tuner_bandwidth_factor(algorithm, runs, kind, layout.placement->nodes,
+                                      layout.forced.version_minor) <= 0)
         runs = NcclProtocol::Simple;
       const TunedOption option = price_tuned(algorithm, runs, kind, bytes, layout, efficiencies);
       if (option.total_s() < best_s) best = option, best_s = option.total_s();

@@ -38,6 +38,8 @@ expect_error "NVLS on a node without it" "--nccl-algo nvls: this platform's NVSw
   collective all_reduce --platform dgx-a100 --nccl-algo nvls -b 1M -e 1M
 expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree)" \
   collective all_reduce --nccl-algo collnet
+expect_error "an unknown NCCL version" "--nccl-version: unknown NCCL version '2.31' (simtrain knows 2.18 to 2.29)" \
+  collective all_reduce --nccl-version 2.31
 expect_error "LL without its figures" "--nccl-proto ll: this platform's spec gives no LL figures" \
   collective all_reduce --nccl-proto ll -b 1M -e 1M
 # Over EFA (aws-p4de prices NCCL's network protocols): LL for small buffers, Simple for large ones, whose
