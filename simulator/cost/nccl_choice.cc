@@ -48,7 +48,8 @@ const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, alg
 const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
 
 int parse_nccl_version(const std::string& text, const std::string& option) {
-  const std::string range = "2." + std::to_string(kNcclOldestMinor) + " to 2." + std::to_string(kNcclNewestMinor);
+  const std::string range =
+      "2." + std::to_string(kNcclOldestMinor) + " to 2." + std::to_string(kNcclNewestMinor);
   // "2.MINOR" or "2.MINOR.PATCH", decimal digits only.
   std::size_t at = 0;
   auto number = [&]() {

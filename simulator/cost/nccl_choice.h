@@ -33,7 +33,7 @@ struct NcclOverride {
   std::optional<NcclAlgorithm> algorithm;
   std::optional<NcclProtocol> protocol;
   double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
-  int version_minor = kNcclNewestMinor;            // the NCCL release: 2.<version_minor>
+  int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
 };
 
 const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"

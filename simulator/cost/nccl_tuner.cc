@@ -23,36 +23,63 @@ struct HopRows {
   Row tree, ring, nvls, nvls_tree;
 };
 
-// The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to v2.29.2-1).
+// The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to
+// v2.29.2-1).
 struct TunerConstants {
   Row base_tree, base_ring, base_nvls, base_nvls_tree;
   HopRows nvlink, pcie, net;
-  double ring_ll_share;         // of the Simple bandwidth, across nodes
+  double ring_ll_share;           // of the Simple bandwidth, across nodes
   bool nvls_tree_linear = false;  // 2.18: NVLS-tree pays 2(M-1) network hops, not 2 log2 M
 };
 
 constexpr HopRows kPcie{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}};  // 2.23's; PCIe nodes do not
-                                                                                // take these terms
+                                                                                  // take these terms
 // 2.18.
-constexpr TunerConstants k218{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23}, {0, 0, 23},
-                              {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}}, kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}}, 0.25, true};
+constexpr TunerConstants k218{{6.8, 14.0, 0},
+                              {6.6, 14.0, 8.4},
+                              {0, 0, 23},
+                              {0, 0, 23},
+                              {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}},
+                              kPcie,
+                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}},
+                              0.25,
+                              true};
 // 2.19 and 2.20: the tree's Simple latency moves from the base into 28 us hops; NVLS's into NVLink hops.
-constexpr TunerConstants k219{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0},
-                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}}, kPcie,
-                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}}, 0.25};
+constexpr TunerConstants k219{{6.8, 14.0, 0},
+                              {6.6, 14.0, 8.4},
+                              {0, 0, 0},
+                              {0, 0, 0},
+                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}},
+                              kPcie,
+                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+                              0.25};
 // 2.21 and 2.22: NVLS 25 us; a ring's LL reaches half the bandwidth instead of a quarter.
-constexpr TunerConstants k221{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0},
-                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}}, kPcie,
-                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}}, 0.5};
+constexpr TunerConstants k221{{6.8, 14.0, 0},
+                              {6.6, 14.0, 8.4},
+                              {0, 0, 0},
+                              {0, 0, 0},
+                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+                              kPcie,
+                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+                              0.5};
 // 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops.
-constexpr TunerConstants k223{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0},
-                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}}, kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}}, 0.5};
+constexpr TunerConstants k223{{6.8, 14.0, 8.4},
+                              {6.6, 14.0, 8.4},
+                              {0, 0, 0},
+                              {0, 0, 0},
+                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+                              kPcie,
+                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+                              0.5};
 // 2.28 and 2.29: NVLS-tree's network hop 20.9 us.
-constexpr TunerConstants k228{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0},
-                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}}, kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}}, 0.5};
+constexpr TunerConstants k228{{6.8, 14.0, 8.4},
+                              {6.6, 14.0, 8.4},
+                              {0, 0, 0},
+                              {0, 0, 0},
+                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+                              kPcie,
+                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}},
+                              0.5};
 
 const TunerConstants& constants(int minor) {
   if (minor <= 18) return k218;

@@ -42,8 +42,8 @@ struct NcclTunerShape {
 double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
 
 // The share of the Simple bandwidth NCCL's tuner gives `protocol` under `algorithm`: LL 1/2 on a ring (1/4
-// before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one), Simple 1; a
-// tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others).
+// before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one),
+// Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others).
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor = kNcclNewestMinor);
 

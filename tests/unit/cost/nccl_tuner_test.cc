@@ -78,8 +78,9 @@ TEST_CASE("protocols reach NCCL's shares of the bandwidth; NVLS-tree runs Simple
 
 namespace simtrain {
 
-TEST_CASE("the constants follow the NCCL release: 2.18's NVLS-tree is linear in the nodes, 2.19-2.22 price "
-          "tree Simple hops at 28 us, 2.28 NVLS-tree's network hop at 20.9 us, LL on rings 1/4 before 2.21") {
+TEST_CASE(
+    "the constants follow the NCCL release: 2.18's NVLS-tree is linear in the nodes, 2.19-2.22 price "
+    "tree Simple hops at 28 us, 2.28 NVLS-tree's network hop at 20.9 us, LL on rings 1/4 before 2.21") {
   cost::NcclTunerShape s = shape(CollectiveKind::AllReduce, 32, 4);
   s.version_minor = 18;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, s) ==
@@ -93,10 +94,10 @@ TEST_CASE("the constants follow the NCCL release: 2.18's NVLS-tree is linear in 
   s.version_minor = 28;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, s) ==
         doctest::Approx((25 + 2 * 2 * 20.9) * 1e-6).epsilon(kEps));
-  CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4, 20) ==
-        0.25);
-  CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4, 21) ==
-        0.5);
+  CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4,
+                                          20) == 0.25);
+  CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4,
+                                          21) == 0.5);
 }
 
 }  // namespace simtrain
