@@ -54,32 +54,26 @@ constexpr TunerConstants k219{{6.8, 14.0, 0},
                               {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
                               0.25};
 // 2.21 and 2.22: NVLS 25 us; a ring's LL reaches half the bandwidth instead of a quarter.
-constexpr TunerConstants k221{{6.8, 14.0, 0},
-                              {6.6, 14.0, 8.4},
-                              {0, 0, 0},
-                              {0, 0, 0},
-                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
-                              kPcie,
-                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
-                              0.5};
+constexpr TunerConstants k221 = [] {
+  TunerConstants c = k219;
+  c.nvlink.nvls.simple = c.nvlink.nvls_tree.simple = 25;
+  c.ring_ll_share = 0.5;
+  return c;
+}();
 // 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops.
-constexpr TunerConstants k223{{6.8, 14.0, 8.4},
-                              {6.6, 14.0, 8.4},
-                              {0, 0, 0},
-                              {0, 0, 0},
-                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
-                              kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
-                              0.5};
+constexpr TunerConstants k223 = [] {
+  TunerConstants c = k221;
+  c.base_tree.simple = 8.4;
+  c.nvlink.tree.simple = 4.0;
+  c.net.tree.simple = 14;
+  return c;
+}();
 // 2.28 and 2.29: NVLS-tree's network hop 20.9 us.
-constexpr TunerConstants k228{{6.8, 14.0, 8.4},
-                              {6.6, 14.0, 8.4},
-                              {0, 0, 0},
-                              {0, 0, 0},
-                              {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
-                              kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}},
-                              0.5};
+constexpr TunerConstants k228 = [] {
+  TunerConstants c = k223;
+  c.net.nvls_tree.simple = 20.9;
+  return c;
+}();
 
 const TunerConstants& constants(int minor) {
   if (minor <= 18) return k218;
