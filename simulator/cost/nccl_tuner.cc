@@ -18,7 +18,7 @@ struct Row {
   }
 };
 
-// hwLatencies of one hop type: Tree, Ring, NVLS, NVLSTree.
+// One row per algorithm (Tree, Ring, NVLS, NVLSTree): the base latencies, or the hwLatencies of one hop type.
 struct HopRows {
   Row tree, ring, nvls, nvls_tree;
 };
@@ -26,8 +26,7 @@ struct HopRows {
 // The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to
 // v2.29.2-1).
 struct TunerConstants {
-  Row base_tree, base_ring, base_nvls, base_nvls_tree;
-  HopRows nvlink, pcie, net;
+  HopRows base, nvlink, pcie, net;
   double ring_ll_share;           // of the Simple bandwidth, across nodes
   bool nvls_tree_linear = false;  // 2.18: NVLS-tree pays 2(M-1) network hops, not 2 log2 M
 };
@@ -35,20 +34,14 @@ struct TunerConstants {
 constexpr HopRows kPcie{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}};  // 2.23's; PCIe nodes do not
                                                                                   // take these terms
 // 2.18.
-constexpr TunerConstants k218{{6.8, 14.0, 0},
-                              {6.6, 14.0, 8.4},
-                              {0, 0, 23},
-                              {0, 0, 23},
+constexpr TunerConstants k218{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23}, {0, 0, 23}},
                               {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}},
                               kPcie,
                               {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}},
                               0.25,
                               true};
 // 2.19 and 2.20: the tree's Simple latency moves from the base into 28 us hops; NVLS's into NVLink hops.
-constexpr TunerConstants k219{{6.8, 14.0, 0},
-                              {6.6, 14.0, 8.4},
-                              {0, 0, 0},
-                              {0, 0, 0},
+constexpr TunerConstants k219{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}},
                               {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}},
                               kPcie,
                               {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
@@ -63,7 +56,7 @@ constexpr TunerConstants k221 = [] {
 // 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops.
 constexpr TunerConstants k223 = [] {
   TunerConstants c = k221;
-  c.base_tree.simple = 8.4;
+  c.base.tree.simple = 8.4;
   c.nvlink.tree.simple = 4.0;
   c.net.tree.simple = 14;
   return c;
@@ -81,20 +74,6 @@ const TunerConstants& constants(int minor) {
   if (minor <= 22) return k221;
   if (minor <= 27) return k223;
   return k228;
-}
-
-const Row& base(const TunerConstants& c, NcclAlgorithm algorithm) {
-  switch (algorithm) {
-    case NcclAlgorithm::Tree:
-      return c.base_tree;
-    case NcclAlgorithm::NVLS:
-      return c.base_nvls;
-    case NcclAlgorithm::NVLSTree:
-      return c.base_nvls_tree;
-    case NcclAlgorithm::Ring:
-      break;
-  }
-  return c.base_ring;
 }
 
 const Row& row(const HopRows& hop, NcclAlgorithm algorithm) {
@@ -132,7 +111,7 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
   double inter_us = (ppn == 1 ? c.net.tree : row(c.net, algorithm)).of(protocol) + network_latency_us;
   if (protocol == NcclProtocol::Simple) inter_us += network_latency_us;
   const bool all_reduce = shape.kind == trace::CollectiveKind::AllReduce;
-  double us = base(c, algorithm).of(protocol);
+  double us = row(c.base, algorithm).of(protocol);
   switch (algorithm) {
     case NcclAlgorithm::Ring: {
       const int steps = all_reduce ? 2 * (n - 1) : n - 1;
