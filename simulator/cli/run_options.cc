@@ -28,7 +28,10 @@ void add_nccl_options(po::options_description& options) {
       "prices NCCL's network protocols, as NCCL_PROTO sets it (default: the fastest for the size)")(
       "nccl-buffsize", po::value<long long>(),
       "bytes of NCCL's buffer per channel and peer, as NCCL_BUFFSIZE sets it (default 4194304); sets the "
-      "chunks of Simple across nodes where the platform prices them");
+      "chunks of Simple across nodes where the platform prices them")(
+      "nccl-version", po::value<std::string>(),
+      "the NCCL release whose tuner constants price collectives across NVLink nodes, 2.18 to 2.29 (default "
+      "2.29)");
 }
 
 cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
@@ -37,6 +40,8 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     nccl.algorithm = cost::parse_nccl_algorithm(vm["nccl-algo"].as<std::string>(), "--nccl-algo");
   if (vm.count("nccl-proto"))
     nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
+  if (vm.count("nccl-version"))
+    nccl.version_minor = cost::parse_nccl_version(vm["nccl-version"].as<std::string>(), "--nccl-version");
   if (vm.count("nccl-buffsize")) {
     const long long bytes = vm["nccl-buffsize"].as<long long>();
     // NCCL splits the buffer into 8 steps; anything below 8 bytes per step is not a buffer.

@@ -3,11 +3,13 @@
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "simulator/cost/double_binary_tree.h"
+#include "simulator/cost/nccl_tuner.h"
 #include "simulator/cost/network_protocol.h"
 #include "simulator/cost/nvls_pipeline.h"
 
@@ -168,6 +170,98 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   plan.software_latency_s = efficiencies.nccl_step_latency_s;
 }
 
+// One (algorithm, protocol) NCCL's tuner weighs for a collective across nodes, priced as
+// collective_algorithm.h says (nccl_tuner).
+struct TunedOption {
+  NcclAlgorithm algorithm = NcclAlgorithm::Ring;
+  NcclProtocol protocol = NcclProtocol::Simple;
+  double latency_s = 0;
+  double intra_node_s = 0;  // the analytic intra-node phases, all together
+  double network_s = 0;     // the busiest node's volume over its NICs
+  double flow_factor = 1;   // what the flows' bytes are divided by (the protocol's share, the LL cap)
+  double total_s() const { return latency_s + std::max(intra_node_s, network_s); }
+};
+
+TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
+                        double bytes, const CollectiveLayout& layout,
+                        const calibration::Efficiencies& efficiencies) {
+  const CommunicatorPlacement& placement = *layout.placement;
+  const int m = placement.nodes, l = placement.per_node, n = m * l;
+  const bool all_reduce = kind == trace::CollectiveKind::AllReduce;
+  TunedOption option{algorithm, protocol};
+  const double factor =
+      nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m, layout.forced.version_minor);
+  if (factor <= 0) return {algorithm, protocol, std::numeric_limits<double>::infinity()};
+  NcclTunerShape shape;
+  shape.kind = kind;
+  shape.ranks = n;
+  shape.nodes = m;
+  shape.network_overhead_s = layout.nccl_net_overhead_s;
+  shape.version_minor = layout.forced.version_minor;
+  option.latency_s = nccl_tuner_latency_s(algorithm, protocol, shape);
+  const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
+  const double volume = algorithm == NcclAlgorithm::Ring ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes
+                                                         : placement.tree_peak_volume * bytes;
+  const double full_network_s = volume / node_Bps;
+  option.network_s = full_network_s / factor;
+  if (protocol == NcclProtocol::LL) {
+    const double capped_s = bytes * bus_bandwidth_factor(kind, n) / nccl_ll_max_bus_bandwidth_Bps(m);
+    option.network_s = std::max(option.network_s, capped_s);
+  }
+  option.flow_factor = full_network_s / option.network_s;
+  // A tree is a pipeline of chunks through every GPU of a node's chain (L-1 NVLink hops) and up the tree
+  // (ceil(log2 M) network hops), then down again: the first chunk crosses all of them before the last one
+  // starts, at a channel's share of the node's bandwidth. NCCL's chunk rule (network_protocol.h) sets it.
+  if (algorithm == NcclAlgorithm::Tree && layout.network.channels > 0) {
+    const int depth = l - 1 + binary_tree_depth(m);
+    const double chunk =
+        nccl_tree_chunk_bytes(bytes, layout.network.channels, depth, layout.network.buffer_bytes);
+    const double channel_Bps = node_Bps * factor / layout.network.channels;
+    option.latency_s += 2 * depth * std::min(chunk, bytes / layout.network.channels) / channel_Bps;
+  }
+  if (algorithm == NcclAlgorithm::NVLSTree) {
+    const double nvls_s = nvls_all_reduce_s(bytes, nvls_figures(layout));
+    option.intra_node_s = nvls_s - std::min(nvls_s, layout.nvls_latency_s);
+  } else {
+    const double intra_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
+    option.intra_node_s = (all_reduce ? 2 : 1) * (l - 1.0) / l * bytes / (intra_Bps * factor);
+  }
+  return option;
+}
+
+// The (algorithm, protocol) of least estimated time among those NCCL would weigh, or the forced ones.
+TunedOption choose_tuned(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
+                         const calibration::Efficiencies& efficiencies) {
+  const bool all_reduce = kind == trace::CollectiveKind::AllReduce;
+  const bool nvls = all_reduce && layout.nvls_bandwidth_Bps > 0;
+  std::vector<NcclAlgorithm> algorithms = {NcclAlgorithm::Ring};
+  if (all_reduce) algorithms.push_back(NcclAlgorithm::Tree);
+  if (nvls) algorithms.push_back(NcclAlgorithm::NVLSTree);
+  if (layout.forced.algorithm && all_reduce) {
+    NcclAlgorithm forced = *layout.forced.algorithm;
+    // Without CollNet (SHARP), NCCL runs NVLS across nodes as NVLS-tree only.
+    if (forced == NcclAlgorithm::NVLS) forced = NcclAlgorithm::NVLSTree;
+    if (forced == NcclAlgorithm::NVLSTree && !nvls) forced = NcclAlgorithm::Tree;
+    algorithms = {forced};
+  }
+  std::vector<NcclProtocol> protocols = {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::Simple};
+  if (layout.forced.protocol) protocols = {*layout.forced.protocol};
+  TunedOption best;
+  double best_s = std::numeric_limits<double>::infinity();
+  for (NcclAlgorithm algorithm : algorithms) {
+    for (NcclProtocol protocol : protocols) {
+      // A protocol the algorithm does not run (NVLS-tree's LL, LL128) falls back to Simple when forced.
+      NcclProtocol runs = protocol;
+      if (nccl_tuner_bandwidth_factor(algorithm, runs, kind, layout.placement->nodes,
+                                      layout.forced.version_minor) <= 0)
+        runs = NcclProtocol::Simple;
+      const TunedOption option = price_tuned(algorithm, runs, kind, bytes, layout, efficiencies);
+      if (option.total_s() < best_s) best = option, best_s = option.total_s();
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 CommunicatorPlacement place_communicator(const std::vector<int>& members, int gpus_per_node) {
@@ -252,6 +346,39 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       (per_node == 1 || layout.intra_node_bandwidth_Bps > 0)) {
     plan.algorithm = NcclAlgorithm::Ring;
     plan_node_aggregated_all_to_all(plan, bytes, layout, efficiencies);
+    return plan;
+  }
+  // All-to-all inside one node is analytic, as every other intra-node collective is (DESIGN.md §5): each
+  // GPU sends (N-1)/N of its buffer over its own NVLink (or PCIe) link at once.
+  if (kind == trace::CollectiveKind::AllToAll && nodes == 1 && layout.intra_node_bandwidth_Bps > 0 &&
+      !layout.pairwise_all_to_all) {
+    plan.algorithm = NcclAlgorithm::Ring;
+    plan.intra_node_before_s =
+        (n - 1.0) / n * bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node);
+    plan.intra_node_latency_s = layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
+    return plan;
+  }
+  if (layout.nccl_tuner && hierarchical && nodes > 1 && (reduce_scatter_part || all_gather_part)) {
+    const TunedOption tuned = choose_tuned(kind, bytes, layout, efficiencies);
+    plan.algorithm = tuned.algorithm;
+    plan.protocol = tuned.protocol;
+    const bool both = reduce_scatter_part && all_gather_part;
+    plan.intra_node_before_s = reduce_scatter_part ? tuned.intra_node_s / (both ? 2 : 1) : 0;
+    plan.intra_node_after_s = all_gather_part ? tuned.intra_node_s / (both ? 2 : 1) : 0;
+    const int slot = layout.placement->slot[layout.position];
+    if (tuned.algorithm == NcclAlgorithm::Ring) {
+      const int inter_next = layout.placement->inter_node_next[layout.position];
+      const int inter_prev = layout.placement->inter_node_prev[layout.position];
+      const double volume = (both ? 2 : 1) * (n - 1.0) / n * bytes / per_node;
+      plan.sends.push_back({inter_next, wire_bytes(volume, self, inter_next, layout, efficiencies)});
+      plan.receives.push_back({inter_prev, wire_bytes(volume, inter_prev, self, layout, efficiencies)});
+    } else {
+      add_tree_flows(plan, bytes / per_node, slot / per_node, slot % per_node, self, layout, efficiencies);
+    }
+    for (auto* flows : {&plan.sends, &plan.receives})
+      for (CoalescedFlow& flow : *flows) flow.bytes /= tuned.flow_factor;
+    plan.steps = 1;
+    plan.software_latency_s = tuned.latency_s;
     return plan;
   }
   // The intra-node phases, priced once: the ring's (reduce-scatter before, all-gather after) and NVLS's.

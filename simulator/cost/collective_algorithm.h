@@ -90,6 +90,11 @@ struct CollectiveLayout {
   // engine scales by the GPUs per node; an all-to-all then sends 1/L of each node pair's bytes to every
   // other node's first rank.
   bool node_representative = false;
+  // Price collectives across NVLink nodes with NCCL's own tuner terms (nccl_tuner.h): its latency per
+  // (algorithm, protocol) and its protocols' bandwidth shares, and choose among ring, tree and NVLS-tree as
+  // its tuner does. The engine sets it where the network has no proxy costs of its own (network above).
+  bool nccl_tuner = false;
+  double nccl_net_overhead_s = 1e-6;  // NCCL's network post overhead (nccl_tuner.h), for nccl_tuner
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -107,15 +112,22 @@ struct CollectiveLayout {
 //   phase that time, less its once-paid latency (intra_node_latency_s), is split evenly into its
 //   reduce-scatter and all-gather halves;
 // - across nodes, the ring or the double binary tree (double_binary_tree.h) among the ranks of equal local
-//   index, whichever estimate is less: 2(M-1) or 2 floor(log2 M) steps of the route latency plus the step
+//   index, whichever estimate is less: 2(M-1) or 2 ceil(log2 M) steps of the route latency plus the step
 //   latency, plus the busiest node's volume (2(M-1)/M of the rank's 1/L share for the ring, the tree's
 //   peak volume for the tree) over inter_node_bandwidth_Bps. Tree flows: one flow of half the share each way
 //   along every edge of each tree (up to the parent, down to each child). Being of equal size, they share
-//   every link fairly, so that on a uniform network the tree takes exactly 2 floor(log2 M) route latencies
+//   every link fairly, so that on a uniform network the tree takes exactly 2 ceil(log2 M) route latencies
 //   plus its peak volume over the bandwidth, as its pipelined chunks do.
 // Across nodes, the network protocol's latency joins software_latency_s and its bandwidth fraction divides
 // into the flows' bytes (network_protocol.h; nothing on platforms without network costs); the ring/tree
 // estimates include both.
+// With nccl_tuner, an all-reduce, all-gather or reduce-scatter over M > 1 nodes of L > 1 GPUs is priced as
+// NCCL prices it instead: every (algorithm, protocol) NCCL would consider (all-reduce: ring, tree, and
+// NVLS-tree on NVLS nodes, as NCCL runs NVLS across nodes only through NVLS-tree without CollNet; the others:
+// ring; NVLS-tree Simple only) costs NCCL's tuner latency plus the slower of its intra-node part and its
+// network part, each at the protocol's bandwidth share (LL capped at NCCL's llMaxBw), and the least is
+// run: its latency is the plan's software latency (steps = 1: it covers every hop), its intra-node part the
+// analytic phases, its network part the ring's or tree's flows as above, divided by the share.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from

@@ -1,4 +1,5 @@
-// Implements double_binary_tree.h.
+// Implements double_binary_tree.h: NCCL's btree and dtree (src/graph/trees.cc, ncclGetBtree/ncclGetDtree),
+// restated over positions.
 #include "simulator/cost/double_binary_tree.h"
 
 #include <algorithm>
@@ -6,11 +7,26 @@
 namespace simtrain::cost {
 namespace {
 
-TreeNeighbours heap_neighbours(int count, int index) {
+// NCCL's binary tree over positions 0..count-1, rooted at 0 with a single child (the highest power of two
+// below count); below it, a position's lowest set bit gives its level: its parent sets the next bit up
+// (or, past the end, clears its own), its children are position -/+ half that bit (the second one, when
+// past the end, at the nearest smaller offset that fits).
+TreeNeighbours nccl_btree(int count, int position) {
   TreeNeighbours n;
-  if (index > 0) n.parent = (index - 1) / 2;
-  for (int child : {2 * index + 1, 2 * index + 2})
-    if (child < count) n.children.push_back(child);
+  int bit = 1;
+  if (position == 0) {
+    while (bit < count) bit <<= 1;
+    if (count > 1) n.children.push_back(bit >> 1);
+    return n;
+  }
+  while ((bit & position) == 0) bit <<= 1;
+  n.parent = (position ^ bit) | (bit << 1);
+  if (n.parent >= count) n.parent = position ^ bit;
+  int low = bit >> 1;
+  if (low == 0) return n;
+  n.children.push_back(position - low);
+  while (low > 0 && position + low >= count) low >>= 1;
+  if (low > 0) n.children.push_back(position + low);
   return n;
 }
 
@@ -18,16 +34,20 @@ TreeNeighbours heap_neighbours(int count, int index) {
 
 DoubleBinaryTree double_binary_tree(int count, int position) {
   DoubleBinaryTree tree;
-  tree.trees[0] = heap_neighbours(count, position);
-  const TreeNeighbours mirrored = heap_neighbours(count, count - 1 - position);
-  tree.trees[1].parent = mirrored.parent < 0 ? -1 : count - 1 - mirrored.parent;
-  for (int child : mirrored.children) tree.trees[1].children.push_back(count - 1 - child);
+  tree.trees[0] = nccl_btree(count, position);
+  // The second tree: mirrored when count is even, so that the first tree's interior (even positions) are
+  // its leaves; shifted by one when count is odd.
+  auto map = [count](int p) { return count % 2 == 0 ? count - 1 - p : (p + 1) % count; };
+  const int source = count % 2 == 0 ? count - 1 - position : (position - 1 + count) % count;
+  const TreeNeighbours other = nccl_btree(count, source);
+  tree.trees[1].parent = other.parent < 0 ? -1 : map(other.parent);
+  for (int child : other.children) tree.trees[1].children.push_back(map(child));
   return tree;
 }
 
 int binary_tree_depth(int count) {
   int depth = 0;
-  while ((2 << depth) <= count) ++depth;
+  while ((1 << depth) < count) ++depth;
   return depth;
 }
 

@@ -47,6 +47,31 @@ const char* name_of(const std::pair<const char*, Enum> (&names)[N], Enum value) 
 const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, algorithm); }
 const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
 
+int parse_nccl_version(const std::string& text, const std::string& option) {
+  const std::string range =
+      "2." + std::to_string(kNcclOldestMinor) + " to 2." + std::to_string(kNcclNewestMinor);
+  // "2.MINOR" or "2.MINOR.PATCH", decimal digits only.
+  std::size_t at = 0;
+  auto number = [&]() {
+    const std::size_t start = at;
+    int value = 0;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) && at - start < 4)
+      value = value * 10 + (text[at++] - '0');
+    return at > start ? value : -1;
+  };
+  const int major = number();
+  const bool dot = at < text.size() && text[at] == '.';
+  at += dot ? 1 : 0;
+  const int minor = dot ? number() : -1;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    if (number() < 0) at = std::string::npos;
+  }
+  if (major != 2 || minor < kNcclOldestMinor || minor > kNcclNewestMinor || at != text.size())
+    throw Error(option + ": unknown NCCL version '" + text + "' (simtrain knows " + range + ")");
+  return minor;
+}
+
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option) {
   return parse(kAlgorithms, text, option);
 }

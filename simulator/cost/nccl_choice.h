@@ -23,11 +23,17 @@ enum class NcclProtocol { LL, LL128, Simple };
 // NCCL_BUFFSIZE's default: 4 MiB per channel and peer.
 inline constexpr double kNcclDefaultBufferBytes = 4 << 20;
 
+// NCCL minor versions of the 2.x series simtrain knows the tuner constants of (nccl_tuner.h): 2.18 to 2.29;
+// the newest is the default.
+inline constexpr int kNcclOldestMinor = 18;
+inline constexpr int kNcclNewestMinor = 29;
+
 // What the user forced; unset = chosen per collective.
 struct NcclOverride {
   std::optional<NcclAlgorithm> algorithm;
   std::optional<NcclProtocol> protocol;
   double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
+  int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
 };
 
 const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"
@@ -37,5 +43,8 @@ const char* to_string(NcclProtocol protocol);    // "ll", "ll128", "simple"
 // naming `option` and the accepted values otherwise.
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
+// Parse an NCCL version, "2.26" or "2.26.2", into its minor number. Throw Error naming `option` and the
+// known range (2.18 to 2.29) for anything else.
+int parse_nccl_version(const std::string& text, const std::string& option);
 
 }  // namespace simtrain::cost

@@ -304,6 +304,10 @@ class StreamActor {
         state_.nccl,
         state_.stepwise,
         state_.lockstep.whole_nodes};
+    // NVLink nodes (their specs carry NCCL's ring protocol figures) on a network without proxy costs of its
+    // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
+    layout.nccl_tuner = !layout.network.has_costs() && state_.platform.ll128_bandwidth_fraction > 0;
+    layout.nccl_net_overhead_s = state_.platform.nccl_net_overhead_s;
     cost::RankCollectivePlan plan =
         cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
     if (members.size() > 1 && op.collective.kind != trace::CollectiveKind::AllToAll)

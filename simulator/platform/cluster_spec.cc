@@ -111,18 +111,21 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 
 NicSpec read_nics(const Section& section, int gpus_per_node) {
   section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
-                     "nccl_channel_latency_us"});
+                     "nccl_channel_latency_us", "nccl_net_overhead_us"});
   NicSpec spec;
   spec.count = section.positive_int("count");
-  if (gpus_per_node % spec.count != 0) {
+  // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
+  // the same number of NICs (AWS p5: 32 EFA NICs for 8 GPUs); anything else leaves GPUs unevenly served.
+  if (gpus_per_node % spec.count != 0 && spec.count % gpus_per_node != 0) {
     section.fail("count", std::to_string(spec.count) + " NICs do not divide gpus_per_node = " +
-                              std::to_string(gpus_per_node) + " (each NIC serves the same number of GPUs)");
+                              std::to_string(gpus_per_node) + " and are not a multiple of it");
   }
   spec.bandwidth_Bps = section.number("bandwidth_Gbps") * kGbToBytes;
   spec.latency_s = section.number("latency_us") * kMicrosecond;
   spec.nccl_efficiency = read_nccl_efficiency(section);
   spec.nccl_chunk_latency_s = section.number_or("nccl_chunk_latency_us", 0) * kMicrosecond;
   spec.nccl_channel_latency_s = section.number_or("nccl_channel_latency_us", 0) * kMicrosecond;
+  spec.nccl_net_overhead_s = section.number_or("nccl_net_overhead_us", 1.0) * kMicrosecond;
   return spec;
 }
 

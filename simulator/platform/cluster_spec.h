@@ -53,7 +53,8 @@ struct IntraNodeSpec {
   PcieTreeSpec pcie;  // fabric = PCIe only
 };
 
-// The node's network interfaces; one NIC serves gpus_per_node / count GPUs (rail-aligned).
+// The node's network interfaces: one NIC serves gpus_per_node / count GPUs (rail-aligned), or each GPU has
+// count / gpus_per_node NICs (AWS p5: 32 EFA NICs for 8 GPUs).
 struct NicSpec {
   int count = 1;
   double bandwidth_Bps = 0;  // each NIC, per direction
@@ -65,6 +66,9 @@ struct NicSpec {
   // Simple, and per active channel per network step under LL. 0 = none (the wire's latency covers them).
   double nccl_chunk_latency_s = 0;
   double nccl_channel_latency_s = 0;
+  // NCCL's network post overhead (tuning.cc getNetOverhead, NCCL_NET_OVERHEAD): what a ring step of an
+  // inter-node ring costs at least, x3 under Simple; NCCL assumes 1 us on Intel hosts, 2 us on AMD ones.
+  double nccl_net_overhead_s = 1e-6;
 
   // NCCL's channels across the network: two per NIC (its topology search finds one per NIC and
   // duplicates them), at most 32 (MAXCHANNELS).

@@ -44,6 +44,12 @@ void read_tree(const Section& section, const ClusterSpec& node_spec, FabricSpec&
   // A PCIe node's NICs hang on its host bridge, aggregated; splitting them into rails is not modelled.
   if (spec.rail_optimized && node_spec.intra_node.fabric == IntraNodeFabric::PCIe)
     section.fail("rail_optimized", "rails need intra_node.fabric = \"nvswitch\" or \"nvlink-mesh\"");
+  // A rail is one NIC index serving gpus_per_node / count GPUs of every node; more NICs than GPUs would
+  // give a GPU several rails, which rail_fabric.cc does not wire.
+  if (spec.rail_optimized && node_spec.nics.count > node_spec.gpus_per_node)
+    section.fail("rail_optimized",
+                 "rails need at most one NIC per GPU (nics.count = " + std::to_string(node_spec.nics.count) +
+                     " > gpus_per_node = " + std::to_string(node_spec.gpus_per_node) + ")");
 }
 
 void read_dragonfly(const Section& section, FabricSpec& spec) {

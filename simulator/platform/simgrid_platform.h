@@ -31,7 +31,8 @@ struct BuiltPlatform {
   // NCCL's channels across the network and its network proxy's costs (cost/network_protocol.h).
   int nccl_network_channels = 0;
   double nccl_chunk_latency_s = 0, nccl_channel_latency_s = 0;
-  std::string gpu;  // profile name from the spec, empty for XML platforms
+  double nccl_net_overhead_s = 1e-6;  // NicSpec::nccl_net_overhead_s
+  std::string gpu;                    // profile name from the spec, empty for XML platforms
 
   int node_of(int rank) const { return rank / gpus_per_node; }
 };

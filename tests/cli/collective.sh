@@ -31,12 +31,15 @@ auto, ring, tree = (json.load(open(f"{sys.argv[1]}/{name}.json")) for name in ("
 assert auto[0]["algorithm"] == "tree" and ring[0]["algorithm"] == "ring", (auto, ring)
 assert all(r["algorithm"] == "tree" and r["protocol"] == "ll128" for r in tree), tree
 assert auto[0]["time_us"] < 0.5 * ring[0]["time_us"], (auto[0], ring[0])
-assert abs(auto[0]["time_us"] - tree[0]["time_us"]) <= 1e-6 * tree[0]["time_us"], (auto[0], tree[0])
+# NCCL's tuner weighs LL too (cost/nccl_tuner.h): the choice is never slower than the forced tree/LL128.
+assert auto[0]["time_us"] <= tree[0]["time_us"] * (1 + 1e-9), (auto[0], tree[0])
 PY
 expect_error "NVLS on a node without it" "--nccl-algo nvls: this platform's NVSwitch has no NVLS" \
   collective all_reduce --platform dgx-a100 --nccl-algo nvls -b 1M -e 1M
 expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree)" \
   collective all_reduce --nccl-algo collnet
+expect_error "an unknown NCCL version" "--nccl-version: unknown NCCL version '2.31' (simtrain knows 2.18 to 2.29)" \
+  collective all_reduce --nccl-version 2.31
 expect_error "LL without its figures" "--nccl-proto ll: this platform's spec gives no LL figures" \
   collective all_reduce --nccl-proto ll -b 1M -e 1M
 # Over EFA (aws-p4de prices NCCL's network protocols): LL for small buffers, Simple for large ones, whose

@@ -8,6 +8,7 @@
 
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/cost/double_binary_tree.h"
+#include "simulator/cost/nccl_tuner.h"
 
 namespace simtrain {
 namespace {
@@ -98,6 +99,15 @@ TEST_CASE("broadcast and reduce are a chain: the first rank only sends, the last
     REQUIRE(last.receives.size() == 1);
     CHECK(last.receives[0].peer == 2);
   }
+}
+
+TEST_CASE("all-to-all inside one node is analytic: (N-1)/N of the buffer over each GPU's own link") {
+  const Communicator c{ranks(4), 4};
+  const auto plan = c.plan(CollectiveKind::AllToAll, 1e6, 1);
+  CHECK(plan.sends.empty());
+  CHECK(plan.receives.empty());
+  CHECK(plan.intra_node_before_s == doctest::Approx(0.75e6 / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == doctest::Approx(kNvlinkLatency + kStepLatency).epsilon(kRel));
 }
 
 TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") {
@@ -340,7 +350,7 @@ TEST_CASE(
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, few.layout(0), efficiencies());
   CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
   // The crossing point is where the estimates meet: the ring's 2(M-1) step latencies against the tree's
-  // 2 floor(log2 M), and the flat ring's 2(N-1)/N of the share against the tree's peak volume of 2 (M = 64
+  // 2 ceil(log2 M), and the flat ring's 2(N-1)/N of the share against the tree's peak volume of 2 (M = 64
   // nodes, N = 128 ranks).
   const double step = 5e-6 + kStepLatency, bandwidth = 10e9 * kInterEff, m = 64, n = 128;
   const double crossing = (2 * (m - 1) - 2 * 6) * step / ((2 - 2 * (n - 1) / n) / bandwidth) * 2;
@@ -453,6 +463,32 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   CHECK(plain.protocol == cost::NcclProtocol::LL128);
   CHECK(plain.software_latency_s == doctest::Approx(2 * kStepLatency).epsilon(kRel));
   CHECK(plain.sends[0].bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+}
+
+TEST_CASE(
+    "with NCCL's tuner terms, small all-reduces across nodes take the tree under LL, large ones the "
+    "ring under Simple, each paying NCCL's latency once") {
+  const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.nccl_tuner = true;
+  const auto small = cost::plan_collective(CollectiveKind::AllReduce, 4096, layout, efficiencies());
+  CHECK(small.algorithm == cost::NcclAlgorithm::Tree);
+  CHECK(small.protocol == cost::NcclProtocol::LL);
+  CHECK(small.steps == 1);
+  cost::NcclTunerShape shape;
+  shape.ranks = 32;
+  shape.nodes = 8;
+  // The tree's latency and its pipeline fill, whose chunk is the whole 4 KiB over 4 channels at most.
+  CHECK(small.software_latency_s >=
+        cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Tree, cost::NcclProtocol::LL, shape));
+  const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
+  CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
+  CHECK(large.protocol == cost::NcclProtocol::Simple);
+  CHECK(large.software_latency_s == doctest::Approx(cost::nccl_tuner_latency_s(
+                                        cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
+  // The flat ring's volume, 2(N-1)/N of the rank's quarter share, leaves for the next node at full bandwidth.
+  REQUIRE(large.sends.size() == 1);
+  CHECK(large.sends[0].bytes == doctest::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));
 }
 
 }  // namespace simtrain

@@ -1,5 +1,5 @@
 // Specification of the double binary tree: two trees over the same nodes, consistent parent and child
-// links, no node interior in both, and the volumes and depth the cost model relies on.
+// links, NCCL's btree shape, and the volumes and depth the cost model relies on.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -35,13 +35,15 @@ TEST_CASE("each of the two trees links every node to one root through consistent
   }
 }
 
-TEST_CASE("no node is interior in both trees, and a node climbs at most floor(log2 count) levels") {
+TEST_CASE(
+    "as in NCCL, no node is interior in both trees of an even count, at most one of an odd count, and a "
+    "node climbs at most ceil(log2 count) levels") {
   for (int count = 2; count <= 40; ++count) {
     CAPTURE(count);
-    int deepest = 0;
+    int deepest = 0, interior_in_both = 0;
     for (int p = 0; p < count; ++p) {
       const cost::DoubleBinaryTree tree = cost::double_binary_tree(count, p);
-      CHECK((tree.trees[0].children.empty() || tree.trees[1].children.empty()));
+      if (!tree.trees[0].children.empty() && !tree.trees[1].children.empty()) ++interior_in_both;
       for (const cost::TreeNeighbours& t : tree.trees) {
         int levels = 0;
         for (int at = p, parent = t.parent; parent >= 0; ++levels) {
@@ -53,19 +55,28 @@ TEST_CASE("no node is interior in both trees, and a node climbs at most floor(lo
       }
     }
     CHECK(deepest == cost::binary_tree_depth(count));
+    CHECK(interior_in_both == (count % 2 == 0 ? 0 : 1));
   }
   CHECK(cost::binary_tree_depth(1) == 0);
   CHECK(cost::binary_tree_depth(2) == 1);
-  CHECK(cost::binary_tree_depth(7) == 2);
+  CHECK(cost::binary_tree_depth(7) == 3);
   CHECK(cost::binary_tree_depth(8) == 3);
   CHECK(cost::binary_tree_depth(2048) == 11);
 }
 
-TEST_CASE("the busiest node moves one buffer with two nodes, 1.5 with three or four, two from five") {
+TEST_CASE("the first tree is NCCL's btree: 0 -> 8 -> 4, 12 -> 2, 6, 10 -> odd leaves over 14 nodes") {
+  // trees.cc's illustration for 14 ranks.
+  CHECK(cost::double_binary_tree(14, 0).trees[0].children == std::vector<int>{8});
+  CHECK(cost::double_binary_tree(14, 8).trees[0].children == std::vector<int>{4, 12});
+  CHECK(cost::double_binary_tree(14, 12).trees[0].children == std::vector<int>{10, 13});
+  CHECK(cost::double_binary_tree(14, 13).trees[0].parent == 12);
+  CHECK(cost::double_binary_tree(14, 1).trees[0].parent == 2);
+}
+
+TEST_CASE("the busiest node moves one buffer with two nodes, 1.5 with three, two from four") {
   CHECK(cost::double_binary_tree_peak_volume(2) == 1.0);
   CHECK(cost::double_binary_tree_peak_volume(3) == 1.5);
-  CHECK(cost::double_binary_tree_peak_volume(4) == 1.5);
-  for (int count : {5, 8, 64, 1000, 2048}) CHECK(cost::double_binary_tree_peak_volume(count) == 2.0);
+  for (int count : {4, 5, 8, 64, 1000, 2048}) CHECK(cost::double_binary_tree_peak_volume(count) == 2.0);
 }
 
 }  // namespace simtrain

@@ -27,4 +27,19 @@ TEST_CASE("an unknown name is an error naming the option and the accepted values
                        "--nccl-proto: unknown value '' (ll, ll128, simple)", Error);
 }
 
+TEST_CASE("an NCCL version is 2.MINOR or 2.MINOR.PATCH of a release simtrain knows, 2.18 to 2.29") {
+  CHECK(cost::parse_nccl_version("2.26", "v") == 26);
+  CHECK(cost::parse_nccl_version("2.26.2", "v") == 26);
+  CHECK(cost::parse_nccl_version("2.18.5", "v") == 18);
+  CHECK(cost::parse_nccl_version("2.29", "v") == 29);
+  for (const char* bad : {"2.17", "2.30", "3.0", "2", "2.", "2.26.", "2.26.2.1", "2.26x", "latest", ""}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(
+        cost::parse_nccl_version(bad, "--nccl-version"),
+        ("--nccl-version: unknown NCCL version '" + std::string(bad) + "' (simtrain knows 2.18 to 2.29)")
+            .c_str(),
+        Error);
+  }
+}
+
 }  // namespace simtrain

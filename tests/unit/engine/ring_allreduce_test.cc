@@ -1,6 +1,6 @@
 // The engine's collectives against the closed forms of ring and tree all-reduce on a uniform network:
 // T = 2(N-1) * (alpha + S / (N * B)) for the ring, with alpha the route latency and B the bottleneck link
-// bandwidth; for the tree, 2 floor(log2 N) alpha plus the busiest node's volume over B.
+// bandwidth; for the tree, 2 ceil(log2 N) alpha plus the busiest node's volume over B.
 #include <doctest/doctest.h>
 
 #include "simulator/cost/compute_cost.h"
@@ -90,10 +90,10 @@ TEST_CASE("ring all-reduce on uniform star and fat-tree networks equals 2(N-1)(a
   }
 }
 
-TEST_CASE("tree all-reduce on a uniform star equals 2 floor(log2 N) alpha + (peak volume) S / B") {
+TEST_CASE("tree all-reduce on a uniform star equals 2 ceil(log2 N) alpha + (peak volume) S / B") {
   // The pipelined double binary tree: every edge moves at the pace of the busiest node, which sends and
-  // receives double_binary_tree_peak_volume(N) buffers (1 for two nodes, 1.5 for three and four, 2 from
-  // five).
+  // receives double_binary_tree_peak_volume(N) buffers (1 for two nodes, 1.5 for three, 2 from
+  // four).
   const double bytes = 64.0 * 1024 * 1024;
   for (int n : {2, 3, 4, 5, 8, 64}) {
     CAPTURE(n);

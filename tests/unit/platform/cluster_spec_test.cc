@@ -55,9 +55,10 @@ TEST_CASE("every shipped spec parses") {
     INFO(name);
     const ClusterSpec spec = load_cluster_spec(name);
     CHECK(spec.name == name);
-    CHECK(spec.gpus_per_node == 8);
+    // An HGX-style node has 8 GPUs; an NVL72 spec's node is its NVLink domain (OCI's 16 hosts of 4 GPUs).
+    CHECK((spec.gpus_per_node == 8 || (name.find("nvl72") != std::string::npos && spec.gpus_per_node == 64)));
     CHECK(!spec.description.empty());
-    CHECK(spec.gpus_per_node % spec.nics.count == 0);
+    CHECK((spec.gpus_per_node % spec.nics.count == 0 || spec.nics.count % spec.gpus_per_node == 0));
   }
 }
 
@@ -166,7 +167,11 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
   CHECK(plain.nics.nccl_efficiency == 0);
   CHECK(plain.nics.nccl_chunk_latency_s == 0);
   CHECK(plain.nics.nccl_channel_latency_s == 0);
-  CHECK(plain.nics.nccl_channels() == 16);  // two per NIC
+  CHECK(plain.nics.nccl_channels() == 16);        // two per NIC
+  CHECK(plain.nics.nccl_net_overhead_s == 1e-6);  // NCCL's default on Intel hosts
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = 2"),
+                           "amd.toml")
+            .nics.nccl_net_overhead_s == doctest::Approx(2e-6));
   const ClusterSpec efa = parse_cluster_spec(
       replace(
           kValid, "latency_us = 1.0",
@@ -183,6 +188,15 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
               "nics.nccl_chunk_latency_us", "positive");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_latency_us = nan"), 13,
               "nics.nccl_channel_latency_us", "finite");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = -1"), 13,
+              "nics.nccl_net_overhead_us", "positive");
+}
+
+TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NICs for 8 GPUs)") {
+  CHECK(parse_cluster_spec(replace(kValid, "count = 8", "count = 32"), "p5.toml").nics.count == 32);
+  CHECK(parse_cluster_spec(replace(kValid, "count = 8", "count = 4"), "p4.toml").nics.count == 4);
+  check_error(replace(kValid, "count = 8", "count = 12"), 10, "nics.count",
+              "12 NICs do not divide gpus_per_node = 8 and are not a multiple of it");
 }
 
 TEST_CASE("NCCL uses two channels per NIC across the network, at most 32") {

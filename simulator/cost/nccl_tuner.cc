@@ -1,0 +1,166 @@
+// Implements nccl_tuner.h with the constants of NCCL's tuning.cc (baseLat / hwLat, later
+// ncclTunerConstantsDefaults), per band of releases: microseconds, indexed [algorithm][protocol].
+#include "simulator/cost/nccl_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simtrain::cost {
+namespace {
+
+constexpr double kMicrosecond = 1e-6;
+
+// Protocol order LL, LL128, Simple, as NCCL's.
+struct Row {
+  double ll, ll128, simple;
+  double of(NcclProtocol p) const {
+    return p == NcclProtocol::LL ? ll : p == NcclProtocol::LL128 ? ll128 : simple;
+  }
+};
+
+// One row per algorithm (Tree, Ring, NVLS, NVLSTree): the base latencies, or the hwLatencies of one hop type.
+struct HopRows {
+  Row tree, ring, nvls, nvls_tree;
+};
+
+// The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to
+// v2.29.2-1).
+struct TunerConstants {
+  HopRows base, nvlink, pcie, net;
+  double ring_ll_share;           // of the Simple bandwidth, across nodes
+  bool nvls_tree_linear = false;  // 2.18: NVLS-tree pays 2(M-1) network hops, not 2 log2 M
+};
+
+constexpr HopRows kPcie{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}};  // 2.23's; PCIe nodes do not
+                                                                                  // take these terms
+// 2.18.
+constexpr TunerConstants k218{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23}, {0, 0, 23}},
+                              {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}},
+                              kPcie,
+                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}},
+                              0.25,
+                              true};
+// 2.19 and 2.20: the tree's Simple latency moves from the base into 28 us hops; NVLS's into NVLink hops.
+constexpr TunerConstants k219{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}},
+                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}},
+                              kPcie,
+                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+                              0.25};
+// 2.21 and 2.22: NVLS 25 us; a ring's LL reaches half the bandwidth instead of a quarter.
+constexpr TunerConstants k221 = [] {
+  TunerConstants c = k219;
+  c.nvlink.nvls.simple = c.nvlink.nvls_tree.simple = 25;
+  c.ring_ll_share = 0.5;
+  return c;
+}();
+// 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops.
+constexpr TunerConstants k223 = [] {
+  TunerConstants c = k221;
+  c.base.tree.simple = 8.4;
+  c.nvlink.tree.simple = 4.0;
+  c.net.tree.simple = 14;
+  return c;
+}();
+// 2.28 and 2.29: NVLS-tree's network hop 20.9 us.
+constexpr TunerConstants k228 = [] {
+  TunerConstants c = k223;
+  c.net.nvls_tree.simple = 20.9;
+  return c;
+}();
+
+const TunerConstants& constants(int minor) {
+  if (minor <= 18) return k218;
+  if (minor <= 20) return k219;
+  if (minor <= 22) return k221;
+  if (minor <= 27) return k223;
+  return k228;
+}
+
+const Row& row(const HopRows& hop, NcclAlgorithm algorithm) {
+  switch (algorithm) {
+    case NcclAlgorithm::Tree:
+      return hop.tree;
+    case NcclAlgorithm::NVLS:
+      return hop.nvls;
+    case NcclAlgorithm::NVLSTree:
+      return hop.nvls_tree;
+    case NcclAlgorithm::Ring:
+      break;
+  }
+  return hop.ring;
+}
+
+// NCCL's log2i: floor(log2(n)).
+int log2_floor(int n) {
+  int levels = 0;
+  while ((2 << levels) <= n) ++levels;
+  return levels;
+}
+
+}  // namespace
+
+double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape) {
+  const int n = shape.ranks, m = std::max(1, shape.nodes);
+  const TunerConstants& c = constants(shape.version_minor);
+  const HopRows& intra_hop = shape.intra_node_hop == NcclHop::PCIe ? c.pcie : c.nvlink;
+  const double intra_us = row(intra_hop, algorithm).of(protocol);
+  const double network_latency_us = shape.network_latency_s / kMicrosecond;
+  // With one GPU per node every hop is a network hop, priced as the tree's (tuning.cc: "latencies are fully
+  // exposed").
+  const double ppn = static_cast<double>(n) / m;
+  double inter_us = (ppn == 1 ? c.net.tree : row(c.net, algorithm)).of(protocol) + network_latency_us;
+  if (protocol == NcclProtocol::Simple) inter_us += network_latency_us;
+  const bool all_reduce = shape.kind == trace::CollectiveKind::AllReduce;
+  double us = row(c.base, algorithm).of(protocol);
+  switch (algorithm) {
+    case NcclAlgorithm::Ring: {
+      const int steps = all_reduce ? 2 * (n - 1) : n - 1;
+      if (shape.kind == trace::CollectiveKind::Broadcast || shape.kind == trace::CollectiveKind::Reduce) {
+        us += n * (m == 1 ? intra_us : inter_us);
+        break;
+      }
+      double step_us = intra_us;
+      if (m > 1) {
+        const double overhead_us =
+            shape.network_overhead_s / kMicrosecond * (protocol == NcclProtocol::Simple ? 3 : 1);
+        step_us = std::max(step_us, overhead_us);
+      }
+      const int inter_steps = m == 1 ? 0 : all_reduce ? 2 * (m - 1) : m - 1;
+      us += (steps - inter_steps) * step_us + inter_steps * inter_us;
+      break;
+    }
+    case NcclAlgorithm::Tree:
+      us += 2 * ((ppn - 1) * intra_us + log2_floor(m) * inter_us);
+      break;
+    case NcclAlgorithm::NVLS:
+      us += intra_us + (m > 1 ? inter_us : 0);
+      break;
+    case NcclAlgorithm::NVLSTree:
+      us += c.nvls_tree_linear ? 2 * (m - 1) * inter_us : intra_us + 2 * log2_floor(m) * inter_us;
+      break;
+  }
+  return us * kMicrosecond;
+}
+
+double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
+                                   int nodes, int version_minor) {
+  if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLSTree)
+    return protocol == NcclProtocol::Simple ? 1.0 : 0.0;
+  double factor = 1.0;
+  if (algorithm == NcclAlgorithm::Ring) {
+    if (protocol == NcclProtocol::LL) factor = constants(version_minor).ring_ll_share;
+    if (protocol == NcclProtocol::LL128) factor = 0.92;
+  } else {
+    if (kind == trace::CollectiveKind::AllReduce) factor = 0.92;
+    if (protocol == NcclProtocol::LL) factor *= 1.0 / 3.8;
+    if (protocol == NcclProtocol::LL128) factor *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+  }
+  return factor;
+}
+
+double nccl_ll_max_bus_bandwidth_Bps(int nodes) {
+  if (nodes <= 1) return 0;
+  return (nodes == 2 ? 39.0 : 20.4) * 1e9;
+}
+
+}  // namespace simtrain::cost

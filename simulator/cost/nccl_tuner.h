@@ -1,0 +1,54 @@
+// NCCL's own cost model (src/graph/tuning.cc, ncclTopoTuneModel), the part simtrain takes as it is: the
+// latency NCCL's tuner charges an (algorithm, protocol) pair, built from a base latency per pair and
+// hardware latencies per hop type (NVLink, PCIe, network), and the share of the bandwidth each protocol
+// reaches. The bandwidths themselves come from the platform (simulated flows over its links); these terms
+// say what NCCL's kernels add to them and what they reach of them. docs/collective_model.md lists the
+// terms and where each comes from.
+#pragma once
+
+#include "simulator/cost/nccl_choice.h"
+#include "simulator/trace/trace.h"
+
+namespace simtrain::cost {
+
+// The hop type NCCL prices a step by: NVLink or PCIe inside a node (by the intra-node graph's link type),
+// the network across nodes.
+enum class NcclHop { NVLink, PCIe, Network };
+
+// What NCCL's tuner knows about a communicator that its latencies depend on.
+struct NcclTunerShape {
+  trace::CollectiveKind kind = trace::CollectiveKind::AllReduce;
+  int ranks = 0;
+  int nodes = 0;
+  NcclHop intra_node_hop = NcclHop::NVLink;
+  // The network plugin's latency (graph->latencyInter; NCCL's InfiniBand plugin reports 0), added to each
+  // network hop, twice under Simple (its flush).
+  double network_latency_s = 0;
+  // getNetOverhead: the proxy's cost of posting a network send, 1 us on Intel CPUs, 2 us on AMD; a ring step
+  // of an inter-node ring costs at least this (x3 under Simple) even between GPUs of one node.
+  double network_overhead_s = 1e-6;
+  int version_minor = kNcclNewestMinor;  // NCCL 2.<minor>: the constants changed between releases
+};
+
+// NCCL's latency for `algorithm` under `protocol`, with the constants of the release (2.18's NVLS-tree pays
+// 2(M-1) network hops instead of 2 log2 M; 2.19 to 2.22 price a tree's Simple hops at 28 us):
+// - Ring: base + (steps - inter-node steps) x max(intra hop latency, network overhead) + inter-node steps x
+//   network hop latency, steps being 2(N-1) for all-reduce, N-1 for all-gather and reduce-scatter, and the
+//   inter-node steps 2(M-1) or M-1;
+// - Tree (all-reduce): base + 2 ((N/M - 1) x intra hop latency + log2(M) x network hop latency);
+// - NVLSTree: NVLink NVLS latency + 2 log2(M) x network hop latency; NVLS: NVLink NVLS latency, plus one
+//   network hop across nodes.
+// Broadcast and reduce rings pay one hop latency per step.
+double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
+
+// The share of the Simple bandwidth NCCL's tuner gives `protocol` under `algorithm`: LL 1/2 on a ring (1/4
+// before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one),
+// Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others).
+double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
+                                   int nodes, int version_minor = kNcclNewestMinor);
+
+// NCCL's cap on LL's bus bandwidth across nodes (llMaxBws, x86 Intel hosts): 39 GB/s on two nodes, 20.4 GB/s
+// on more; 0 on one node (the GPU-type figures apply there and simtrain's intra-node LL figures cover it).
+double nccl_ll_max_bus_bandwidth_Bps(int nodes);
+
+}  // namespace simtrain::cost
