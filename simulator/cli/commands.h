@@ -20,5 +20,6 @@ int platforms_command(const Arguments& args);
 int sweep_command(const Arguments& args);
 int plot_command(const Arguments& args);
 int collective_command(const Arguments& args);
+int plan_command(const Arguments& args);  // plan --model M --gpus N --global-batch B
 
 }  // namespace simtrain::cli

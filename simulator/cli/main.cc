@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  sweep      run a study: every scenario of a scenario file, resumable, sharded, collected as CSV\n"
     "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
     "  collective simulate an nccl-tests sweep of one collective on a platform, in nccl-tests' columns\n"
+    "  plan       find the best parallel plan for a model on a cluster: estimate every plan, simulate the best\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "sweep") return simtrain::cli::sweep_command(args);
     if (command == "plot") return simtrain::cli::plot_command(args);
     if (command == "collective") return simtrain::cli::collective_command(args);
+    if (command == "plan") return simtrain::cli::plan_command(args);
     std::fprintf(stderr, "simtrain: error: unknown command '%s'\n%s", command.c_str(), kUsage);
     return simtrain::kExitBadInput;
   } catch (const simtrain::Error& error) {

@@ -1,5 +1,7 @@
 // Internal to the Megatron trace generator: everything one pipeline stage's program is built from, worked
-// out once per trace, and the builder of that program (megatron_stage.cc).
+// out once per trace, and the builder of that program (megatron_stage.cc). The plan search (simulator/plan/)
+// reads the same StagePlan, so that its analytic estimate prices exactly the kernels and collectives that
+// the generated trace would hold.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,12 @@ struct StagePlan {
 inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "ep",           "dp",
                                                "pp_recv_prev", "pp_send_next", "pp_recv_next", "pp_send_prev",
                                                "cp_send",      "cp_recv"};
+
+// Everything but `order` and `groups` (the generator fills them in): validates `config` against `model`
+// (parallel_config.h), resolves dtypes, layer steps, parameters, shard sizes and gradient bytes. `config`
+// must have seq_len set, and `model` and `config` must outlive the plan, which points at them. Throws
+// Error for invalid plans and for steps too large to simulate (kMaxOpsPerProgram).
+StagePlan make_stage_plan(const TransformerConfig& model, const ParallelConfig& config);
 
 trace::Program build_stage_program(const StagePlan& plan, int stage);
 
