@@ -90,8 +90,8 @@ int plan_command(const Arguments& args) {
       "time-limit", po::value<double>(), "seconds per simulation (default: none)")(
       "work-dir", po::value<std::string>(), "keep the simulations' results here (reused by a rerun)")(
       "rows", po::value<int>()->default_value(0), "table rows (default: --top, at least 10)")(
-      "json", po::value<std::string>(), "write the ranked plans as JSON")("csv", po::value<std::string>(),
-                                                                          "write the ranked plans as CSV");
+      "json", po::value<std::string>(), "write every plan that fits, ranked, as JSON (simtrain plot --plans)")(
+      "csv", po::value<std::string>(), "write every plan that fits, ranked, as CSV");
   po::variables_map vm;
   if (!parse_or_help(args, options, vm,
                      "usage: simtrain plan --model M --gpus N|A..B --global-batch B [--platform P] [options]"))
@@ -182,7 +182,9 @@ int plan_command(const Arguments& args) {
   const plan::RankedPlan& best = search.ranked.front();
   std::cout << fmt::format("best plan: {} on {} GPUs, {:.3f} s per iteration ({}), {:.0f} tokens/s/GPU",
                            plan::plan_label(best.config), best.config.gpus, best.iteration_time_s(),
-                           best.simulated && best.simulated->ok ? "simulated" : "estimated",
+                           best.simulated && best.simulated->ok ? std::string("simulated")
+                           : best.simulated ? "estimated; its simulation: " + best.simulated->error
+                                            : std::string("estimated"),
                            best.tokens_per_s_per_gpu());
   if (request.gpu_hour_price > 0) std::cout << fmt::format(", {:.2f} per iteration", best.cost_per_iteration());
   std::cout << "\n  " << plan::run_command_line(best.config, request.platform) << "\n";
@@ -192,10 +194,11 @@ int plan_command(const Arguments& args) {
     doc["model"] = space.model;
     doc["platform"] = request.platform;
     doc["objective"] = plan::to_string(request.objective);
-    doc["plans"] = plan::plans_json(search.ranked, rows);
+    doc["plans"] = plan::plans_json(search.ranked, search.ranked.size());
     write_output_file(vm["json"].as<std::string>(), doc.dump(2) + "\n");
   }
-  if (vm.count("csv")) write_output_file(vm["csv"].as<std::string>(), plan::plans_csv(search.ranked, rows));
+  if (vm.count("csv"))
+    write_output_file(vm["csv"].as<std::string>(), plan::plans_csv(search.ranked, search.ranked.size()));
   std::cout << fmt::format("wall time: {:.1f} s\n",
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return 0;

@@ -148,6 +148,27 @@ double moe_share(const workload::TransformerConfig& model) {
   return static_cast<double>(moe) / model.layers;
 }
 
+// What a stage's gradient reduction (`total_s` in `buckets` buckets on one stream) leaves exposed after its
+// last backward ends. Each of the vpp model chunks reduces its share once its last micro-batch's backward
+// has produced it, bucket by bucket as layers finish. On the first stage the interleaved schedule's cool-down
+// runs the chunks' last backwards in reverse chunk order, pp micro-batches apart: chunk c's ends c x pp
+// chunk backwards (`chunk_backward_s` each) before the stage's last, so the higher chunks' reductions hide
+// under the lower chunks' backwards. Without interleaving: what the last backward does not hide, and at
+// least the last bucket.
+double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, double chunk_backward_s) {
+  if (total_s <= 0) return 0;
+  const double per_chunk_s = total_s / vpp;
+  const double last_bucket_s = total_s / buckets;
+  double stream_free = -1e300, end = 0;
+  for (int chunk = vpp - 1; chunk >= 0; --chunk) {
+    const double chunk_done = -chunk * pp * chunk_backward_s;  // relative to the stage's last backward
+    const double start = std::max(stream_free, chunk_done - chunk_backward_s);
+    end = std::max(start + per_chunk_s, chunk_done + last_bucket_s);
+    stream_free = end;
+  }
+  return std::max(0.0, end);
+}
+
 // Gradient reduction, parameter gathers and the optimizer step of one stage, after its last backward.
 struct DataParallelCost {
   double exposed_s = 0;
@@ -155,7 +176,7 @@ struct DataParallelCost {
 };
 
 DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stage, const Communicators& g,
-                                    const EstimateContext& context, double layers, double backward_window_s) {
+                                    const EstimateContext& context, double layers, double chunk_backward_s) {
   const workload::ParallelConfig& c = *plan.config;
   const NetworkEstimate& net = *context.network;
   DataParallelCost out;
@@ -187,10 +208,10 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
     const double buckets = std::max(1.0, std::ceil((dense + expert) / plan.bucket_parameters));
     double exposed = total_s;
     if (c.overlap_grad_reduce || plan.shard_gradients_each_micro_batch)
-      exposed = std::max(total_s / buckets, total_s - backward_window_s);
+      exposed = overlapped_reduction_s(total_s, buckets, c.vpp, c.pp, chunk_backward_s);
     // ZeRO-2 reduce-scatters after every micro-batch, each hidden under the next micro-batch's work.
     if (plan.shard_gradients_each_micro_batch)
-      exposed += (plan.micro_batches - 1) * std::max(0.0, total_s - backward_window_s);
+      exposed += (plan.micro_batches - 1) * std::max(0.0, total_s - c.vpp * chunk_backward_s);
     out.exposed_s = exposed;
     if (plan.shard_optimizer) {
       const auto gather_s = [&](double parameters, const std::vector<int>& members) {
@@ -249,7 +270,7 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
                                                                                     : config.pp - 1.0;
   const double bubble_s = warm_up * micro_batch_s;
 
-  // The last micro-batch's backward (of the last chunk to finish) hides the gradient reduction it overlaps.
+  // The chunks' last backwards hide the gradient reduction they overlap (overlapped_reduction_s).
   const DataParallelCost dp_cost =
       data_parallel_cost(plan, stage, groups, context, layers, stage.backward.total_s() / v);
 

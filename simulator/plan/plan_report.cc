@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
 #include "simulator/plan/rank_correlation.h"
 #include "simulator/workload/megatron_trace.h"
 
@@ -117,6 +118,27 @@ std::string plans_csv(const std::vector<RankedPlan>& plans, std::size_t rows) {
     out += line + "\n";
   }
   return out;
+}
+
+study::StudyTable plans_table(const nlohmann::json& document) {
+  if (!document.is_object() || !document.contains("plans") || !document["plans"].is_array())
+    throw Error("not a simtrain plan --json document: no \"plans\" array");
+  study::StudyTable table;
+  table.columns = {"status", "gpus", "memory_bytes", "iteration_time_s"};
+  const auto number = [](const nlohmann::json& row, const char* key) {
+    if (!row.contains(key) || !row[key].is_number()) throw Error(std::string("a plan has no number '") + key + "'");
+    return fmt::format("{:.17g}", row[key].get<double>());
+  };
+  for (const nlohmann::json& row : document["plans"]) {
+    if (!row.is_object()) throw Error("a plan is not a JSON object");
+    const bool simulated = row.contains("simulated_iteration_time_s") && row["simulated_iteration_time_s"].is_number();
+    table.rows.push_back({{"status", "ok"},
+                          {"gpus", number(row, "gpus")},
+                          {"memory_bytes", number(row, "memory_bytes")},
+                          {"iteration_time_s",
+                           number(row, simulated ? "simulated_iteration_time_s" : "estimated_iteration_time_s")}});
+  }
+  return table;
 }
 
 std::optional<double> estimate_rank_correlation(const std::vector<RankedPlan>& plans, std::size_t rows) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "simulator/plan/plan_search.h"
+#include "simulator/study/collect.h"
 
 namespace simtrain::plan {
 
@@ -26,6 +27,11 @@ nlohmann::json plans_json(const std::vector<RankedPlan>& plans, std::size_t rows
 
 // The same rows, one line each, with a header line (the columns of plans_json, flattened).
 std::string plans_csv(const std::vector<RankedPlan>& plans, std::size_t rows);
+
+// The "plans" of a `simtrain plan --json` document as a table `simtrain plot --kind pareto` can draw: columns
+// gpus, memory_bytes, iteration_time_s (simulated where simulated, else estimated) and status "ok". Throws
+// Error when the document has no "plans" array of objects with those numbers.
+study::StudyTable plans_table(const nlohmann::json& document);
 
 // Spearman's correlation between estimated and simulated iteration times over the simulated plans among
 // the first `rows` (nullopt when fewer than 3 were simulated successfully).

@@ -67,8 +67,6 @@ double objective_score(const RankedPlan& plan, Objective objective) {
 
 void rank_plans(std::vector<RankedPlan>& plans, Objective objective) {
   std::stable_sort(plans.begin(), plans.end(), [&](const RankedPlan& a, const RankedPlan& b) {
-    const bool a_failed = a.simulated && !a.simulated->ok, b_failed = b.simulated && !b.simulated->ok;
-    if (a_failed != b_failed) return b_failed;
     return objective_score(a, objective) < objective_score(b, objective);
   });
 }

@@ -68,8 +68,9 @@ struct SearchResult {
 // unknown model or platform, or a model that is not a transformer.
 SearchResult search_plans(const PlanRequest& request);
 
-// Orders `plans` best first by `objective`, using simulated figures where a plan has them; plans whose
-// simulation failed go last.
+// Orders `plans` best first by `objective`, using simulated figures where a plan has them and the estimate
+// otherwise: a simulation that failed or ran out of time (--time-limit) says nothing against the plan, whose
+// estimate shares the simulator's validity and memory checks.
 void rank_plans(std::vector<RankedPlan>& plans, Objective objective);
 
 }  // namespace simtrain::plan

@@ -61,19 +61,19 @@ TEST_CASE("a model that is not a transformer is bad input") {
   CHECK_THROWS_AS(search_plans(request), Error);
 }
 
-TEST_CASE("simulated figures rank a plan, and a failed simulation goes last") {
+TEST_CASE("simulated figures rank a plan; one whose simulation failed keeps its estimate") {
   std::vector<RankedPlan> plans(3);
   for (int i = 0; i < 3; ++i) {
     plans[i].config.gpus = 8;
     plans[i].estimate.iteration_time_s = 1.0 + i;
     plans[i].estimate.tokens_per_iteration = 1e6;
   }
-  plans[0].simulated = SimulatedPlan{};  // failed
+  plans[1].simulated = SimulatedPlan{};  // failed (or out of time): ranked by its estimate, 2 s
   plans[2].simulated = SimulatedPlan{true, "", 0.5};
   rank_plans(plans, Objective::Time);
   CHECK(plans[0].estimate.iteration_time_s == 3.0);  // simulated at 0.5 s
-  CHECK(plans[1].estimate.iteration_time_s == 2.0);
-  CHECK(plans[2].estimate.iteration_time_s == 1.0);  // its simulation failed
+  CHECK(plans[1].estimate.iteration_time_s == 1.0);
+  CHECK(plans[2].estimate.iteration_time_s == 2.0);
 }
 
 TEST_CASE("objective names") {
