@@ -100,6 +100,8 @@ int plot_command(const Arguments& args) {
                      positional))
     return 0;
   if (vm.count("plans")) return plot_plans(vm);
+  if (vm["kind"].as<std::string>() == "pareto")
+    throw Error("--kind pareto: plots a plan search (--plans PLANS.json from simtrain plan --json)");
   if (!vm.count("scenario"))
     throw Error("missing the scenario file (simtrain plot SCENARIO.toml -o PLOT.svg)");
   if (!vm.count("output")) throw Error("-o: name the plot file (.svg or .png)");
@@ -116,8 +118,6 @@ int plot_command(const Arguments& args) {
     request.kind = study::PlotKind::Breakdown;
   } else if (kind == "memory") {
     request.kind = study::PlotKind::Memory;
-  } else if (kind == "pareto") {
-    throw Error("--kind pareto: plots a plan search (--plans PLANS.json from simtrain plan --json)");
   } else {
     throw Error("--kind: expected scaling, breakdown, memory or pareto, got '" + kind + "'");
   }

@@ -13,11 +13,11 @@ check "it reports the rank correlation of estimate and simulation" grep -q "rank
 check "the best plan comes with its simtrain run command" grep -q "^  simtrain run --model megatron-gpt-1.7b" "$work/out"
 check "and with Megatron-LM's arguments" grep -q "^  Megatron-LM: --tensor-model-parallel-size" "$work/out"
 check "the runner's progress goes to stderr" grep -q "sweep: 4/4 done" "$work/progress"
-check "JSON: ten rows, the first four simulated, best first" python3 - "$work/plans.json" <<'PY'
+fitting=$(sed -n 's/^searched [0-9]* combinations: \([0-9]*\) plans fit.*/\1/p' "$work/out")
+check "JSON: every plan that fits, the first four simulated and best first" python3 - "$work/plans.json" "$fitting" <<'PY'
 import json, sys
-doc = json.load(open(sys.argv[1]))
-rows = doc["plans"]
-assert len(rows) == 10, len(rows)
+rows = json.load(open(sys.argv[1]))["plans"]
+assert len(rows) == int(sys.argv[2]) > 10, (len(rows), sys.argv[2])
 simulated = [r["simulated_iteration_time_s"] for r in rows[:4]]
 assert all(t is not None and t > 0 for t in simulated), simulated
 assert simulated == sorted(simulated), simulated
@@ -26,8 +26,7 @@ for r in rows:
     assert r["tp"] * r["pp"] * r["cp"] * r["dp"] == r["gpus"] == 16, r
     assert r["memory_bytes"] < 80 * 2**30
 PY
-check "CSV: a header and the same ten rows" test "$(wc -l <"$work/plans.csv")" -eq 11
-
+check "CSV: a header and the same rows" test "$(wc -l <"$work/plans.csv")" -eq $((fitting + 1))
 # The command printed for the best plan simulates the time the table reports for it.
 cmd=$(grep "^  simtrain run " "$work/out" | sed 's/^  simtrain run //')
 # shellcheck disable=SC2086
@@ -38,6 +37,11 @@ best = json.load(open(sys.argv[1]))["plans"][0]
 run = json.load(open(sys.argv[2]))
 assert abs(run["iteration_time_s"] - best["simulated_iteration_time_s"]) < 1e-9, (run["iteration_time_s"], best)
 PY
+
+"$simtrain" plot --plans "$work/plans.json" --kind pareto --x memory_bytes -o "$work/pareto.svg" >/dev/null
+check "the Pareto front of time against memory is an SVG" grep -q "Pareto front" "$work/pareto.svg"
+expect_error "a Pareto plot of a study" "--kind pareto: plots a plan search" \
+  plot "$root/scenarios/resnet50-scaling.toml" --kind pareto -o "$work/x.svg"
 
 "$simtrain" plan "${small[@]}" --gpus 8..32 --objective tokens-per-gpu --top 0 >"$work/range"
 check "a range of GPU counts chooses the cluster size too" grep -qE "^best plan: .* on (8|16|24|32) GPUs" "$work/range"

@@ -40,12 +40,7 @@ TEST_CASE("a platform path with a space is quoted for the shell") {
 }
 
 TEST_CASE("Megatron-LM arguments: parallel sizes, layers per virtual stage, batch and model shape") {
-  workload::TransformerConfig gpt3;
-  gpt3.layers = 96;
-  gpt3.hidden = 12288;
-  gpt3.heads = 96;
-  gpt3.kv_heads = 96;
-  gpt3.ffn_hidden = 49152;
+  const workload::TransformerConfig gpt3 = *workload::build_model("gpt3-175b", {}).transformer;
   const std::string args = megatron_arguments(selene_gpt3(), gpt3);
   for (const char* expected :
        {"--tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 --sequence-parallel",
