@@ -24,7 +24,7 @@ constexpr const char* kUsage =
     "  sweep      run a study: every scenario of a scenario file, resumable, sharded, collected as CSV\n"
     "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
     "  collective simulate an nccl-tests sweep of one collective on a platform, in nccl-tests' columns\n"
-    "  plan       find the best parallel plan for a model on a cluster: estimate every plan, simulate the best\n"
+    "  plan       the best parallel plan for a model on a cluster: estimate every plan, simulate the best\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 

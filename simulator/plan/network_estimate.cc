@@ -17,8 +17,8 @@ double route_latency_s(const platform::ClusterSpec& spec) {
       return nics + f.switch_latency_s;
     case platform::FabricTopology::FatTree: {
       if (f.nodes_per_leaf <= 0 || spec.nodes <= f.nodes_per_leaf) return nics + f.switch_latency_s;
-      const bool across_pods = f.levels == 3 && f.leaves_per_pod > 0 &&
-                               spec.nodes > f.nodes_per_leaf * f.leaves_per_pod;
+      const bool across_pods =
+          f.levels == 3 && f.leaves_per_pod > 0 && spec.nodes > f.nodes_per_leaf * f.leaves_per_pod;
       return nics + (across_pods ? 5 : 3) * f.switch_latency_s;
     }
     case platform::FabricTopology::Dragonfly:
@@ -30,7 +30,8 @@ double route_latency_s(const platform::ClusterSpec& spec) {
 
 }  // namespace
 
-NetworkEstimate::NetworkEstimate(const platform::ClusterSpec& spec, const calibration::Efficiencies& efficiencies)
+NetworkEstimate::NetworkEstimate(const platform::ClusterSpec& spec,
+                                 const calibration::Efficiencies& efficiencies)
     : spec_(spec), efficiencies_(efficiencies) {
   inter_node_latency_s_ = route_latency_s(spec);
   double node_Bps = spec.nics.count * spec.nics.bandwidth_Bps;
@@ -40,7 +41,8 @@ NetworkEstimate::NetworkEstimate(const platform::ClusterSpec& spec, const calibr
   inter_node_bandwidth_Bps_ = node_Bps / std::max(1, spec.gpus_per_node);
 }
 
-double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes, const std::vector<int>& members) const {
+double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
+                                     const std::vector<int>& members) const {
   if (members.size() < 2 || bytes <= 0) return 0;
   const platform::IntraNodeSpec& intra = spec_.intra_node;
   const cost::CommunicatorPlacement placement = cost::place_communicator(members, spec_.gpus_per_node);
@@ -54,22 +56,23 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes, c
   layout.nvls_bandwidth_Bps = intra.bandwidth_Bps * intra.nvls_efficiency;
   layout.nvls_latency_s = intra.nvls_latency_s;
   layout.nvls_step_latency_s = intra.nvls_step_latency_s;
-  layout.intra_node_protocols = {intra.ll_step_latency_s, intra.ll_bandwidth_fraction, intra.ll128_step_latency_s,
-                                 intra.ll128_bandwidth_fraction, intra.simple_step_latency_s};
+  layout.intra_node_protocols = {intra.ll_step_latency_s, intra.ll_bandwidth_fraction,
+                                 intra.ll128_step_latency_s, intra.ll128_bandwidth_fraction,
+                                 intra.simple_step_latency_s};
   if (placement.nodes > 1) {
     layout.inter_node_latency_s = inter_node_latency_s_;
     layout.inter_node_bandwidth_Bps = inter_node_bandwidth_Bps_;
   }
-  layout.network = {spec_.nics.nccl_channels(), spec_.nics.nccl_chunk_latency_s, spec_.nics.nccl_channel_latency_s,
-                    cost::kNcclDefaultBufferBytes};
+  layout.network = {spec_.nics.nccl_channels(), spec_.nics.nccl_chunk_latency_s,
+                    spec_.nics.nccl_channel_latency_s, cost::kNcclDefaultBufferBytes};
   const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
 
   // The engine runs the intra-node phases alongside the flows (the slower sets the pace) and charges every
   // step's latency on top; flows of one rank share its links, so their bytes add up.
   double intra_flow_bytes = 0, inter_flow_bytes = 0;
   for (const cost::CoalescedFlow& flow : plan.sends)
-    (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node ? intra_flow_bytes : inter_flow_bytes) +=
-        flow.bytes;
+    (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node ? intra_flow_bytes
+                                                                         : inter_flow_bytes) += flow.bytes;
   double flows_s = 0;
   if (intra_flow_bytes > 0) flows_s += intra_flow_bytes / intra.bandwidth_Bps;
   if (inter_flow_bytes > 0) flows_s += inter_flow_bytes / inter_node_bandwidth_Bps_;

@@ -37,7 +37,8 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
   if (c.cp > 1) s.push_back({"cp", std::to_string(c.cp)});
   if (c.ep > 1) s.push_back({"ep", std::to_string(c.ep)});
   s.push_back({"micro-batch", std::to_string(c.micro_batch)});
-  if (c.recompute != workload::Recompute::None) s.push_back({"recompute", std::string(workload::to_string(c.recompute))});
+  if (c.recompute != workload::Recompute::None)
+    s.push_back({"recompute", std::string(workload::to_string(c.recompute))});
   if (c.distributed_optimizer) s.push_back({"distributed-optimizer", "true"});
   if (c.zero > 0) s.push_back({"zero", std::to_string(c.zero)});
   if (c.fsdp != workload::FsdpMode::None)
@@ -55,19 +56,23 @@ std::string run_command_line(const workload::ParallelConfig& config, const std::
 }
 
 std::string megatron_arguments(const workload::ParallelConfig& c, const workload::TransformerConfig& m) {
-  std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", c.tp, c.pp);
+  std::string a =
+      fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", c.tp, c.pp);
   if (c.sp) a += " --sequence-parallel";
   if (c.vpp > 1) a += fmt::format(" --num-layers-per-virtual-pipeline-stage {}", m.layers / (c.pp * c.vpp));
   if (c.cp > 1) a += fmt::format(" --context-parallel-size {}", c.cp);
   if (c.ep > 1) a += fmt::format(" --expert-model-parallel-size {}", c.ep);
-  a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", c.micro_batch, c.global_batch,
-                   c.seq_len);
-  a += fmt::format(" --num-layers {} --hidden-size {} --num-attention-heads {} --ffn-hidden-size {}", m.layers, m.hidden,
-                   m.heads, m.ffn_hidden);
+  a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", c.micro_batch,
+                   c.global_batch, c.seq_len);
+  a += fmt::format(" --num-layers {} --hidden-size {} --num-attention-heads {} --ffn-hidden-size {}",
+                   m.layers, m.hidden, m.heads, m.ffn_hidden);
   if (m.kv_heads > 0 && m.kv_heads != m.heads)
     a += fmt::format(" --group-query-attention --num-query-groups {}", m.kv_heads);
-  if (m.experts > 0) a += fmt::format(" --num-experts {} --moe-router-topk {}", m.experts, m.experts_per_token);
-  a += c.precision == workload::Precision::AMP_FP16 ? " --fp16" : c.precision == workload::Precision::AMP_BF16 ? " --bf16" : "";
+  if (m.experts > 0)
+    a += fmt::format(" --num-experts {} --moe-router-topk {}", m.experts, m.experts_per_token);
+  a += c.precision == workload::Precision::AMP_FP16   ? " --fp16"
+       : c.precision == workload::Precision::AMP_BF16 ? " --bf16"
+                                                      : "";
   if (c.fp8) a += " --fp8-format hybrid";
   if (c.flash_attention) a += " --use-flash-attn";
   if (c.recompute == workload::Recompute::Selective) a += " --recompute-granularity selective";

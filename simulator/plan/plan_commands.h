@@ -21,6 +21,7 @@ std::string run_command_line(const workload::ParallelConfig& config, const std::
 // precision, recomputation, the distributed optimizer. Sharding Megatron-LM does not have is named as the
 // framework that has it: ZeRO stages as Megatron-DeepSpeed's --zero-stage, FSDP as --use-torch-fsdp2, hybrid
 // shard as a note.
-std::string megatron_arguments(const workload::ParallelConfig& config, const workload::TransformerConfig& model);
+std::string megatron_arguments(const workload::ParallelConfig& config,
+                               const workload::TransformerConfig& model);
 
 }  // namespace simtrain::plan

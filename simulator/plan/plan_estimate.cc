@@ -70,7 +70,9 @@ class Pricer {
   Pricer(const EstimateContext& context, const Communicators& groups, int cp)
       : context_(context), groups_(groups), cp_(cp) {}
 
-  double kernel_s(const trace::ComputeSpec& kernel) const { return context_.compute->cost(kernel).duration_s; }
+  double kernel_s(const trace::ComputeSpec& kernel) const {
+    return context_.compute->cost(kernel).duration_s;
+  }
 
   PassCost pass(const std::vector<LayerStep>& steps, bool attention_core_only) const {
     PassCost cost;
@@ -81,7 +83,8 @@ class Pricer {
         cost.compute_s += kernel_s(step.kernel);
       } else if (step.type == LayerStep::Type::Collective) {
         const bool tp = step.group == LayerGroup::TensorParallel;
-        double exposed = context_.network->collective_s(step.collective, step.bytes, tp ? groups_.tp : groups_.ep);
+        double exposed =
+            context_.network->collective_s(step.collective, step.bytes, tp ? groups_.tp : groups_.ep);
         // An asynchronous collective hides under the next kernel, which does not need it.
         if (step.overlaps_next_kernel)
           for (std::size_t j = i + 1; j < steps.size(); ++j)
@@ -117,7 +120,8 @@ struct StageCost {
 StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, double moe_share, bool first,
                      bool last) {
   StageCost s;
-  const auto add_layer = [&](const workload::LayerSteps& steps, const workload::PartParameters& params, double n) {
+  const auto add_layer = [&](const workload::LayerSteps& steps, const workload::PartParameters& params,
+                             double n) {
     if (n <= 0) return;
     const workload::Recompute recompute = plan.config->recompute;
     s.forward += price.pass(steps.forward, false).scaled(n);
@@ -185,18 +189,21 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
       plan.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
   if (plan.shard_parameters) {
     // ZeRO-3 / FSDP: every layer gathers its parameters before forward and backward and reduce-scatters its
-    // gradients after backward, one layer ahead; what outlasts the layer's compute is exposed, every micro-batch.
+    // gradients after backward, one layer ahead; what outlasts the layer's compute is exposed, every
+    // micro-batch.
     const double per_layer = (dense + expert) / std::max(1.0, layers);
-    const double gather_s = net.collective_s(trace::CollectiveKind::AllGather, per_layer * plan.param_bytes, g.shard);
+    const double gather_s =
+        net.collective_s(trace::CollectiveKind::AllGather, per_layer * plan.param_bytes, g.shard);
     const double scatter_s =
         net.collective_s(trace::CollectiveKind::ReduceScatter, per_layer * plan.grad_bytes, g.shard);
     const double forward_layer_s = stage.forward.compute_s / std::max(1.0, layers);
     const double backward_layer_s = stage.backward.compute_s / std::max(1.0, layers);
-    out.exposed_s = plan.micro_batches * layers *
-                    (std::max(0.0, gather_s - forward_layer_s) + std::max(0.0, gather_s + scatter_s - backward_layer_s));
+    out.exposed_s =
+        plan.micro_batches * layers *
+        (std::max(0.0, gather_s - forward_layer_s) + std::max(0.0, gather_s + scatter_s - backward_layer_s));
     if (!g.replicate.empty())
-      out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce, dense * plan.grad_bytes / plan.data_shards,
-                                        g.replicate);
+      out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
+                                        dense * plan.grad_bytes / plan.data_shards, g.replicate);
   } else {
     // Buckets of bucket_parameters, reduced as the last micro-batch's backward produces them.
     const auto reduction_s = [&](double parameters, const std::vector<int>& members) {
@@ -217,7 +224,8 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
       const auto gather_s = [&](double parameters, const std::vector<int>& members) {
         if (parameters <= 0 || members.size() < 2) return 0.0;
         const double n = std::max(1.0, std::ceil(parameters / plan.bucket_parameters));
-        return n * net.collective_s(trace::CollectiveKind::AllGather, parameters / n * plan.param_bytes, members);
+        return n *
+               net.collective_s(trace::CollectiveKind::AllGather, parameters / n * plan.param_bytes, members);
       };
       out.exposed_s += gather_s(dense, g.dp) + gather_s(expert, g.edp);
     }
@@ -225,7 +233,8 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
   if (plan.model->tied_embeddings && c.pp > 1)
     out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
                                       plan.embedding_params.per_gpu * plan.grad_bytes, {0, g.last_stage});
-  const double local = plan.shard_optimizer ? dense / plan.data_shards + expert / plan.expert_shards : dense + expert;
+  const double local =
+      plan.shard_optimizer ? dense / plan.data_shards + expert / plan.expert_shards : dense + expert;
   trace::ComputeSpec step;
   step.kind = trace::ComputeKind::Optimizer;
   step.pass = trace::Pass::Update;
@@ -262,12 +271,13 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
   if (config.pp > 1) {
     p2p_s = context.network->send_s(plan.p2p_bytes, 0, groups.next_stage);
     if (config.tp > 1 && !config.sp)
-      p2p_s += context.network->collective_s(trace::CollectiveKind::AllGather, plan.p2p_bytes * config.tp, groups.tp);
+      p2p_s += context.network->collective_s(trace::CollectiveKind::AllGather, plan.p2p_bytes * config.tp,
+                                             groups.tp);
   }
   const double m = plan.micro_batches, v = config.vpp;
   const double micro_batch_s = stage.forward.total_s() + stage.backward.total_s() + 2 * v * p2p_s;
-  const double warm_up = config.schedule == workload::PipelineSchedule::Interleaved ? (config.pp - 1) / v
-                                                                                    : config.pp - 1.0;
+  const double warm_up =
+      config.schedule == workload::PipelineSchedule::Interleaved ? (config.pp - 1) / v : config.pp - 1.0;
   const double bubble_s = warm_up * micro_batch_s;
 
   // The chunks' last backwards hide the gradient reduction they overlap (overlapped_reduction_s).

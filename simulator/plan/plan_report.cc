@@ -20,11 +20,34 @@ std::string optional_seconds(const RankedPlan& p) {
 
 // The columns of the JSON and CSV rows, in order.
 const std::vector<std::string>& columns() {
-  static const std::vector<std::string> names = {
-      "rank", "plan", "gpus", "tp", "sp", "pp", "vpp", "cp", "ep", "dp", "micro_batch", "recompute", "sharding",
-      "estimated_iteration_time_s", "simulated_iteration_time_s", "tokens_per_s_per_gpu", "mfu", "memory_bytes",
-      "exposed_tp_s", "exposed_cp_s", "exposed_ep_s", "exposed_pp_s", "exposed_dp_s", "estimated_bubble_s",
-      "simulated_bubble_s", "simulated_exposed_comm_s", "cost_per_iteration", "simulation_error"};
+  static const std::vector<std::string> names = {"rank",
+                                                 "plan",
+                                                 "gpus",
+                                                 "tp",
+                                                 "sp",
+                                                 "pp",
+                                                 "vpp",
+                                                 "cp",
+                                                 "ep",
+                                                 "dp",
+                                                 "micro_batch",
+                                                 "recompute",
+                                                 "sharding",
+                                                 "estimated_iteration_time_s",
+                                                 "simulated_iteration_time_s",
+                                                 "tokens_per_s_per_gpu",
+                                                 "mfu",
+                                                 "memory_bytes",
+                                                 "exposed_tp_s",
+                                                 "exposed_cp_s",
+                                                 "exposed_ep_s",
+                                                 "exposed_pp_s",
+                                                 "exposed_dp_s",
+                                                 "estimated_bubble_s",
+                                                 "simulated_bubble_s",
+                                                 "simulated_exposed_comm_s",
+                                                 "cost_per_iteration",
+                                                 "simulation_error"};
   return names;
 }
 
@@ -35,19 +58,19 @@ std::string plan_label(const workload::ParallelConfig& c) {
 }
 
 std::string ranked_table(const std::vector<RankedPlan>& plans, std::size_t rows) {
-  std::string out = fmt::format("{:>4}  {:<48} {:>5} {:>9} {:>9} {:>8} {:>5} {:>7}  {:>31} {:>8}\n", "rank", "plan",
-                                "gpus", "est s", "sim s", "tok/s/g", "mfu", "mem GiB",
+  std::string out = fmt::format("{:>4}  {:<48} {:>5} {:>9} {:>9} {:>8} {:>5} {:>7}  {:>31} {:>8}\n", "rank",
+                                "plan", "gpus", "est s", "sim s", "tok/s/g", "mfu", "mem GiB",
                                 "exposed tp/cp/ep/pp/dp ms (est)", "bubble s");
   for (std::size_t i = 0; i < std::min(rows, plans.size()); ++i) {
     const RankedPlan& p = plans[i];
     const ExposedCommunication& x = p.estimate.exposed;
     const double mfu = p.simulated && p.simulated->ok ? p.simulated->mfu : p.estimate.mfu;
     const double bubble = p.simulated && p.simulated->ok ? p.simulated->bubble_s : p.estimate.bubble_s;
-    out += fmt::format("{:>4}  {:<48} {:>5} {:>9.3f} {:>9} {:>8.0f} {:>5.3f} {:>7.1f}  {:>31} {:>8.3f}\n", i + 1,
-                       plan_label(p.config), p.config.gpus, p.estimate.iteration_time_s, optional_seconds(p),
-                       p.tokens_per_s_per_gpu(), mfu, p.estimate.memory_bytes / kGiB,
-                       fmt::format("{:.0f}/{:.0f}/{:.0f}/{:.0f}/{:.0f}", x.tp_s * 1e3, x.cp_s * 1e3, x.ep_s * 1e3,
-                                   x.pp_s * 1e3, x.dp_s * 1e3),
+    out += fmt::format("{:>4}  {:<48} {:>5} {:>9.3f} {:>9} {:>8.0f} {:>5.3f} {:>7.1f}  {:>31} {:>8.3f}\n",
+                       i + 1, plan_label(p.config), p.config.gpus, p.estimate.iteration_time_s,
+                       optional_seconds(p), p.tokens_per_s_per_gpu(), mfu, p.estimate.memory_bytes / kGiB,
+                       fmt::format("{:.0f}/{:.0f}/{:.0f}/{:.0f}/{:.0f}", x.tp_s * 1e3, x.cp_s * 1e3,
+                                   x.ep_s * 1e3, x.pp_s * 1e3, x.dp_s * 1e3),
                        bubble);
   }
   return out;
@@ -84,11 +107,13 @@ nlohmann::json plans_json(const std::vector<RankedPlan>& plans, std::size_t rows
     j["exposed_pp_s"] = p.estimate.exposed.pp_s;
     j["exposed_dp_s"] = p.estimate.exposed.dp_s;
     j["estimated_bubble_s"] = p.estimate.bubble_s;
-    j["simulated_bubble_s"] = p.simulated && p.simulated->ok ? nlohmann::json(p.simulated->bubble_s) : nlohmann::json();
+    j["simulated_bubble_s"] =
+        p.simulated && p.simulated->ok ? nlohmann::json(p.simulated->bubble_s) : nlohmann::json();
     j["simulated_exposed_comm_s"] =
         p.simulated && p.simulated->ok ? nlohmann::json(p.simulated->exposed_comm_s) : nlohmann::json();
     j["cost_per_iteration"] = p.cost_per_iteration();
-    j["simulation_error"] = p.simulated && !p.simulated->ok ? nlohmann::json(p.simulated->error) : nlohmann::json();
+    j["simulation_error"] =
+        p.simulated && !p.simulated->ok ? nlohmann::json(p.simulated->error) : nlohmann::json();
     list.push_back(std::move(j));
   }
   return list;
@@ -126,17 +151,19 @@ study::StudyTable plans_table(const nlohmann::json& document) {
   study::StudyTable table;
   table.columns = {"status", "gpus", "memory_bytes", "iteration_time_s"};
   const auto number = [](const nlohmann::json& row, const char* key) {
-    if (!row.contains(key) || !row[key].is_number()) throw Error(std::string("a plan has no number '") + key + "'");
+    if (!row.contains(key) || !row[key].is_number())
+      throw Error(std::string("a plan has no number '") + key + "'");
     return fmt::format("{:.17g}", row[key].get<double>());
   };
   for (const nlohmann::json& row : document["plans"]) {
     if (!row.is_object()) throw Error("a plan is not a JSON object");
-    const bool simulated = row.contains("simulated_iteration_time_s") && row["simulated_iteration_time_s"].is_number();
+    const bool simulated =
+        row.contains("simulated_iteration_time_s") && row["simulated_iteration_time_s"].is_number();
     table.rows.push_back({{"status", "ok"},
                           {"gpus", number(row, "gpus")},
                           {"memory_bytes", number(row, "memory_bytes")},
-                          {"iteration_time_s",
-                           number(row, simulated ? "simulated_iteration_time_s" : "estimated_iteration_time_s")}});
+                          {"iteration_time_s", number(row, simulated ? "simulated_iteration_time_s"
+                                                                     : "estimated_iteration_time_s")}});
   }
   return table;
 }

@@ -50,7 +50,9 @@ double RankedPlan::tokens_per_s_per_gpu() const {
   return estimate.tokens_per_iteration / (iteration_time_s() * config.gpus);
 }
 
-double RankedPlan::cost_per_iteration() const { return config.gpus * iteration_time_s() / 3600 * gpu_hour_price; }
+double RankedPlan::cost_per_iteration() const {
+  return config.gpus * iteration_time_s() / 3600 * gpu_hour_price;
+}
 
 double objective_score(const RankedPlan& plan, Objective objective) {
   switch (objective) {
@@ -85,7 +87,8 @@ SearchResult search_plans(const PlanRequest& request) {
   if (out.space.global_batch < 1) throw Error("--global-batch: must be at least 1");
 
   platform::ClusterSpec spec = platform::load_cluster_spec(request.platform);
-  calibration::CalibrationProfile profile = calibration::load_profile(request.profile.empty() ? spec.gpu : request.profile);
+  calibration::CalibrationProfile profile =
+      calibration::load_profile(request.profile.empty() ? spec.gpu : request.profile);
   run::apply_fabric_efficiencies(spec, profile);
   out.gpu = profile.device.name;
   out.space.gpus_per_node = spec.gpus_per_node;

@@ -12,7 +12,8 @@ namespace simtrain::plan {
 std::vector<double> fractional_ranks(const std::vector<double>& values) {
   std::vector<std::size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
   std::vector<double> ranks(values.size());
   for (std::size_t i = 0; i < order.size();) {
     std::size_t j = i;

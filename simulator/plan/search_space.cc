@@ -34,7 +34,8 @@ int to_int(const std::string& key, const std::string& text) {
   char* end = nullptr;
   const long value = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || end != text.c_str() + text.size() || value < 1 || value > (1 << 20))
-    throw Error("--fix " + key + "=" + text + ": expected a whole number from 1 to " + std::to_string(1 << 20));
+    throw Error("--fix " + key + "=" + text + ": expected a whole number from 1 to " +
+                std::to_string(1 << 20));
   return static_cast<int>(value);
 }
 
@@ -45,10 +46,11 @@ std::vector<int> choices(const SearchSpace& space, const std::string& key, std::
   return {to_int(key, it->second)};
 }
 
-const std::vector<workload::Recompute> kRecompute = {workload::Recompute::None, workload::Recompute::Selective,
-                                                     workload::Recompute::Full};
-const std::vector<Sharding> kSharding = {Sharding::None,  Sharding::DistributedOptimizer, Sharding::Zero1,
-                                         Sharding::Zero2, Sharding::Zero3,                Sharding::Fsdp,
+const std::vector<workload::Recompute> kRecompute = {
+    workload::Recompute::None, workload::Recompute::Selective, workload::Recompute::Full};
+const std::vector<Sharding> kSharding = {Sharding::None,      Sharding::DistributedOptimizer,
+                                         Sharding::Zero1,     Sharding::Zero2,
+                                         Sharding::Zero3,     Sharding::Fsdp,
                                          Sharding::HybridFsdp};
 
 bool job_size_ok(const SearchSpace& space, int gpus) {
@@ -105,15 +107,18 @@ Sharding sharding_of(const workload::ParallelConfig& c) {
 
 void apply_sharding(Sharding sharding, workload::ParallelConfig& c) {
   c.distributed_optimizer = sharding == Sharding::DistributedOptimizer;
-  c.zero = sharding == Sharding::Zero1 ? 1 : sharding == Sharding::Zero2 ? 2 : sharding == Sharding::Zero3 ? 3 : 0;
+  c.zero = sharding == Sharding::Zero1   ? 1
+           : sharding == Sharding::Zero2 ? 2
+           : sharding == Sharding::Zero3 ? 3
+                                         : 0;
   c.fsdp = sharding == Sharding::Fsdp         ? workload::FsdpMode::FullShard
            : sharding == Sharding::HybridFsdp ? workload::FsdpMode::HybridShard
                                               : workload::FsdpMode::None;
 }
 
 const std::vector<std::string>& fixable_keys() {
-  static const std::vector<std::string> keys = {"tp", "pp", "vpp", "cp", "ep", "dp", "micro-batch", "recompute",
-                                                "sharding"};
+  static const std::vector<std::string> keys = {"tp", "pp",          "vpp",       "cp",      "ep",
+                                                "dp", "micro-batch", "recompute", "sharding"};
   return keys;
 }
 
@@ -127,7 +132,8 @@ void parse_fixed(const std::string& text, std::map<std::string, std::string>& fi
     const std::string key = field.substr(0, equals), value = field.substr(equals + 1);
     const auto& keys = fixable_keys();
     if (std::find(keys.begin(), keys.end(), key) == keys.end())
-      throw Error("--fix: unknown key '" + key + "' (tp, pp, vpp, cp, ep, dp, micro-batch, recompute, sharding)");
+      throw Error("--fix: unknown key '" + key +
+                  "' (tp, pp, vpp, cp, ep, dp, micro-batch, recompute, sharding)");
     if (key == "recompute") {
       workload::Recompute unused;
       if (!workload::parse_recompute(value, unused))
@@ -135,7 +141,8 @@ void parse_fixed(const std::string& text, std::map<std::string, std::string>& fi
     } else if (key == "sharding") {
       Sharding unused;
       if (!parse_sharding(value, unused))
-        throw Error("--fix sharding=" + value + ": expected none, dist-opt, zero1, zero2, zero3, fsdp or hsdp");
+        throw Error("--fix sharding=" + value +
+                    ": expected none, dist-opt, zero1, zero2, zero3, fsdp or hsdp");
     } else {
       to_int(key, value);
     }
@@ -155,8 +162,8 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
   const std::vector<int> tps = choices(space, "tp", powers_of_two(space.max_tp > 0 ? space.max_tp : node));
   const std::vector<int> cps = choices(space, "cp", powers_of_two(8));
   const std::vector<int> pps = choices(space, "pp", divisors(model.layers, space.max_gpus));
-  const std::vector<int> eps = choices(space, "ep", model.experts > 0 ? divisors(model.experts, space.max_gpus)
-                                                                     : std::vector<int>{1});
+  const std::vector<int> eps =
+      choices(space, "ep", model.experts > 0 ? divisors(model.experts, space.max_gpus) : std::vector<int>{1});
   const std::vector<int> micro_batches = choices(space, "micro-batch", powers_of_two(16));
   std::vector<workload::Recompute> recomputes = kRecompute;
   if (auto it = space.fixed.find("recompute"); it != space.fixed.end()) {
@@ -170,8 +177,8 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
     parse_sharding(it->second, s);
     shardings = {s};
   }
-  const auto fixed_dp = space.fixed.count("dp") ? std::optional<int>(to_int("dp", space.fixed.at("dp")))
-                                                : std::nullopt;
+  const auto fixed_dp =
+      space.fixed.count("dp") ? std::optional<int>(to_int("dp", space.fixed.at("dp"))) : std::nullopt;
 
   for (int tp : tps)
     for (int cp : cps)
@@ -182,7 +189,8 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
         if (fixed_dp) {
           dps = {*fixed_dp};
         } else {
-          for (int dp = std::max(1, space.min_gpus / model_parallel); 1LL * dp * model_parallel <= space.max_gpus; ++dp)
+          for (int dp = std::max(1, space.min_gpus / model_parallel);
+               1LL * dp * model_parallel <= space.max_gpus; ++dp)
             if (1LL * dp * model_parallel >= space.min_gpus && (space.global_batch % dp == 0 || dps.empty()))
               dps.push_back(dp);
           if (dps.empty()) {
@@ -198,8 +206,9 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
           if (!job_size_ok(space, gpus)) {
             ++out.considered;
             reject([&] {
-              return fmt::format("--gpus {}: tp {} x cp {} x pp {} x dp {} is outside {}..{} or not whole nodes of {}",
-                                 gpus, tp, cp, pp, dp, space.min_gpus, space.max_gpus, node);
+              return fmt::format(
+                  "--gpus {}: tp {} x cp {} x pp {} x dp {} is outside {}..{} or not whole nodes of {}", gpus,
+                  tp, cp, pp, dp, space.min_gpus, space.max_gpus, node);
             });
             continue;
           }
@@ -240,8 +249,9 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
                     const long long micro_batch_count = space.global_batch / (1LL * mb * dp);
                     if (vpp > 1 && micro_batch_count % pp != 0) {
                       reject([&] {
-                        return fmt::format("--vpp {}: interleaving needs the {} micro-batches to divide by pp {}",
-                                           vpp, micro_batch_count, pp);
+                        return fmt::format(
+                            "--vpp {}: interleaving needs the {} micro-batches to divide by pp {}", vpp,
+                            micro_batch_count, pp);
                       });
                       continue;
                     }
@@ -254,7 +264,8 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
                     }
                     const double bytes =
                         workload::estimate_parallel_memory(model, c, space.seq_len, dp).total_bytes();
-                    if (out.least_memory_bytes == 0 || bytes < out.least_memory_bytes) out.least_memory_bytes = bytes;
+                    if (out.least_memory_bytes == 0 || bytes < out.least_memory_bytes)
+                      out.least_memory_bytes = bytes;
                     if (bytes > space.memory_bytes) {
                       ++out.over_memory;
                       continue;
@@ -331,12 +342,13 @@ std::string explain_no_plan(const SearchSpace& space, const workload::Transforme
       }
     }
     return fmt::format(
-        "{} does not fit in GPU memory on any plan: the leanest needs {:.1f} GiB per GPU, the GPU has {:.1f} GiB; "
+        "{} does not fit in GPU memory on any plan: the leanest needs {:.1f} GiB per GPU, the GPU has {:.1f} "
+        "GiB; "
         "nearest feasible: {}",
         space.model, enumeration.least_memory_bytes / kGiB, space.memory_bytes / kGiB, nearest);
   }
-  return "no valid plan: " +
-         (enumeration.first_rejection.empty() ? std::string("nothing to enumerate") : enumeration.first_rejection);
+  return "no valid plan: " + (enumeration.first_rejection.empty() ? std::string("nothing to enumerate")
+                                                                  : enumeration.first_rejection);
 }
 
 }  // namespace simtrain::plan

@@ -12,10 +12,10 @@
 namespace simtrain::plan {
 
 struct SimulationOptions {
-  std::string simtrain;     // the executable to run, e.g. /proc/self/exe
-  std::string platform;     // as given to the search
-  std::string profile;      // empty = the platform's GPU
-  std::string work_dir;     // the result store's directory
+  std::string simtrain;           // the executable to run, e.g. /proc/self/exe
+  std::string platform;           // as given to the search
+  std::string profile;            // empty = the platform's GPU
+  std::string work_dir;           // the result store's directory
   std::string fidelity = "full";  // `simtrain run --fidelity`
   int jobs = 1;
   double time_limit_s = 0;  // per simulation; 0 = none

@@ -57,7 +57,8 @@ TEST_CASE("all-reduce and all-gather inside a node and across nodes match the si
   for (int gpus : {8, 16, 32})
     for (trace::CollectiveKind kind : {trace::CollectiveKind::AllReduce, trace::CollectiveKind::AllGather}) {
       const double bytes = 256.0 * 1024 * 1024;
-      const double estimate = dgx_a100(std::max(1, gpus / 8)).collective_s(kind, bytes, strided_ranks(0, gpus, 1));
+      const double estimate =
+          dgx_a100(std::max(1, gpus / 8)).collective_s(kind, bytes, strided_ranks(0, gpus, 1));
       const double simulated = simulated_s(kind, bytes, gpus);
       CAPTURE(gpus);
       CAPTURE(static_cast<int>(kind));

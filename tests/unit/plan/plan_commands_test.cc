@@ -36,7 +36,8 @@ TEST_CASE("the run command names every option of the plan that differs from run'
 }
 
 TEST_CASE("a platform path with a space is quoted for the shell") {
-  CHECK(run_command_line(selene_gpt3(), "my specs/a.toml").find("--platform 'my specs/a.toml'") != std::string::npos);
+  CHECK(run_command_line(selene_gpt3(), "my specs/a.toml").find("--platform 'my specs/a.toml'") !=
+        std::string::npos);
 }
 
 TEST_CASE("Megatron-LM arguments: parallel sizes, layers per virtual stage, batch and model shape") {
@@ -44,7 +45,8 @@ TEST_CASE("Megatron-LM arguments: parallel sizes, layers per virtual stage, batc
   const std::string args = megatron_arguments(selene_gpt3(), gpt3);
   for (const char* expected :
        {"--tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 --sequence-parallel",
-        "--num-layers-per-virtual-pipeline-stage 6", "--micro-batch-size 1 --global-batch-size 1536 --seq-length 2048",
+        "--num-layers-per-virtual-pipeline-stage 6",
+        "--micro-batch-size 1 --global-batch-size 1536 --seq-length 2048",
         "--num-layers 96 --hidden-size 12288 --num-attention-heads 96", "--bf16",
         "--recompute-granularity selective", "--use-distributed-optimizer"})
     CHECK_MESSAGE(args.find(expected) != std::string::npos, expected, " in ", args);

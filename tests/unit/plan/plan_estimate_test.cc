@@ -78,7 +78,8 @@ TEST_CASE("no pipeline, no bubble; interleaving shrinks it; recomputation adds c
   const SmallCase c;
   CHECK(estimate_plan(c.plan(1, 1), c.context).bubble_s == 0);
   CHECK(estimate_plan(c.plan(1, 1), c.context).exposed.pp_s == 0);
-  CHECK(estimate_plan(c.plan(2, 4, 2), c.context).bubble_s < estimate_plan(c.plan(2, 4, 1), c.context).bubble_s);
+  CHECK(estimate_plan(c.plan(2, 4, 2), c.context).bubble_s <
+        estimate_plan(c.plan(2, 4, 1), c.context).bubble_s);
   CHECK(estimate_plan(c.plan(2, 1, 1, 1, workload::Recompute::Full), c.context).compute_s >
         1.2 * estimate_plan(c.plan(2, 1), c.context).compute_s);
 }
@@ -97,9 +98,11 @@ TEST_CASE("an invalid plan is an error, as for the trace generator") {
 TEST_CASE("over ten small plans the estimate orders them as the simulation does (Spearman >= 0.8)") {
   const SmallCase c;
   const std::vector<workload::ParallelConfig> plans = {
-      c.plan(1, 1), c.plan(2, 1),    c.plan(4, 1),          c.plan(8, 1),
-      c.plan(1, 2), c.plan(2, 2),    c.plan(2, 4, 2),       c.plan(8, 2),
-      c.plan(4, 4), c.plan(1, 1, 1, 2, workload::Recompute::Full)};
+      c.plan(1, 1),    c.plan(2, 1),
+      c.plan(4, 1),    c.plan(8, 1),
+      c.plan(1, 2),    c.plan(2, 2),
+      c.plan(2, 4, 2), c.plan(8, 2),
+      c.plan(4, 4),    c.plan(1, 1, 1, 2, workload::Recompute::Full)};
   std::vector<double> estimated, simulated;
   for (const workload::ParallelConfig& plan : plans) {
     estimated.push_back(estimate_plan(plan, c.context).iteration_time_s);

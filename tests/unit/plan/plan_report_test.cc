@@ -39,7 +39,7 @@ TEST_CASE("the table has a header and one line per row asked for") {
   const std::string table = ranked_table(three_plans(), 2);
   CHECK(std::count(table.begin(), table.end(), '\n') == 3);
   CHECK(table.find("tp8 sp pp8 vpp1 dp16 mb1") != std::string::npos);
-  CHECK(table.find("11.000") != std::string::npos);  // simulated time
+  CHECK(table.find("11.000") != std::string::npos);       // simulated time
   CHECK(table.find("0/0/0/0/250") != std::string::npos);  // exposed dp in ms
 }
 

@@ -20,7 +20,9 @@ PlanRequest small_request() {
 
 }  // namespace
 
-TEST_CASE("plans come back best first by estimated iteration time, with the model's sequence and the GPU's memory") {
+TEST_CASE(
+    "plans come back best first by estimated iteration time, with the model's sequence and the GPU's "
+    "memory") {
   const SearchResult result = search_plans(small_request());
   CHECK(result.space.seq_len == 2048);
   CHECK(result.space.memory_bytes > 70e9);
@@ -51,7 +53,8 @@ TEST_CASE("no plan left is one Infeasible error naming the constraint") {
   } catch (const Error& error) {
     CHECK(error.kind() == ErrorKind::Infeasible);
     CHECK_MESSAGE(std::string(error.what()).find("--fix pp=5: ") == 0, error.what());
-    CHECK_MESSAGE(std::string(error.what()).find("nearest feasible: --fix pp=4") != std::string::npos, error.what());
+    CHECK_MESSAGE(std::string(error.what()).find("nearest feasible: --fix pp=4") != std::string::npos,
+                  error.what());
   }
 }
 

@@ -16,7 +16,9 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // Megatron-LM GPT-1.7B (SC21 Table 1): 24 layers, 24 heads, hidden 2304, from the zoo.
-workload::TransformerConfig small_gpt() { return *workload::build_model("megatron-gpt-1.7b", {}).transformer; }
+workload::TransformerConfig small_gpt() {
+  return *workload::build_model("megatron-gpt-1.7b", {}).transformer;
+}
 
 SearchSpace space_of(int gpus) {
   SearchSpace s;
@@ -102,14 +104,16 @@ TEST_CASE("--fix parsing: keys, values and repeats") {
   CHECK(fixed == std::map<std::string, std::string>{{"pp", "4"}, {"tp", "8"}});
   CHECK_THROWS_WITH_AS(parse_fixed("tp=2", fixed), "--fix: tp= given twice", Error);
   CHECK_THROWS_WITH_AS(parse_fixed("xp=2", fixed), doctest::Contains("unknown key 'xp'"), Error);
-  CHECK_THROWS_WITH_AS(parse_fixed("vpp=0", fixed), doctest::Contains("--fix vpp=0: expected a whole number"), Error);
-  CHECK_THROWS_WITH_AS(parse_fixed("recompute=most", fixed), doctest::Contains("none, selective or full"), Error);
+  CHECK_THROWS_WITH_AS(parse_fixed("vpp=0", fixed), doctest::Contains("--fix vpp=0: expected a whole number"),
+                       Error);
+  CHECK_THROWS_WITH_AS(parse_fixed("recompute=most", fixed), doctest::Contains("none, selective or full"),
+                       Error);
   CHECK_THROWS_AS(parse_fixed("tp", fixed), Error);
 }
 
 TEST_CASE("sharding names round-trip through the plan") {
-  for (Sharding s : {Sharding::None, Sharding::DistributedOptimizer, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3,
-                     Sharding::Fsdp, Sharding::HybridFsdp}) {
+  for (Sharding s : {Sharding::None, Sharding::DistributedOptimizer, Sharding::Zero1, Sharding::Zero2,
+                     Sharding::Zero3, Sharding::Fsdp, Sharding::HybridFsdp}) {
     workload::ParallelConfig c;
     apply_sharding(s, c);
     CHECK(sharding_of(c) == s);
