@@ -173,6 +173,52 @@ double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, d
   return std::max(0.0, end);
 }
 
+// ZeRO-3 / FSDP, per micro-batch, as the trace generator orders it (megatron_stage.cc, for_units): each unit
+// (the embedding, every layer, the LM head) gathers its parameters one unit ahead on the one data-parallel
+// stream, which also reduce-scatters each unit's gradients after its backward. Forward, a gather hides under
+// the previous unit's compute (the first has nothing to hide under). Backward, the next unit's gather comes
+// after this unit's reduce-scatter in the stream's order, so it cannot start before this unit's backward
+// ends: the generated backward does not prefetch, and every gather and reduce-scatter waits in full.
+// Returns the waiting, forward and backward together.
+double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, const Communicators& g,
+                                    const NetworkEstimate& net, double layers) {
+  struct Unit {
+    double forward_s = 0, backward_s = 0, gather_s = 0, scatter_s = 0;
+  };
+  const auto unit = [&](const workload::LayerSteps& steps, const workload::PartParameters& params, bool layer) {
+    Unit u;
+    u.forward_s = price.pass(steps.forward, false).total_s();
+    u.backward_s = price.pass(steps.backward, false).total_s();
+    const workload::Recompute recompute = plan.config->recompute;
+    if (layer && recompute != workload::Recompute::None)
+      u.backward_s += price.pass(steps.forward, recompute == workload::Recompute::Selective).total_s();
+    const double dense = params.per_gpu - params.expert_per_gpu, expert = params.expert_per_gpu;
+    u.gather_s = net.collective_s(trace::CollectiveKind::AllGather, dense * plan.param_bytes, g.shard) +
+                 net.collective_s(trace::CollectiveKind::AllGather, expert * plan.param_bytes, g.edp);
+    u.scatter_s = net.collective_s(trace::CollectiveKind::ReduceScatter, dense * plan.grad_bytes, g.shard) +
+                  net.collective_s(trace::CollectiveKind::ReduceScatter, expert * plan.grad_bytes, g.edp);
+    return u;
+  };
+  std::vector<Unit> units = {unit(plan.embedding, plan.embedding_params, false)};
+  const Unit dense_layer = unit(plan.dense_layer, plan.dense_params, true);
+  const Unit moe_layer = plan.model->experts > 0 ? unit(plan.moe_layer, plan.moe_params, true) : dense_layer;
+  for (int i = 0; i < static_cast<int>(layers); ++i)
+    units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
+  if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));
+
+  double forward_s = units.front().gather_s, forward_compute_s = 0;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const double next_gather_s = i + 1 < units.size() ? units[i + 1].gather_s : 0;
+    forward_s += std::max(units[i].forward_s, next_gather_s);
+    forward_compute_s += units[i].forward_s;
+  }
+  // Backward: the next unit's gather is queued behind this unit's reduce-scatter, which waits for this
+  // unit's backward, so neither hides: every gather and every reduce-scatter of the pass is exposed.
+  double backward_exposed_s = 0;
+  for (const Unit& u : units) backward_exposed_s += u.gather_s + u.scatter_s;
+  return forward_s - forward_compute_s + backward_exposed_s;
+}
+
 // Gradient reduction, parameter gathers and the optimizer step of one stage, after its last backward.
 struct DataParallelCost {
   double exposed_s = 0;
@@ -180,7 +226,8 @@ struct DataParallelCost {
 };
 
 DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stage, const Communicators& g,
-                                    const EstimateContext& context, double layers, double chunk_backward_s) {
+                                    const EstimateContext& context, const Pricer& price, double layers,
+                                    double chunk_backward_s) {
   const workload::ParallelConfig& c = *plan.config;
   const NetworkEstimate& net = *context.network;
   DataParallelCost out;
@@ -188,19 +235,7 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
   const trace::CollectiveKind reduce =
       plan.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
   if (plan.shard_parameters) {
-    // ZeRO-3 / FSDP: every layer gathers its parameters before forward and backward and reduce-scatters its
-    // gradients after backward, one layer ahead; what outlasts the layer's compute is exposed, every
-    // micro-batch.
-    const double per_layer = (dense + expert) / std::max(1.0, layers);
-    const double gather_s =
-        net.collective_s(trace::CollectiveKind::AllGather, per_layer * plan.param_bytes, g.shard);
-    const double scatter_s =
-        net.collective_s(trace::CollectiveKind::ReduceScatter, per_layer * plan.grad_bytes, g.shard);
-    const double forward_layer_s = stage.forward.compute_s / std::max(1.0, layers);
-    const double backward_layer_s = stage.backward.compute_s / std::max(1.0, layers);
-    out.exposed_s =
-        plan.micro_batches * layers *
-        (std::max(0.0, gather_s - forward_layer_s) + std::max(0.0, gather_s + scatter_s - backward_layer_s));
+    out.exposed_s = plan.micro_batches * sharded_parameters_exposed_s(plan, price, g, net, layers);
     if (!g.replicate.empty())
       out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
                                         dense * plan.grad_bytes / plan.data_shards, g.replicate);
@@ -282,7 +317,7 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
 
   // The chunks' last backwards hide the gradient reduction they overlap (overlapped_reduction_s).
   const DataParallelCost dp_cost =
-      data_parallel_cost(plan, stage, groups, context, layers, stage.backward.total_s() / v);
+      data_parallel_cost(plan, stage, groups, context, price, layers, stage.backward.total_s() / v);
 
   PlanEstimate e;
   e.compute_s = m * (stage.forward.compute_s + stage.backward.compute_s) + dp_cost.optimizer_s;
