@@ -270,14 +270,7 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
                                       plan.embedding_params.per_gpu * plan.grad_bytes, {0, g.last_stage});
   const double local =
       plan.shard_optimizer ? dense / plan.data_shards + expert / plan.expert_shards : dense + expert;
-  trace::ComputeSpec step;
-  step.kind = trace::ComputeKind::Optimizer;
-  step.pass = trace::Pass::Update;
-  step.dtype = DType::FP32;
-  step.flops = 12 * local;
-  step.bytes = workload::megatron::optimizer_bytes_per_parameter(plan) * local;
-  step.shape = {static_cast<std::int64_t>(local)};
-  out.optimizer_s = context.compute->cost(step).duration_s;
+  out.optimizer_s = context.compute->cost(workload::megatron::optimizer_step(plan, local)).duration_s;
   return out;
 }
 

@@ -59,4 +59,8 @@ trace::Program build_stage_program(const StagePlan& plan, int stage);
 // parameters; and zeroing the gradient buffer for the next step.
 double optimizer_bytes_per_parameter(const StagePlan& plan);
 
+// The optimizer step's kernel over the `parameters` this GPU updates: Adam's 12 FLOPs and
+// optimizer_bytes_per_parameter bytes of HBM traffic per parameter.
+trace::ComputeSpec optimizer_step(const StagePlan& plan, double parameters);
+
 }  // namespace simtrain::workload::megatron
