@@ -180,7 +180,7 @@ int plan_command(const Arguments& args) {
     // Rank correlation is over the simulated plans in the estimate's order, before they are re-ranked.
     if (auto rho = plan::estimate_rank_correlation(search.ranked, simulated))
       std::cout << fmt::format("rank correlation of estimate and simulation (Spearman, {} plans): {:.3f}\n",
-                               simulated, *rho);
+                               rho->plans, rho->spearman);
     std::vector<plan::RankedPlan> head(search.ranked.begin(),
                                        search.ranked.begin() + static_cast<long>(simulated));
     plan::rank_plans(head, request.objective);

@@ -168,7 +168,8 @@ study::StudyTable plans_table(const nlohmann::json& document) {
   return table;
 }
 
-std::optional<double> estimate_rank_correlation(const std::vector<RankedPlan>& plans, std::size_t rows) {
+std::optional<RankCorrelation> estimate_rank_correlation(const std::vector<RankedPlan>& plans,
+                                                         std::size_t rows) {
   std::vector<double> estimated, simulated;
   for (std::size_t i = 0; i < std::min(rows, plans.size()); ++i)
     if (plans[i].simulated && plans[i].simulated->ok) {
@@ -176,7 +177,7 @@ std::optional<double> estimate_rank_correlation(const std::vector<RankedPlan>& p
       simulated.push_back(plans[i].simulated->iteration_time_s);
     }
   if (estimated.size() < 3) return std::nullopt;
-  return spearman(estimated, simulated);
+  return RankCorrelation{spearman(estimated, simulated), estimated.size()};
 }
 
 }  // namespace simtrain::plan

@@ -33,8 +33,13 @@ std::string plans_csv(const std::vector<RankedPlan>& plans, std::size_t rows);
 // Error when the document has no "plans" array of objects with those numbers.
 study::StudyTable plans_table(const nlohmann::json& document);
 
-// Spearman's correlation between estimated and simulated iteration times over the simulated plans among
-// the first `rows` (nullopt when fewer than 3 were simulated successfully).
-std::optional<double> estimate_rank_correlation(const std::vector<RankedPlan>& plans, std::size_t rows);
+// Spearman's correlation between estimated and simulated iteration times over the plans among the first
+// `rows` whose simulation succeeded, and how many those were (nullopt when fewer than 3).
+struct RankCorrelation {
+  double spearman = 0;
+  std::size_t plans = 0;
+};
+std::optional<RankCorrelation> estimate_rank_correlation(const std::vector<RankedPlan>& plans,
+                                                         std::size_t rows);
 
 }  // namespace simtrain::plan

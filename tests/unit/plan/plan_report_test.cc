@@ -56,6 +56,13 @@ TEST_CASE("JSON rows carry the plan, the estimate and the simulation; CSV the sa
 }
 
 TEST_CASE("rank correlation over the simulated plans; none with fewer than three") {
-  CHECK(estimate_rank_correlation(three_plans(), 3).value() == doctest::Approx(1));
+  const auto rho = estimate_rank_correlation(three_plans(), 3);
+  REQUIRE(rho.has_value());
+  CHECK(rho->spearman == doctest::Approx(1));
+  CHECK(rho->plans == 3);
+  std::vector<RankedPlan> one_failed = three_plans();
+  one_failed.push_back(one_failed.back());
+  one_failed.back().simulated = SimulatedPlan{};  // its simulation failed: not counted
+  CHECK(estimate_rank_correlation(one_failed, 4)->plans == 3);
   CHECK_FALSE(estimate_rank_correlation(three_plans(), 2).has_value());
 }
