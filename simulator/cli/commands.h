@@ -21,5 +21,6 @@ int sweep_command(const Arguments& args);
 int plot_command(const Arguments& args);
 int collective_command(const Arguments& args);
 int validate_command(const Arguments& args);
+int plan_command(const Arguments& args);  // plan --model M --gpus N --global-batch B
 
 }  // namespace simtrain::cli

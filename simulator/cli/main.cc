@@ -27,6 +27,7 @@ constexpr const char* kUsage =
     "  plot       plot a study's results with gnuplot: scaling curves, time breakdown, memory per GPU\n"
     "  collective simulate an nccl-tests sweep of one collective on a platform, in nccl-tests' columns\n"
     "  validate   run the published-measurement validations and print their error tables\n"
+    "  plan       the best parallel plan for a model on a cluster: estimate every plan, simulate the best\n"
     "\n"
     "`simtrain <command> --help` lists a command's options.\n";
 
@@ -53,9 +54,10 @@ int main(int argc, char** argv) {
     if (command == "plot") return simtrain::cli::plot_command(args);
     if (command == "collective") return simtrain::cli::collective_command(args);
     if (command == "validate") return simtrain::cli::validate_command(args);
+    if (command == "plan") return simtrain::cli::plan_command(args);
     const std::string meant = simtrain::did_you_mean(
-        command,
-        {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective", "validate"});
+        command, {"run", "trace", "models", "profile", "platforms", "sweep", "plot", "collective", "validate",
+                  "plan"});
     std::fprintf(stderr, "simtrain: error: unknown command '%s'%s\n%s", command.c_str(), meant.c_str(),
                  kUsage);
     return simtrain::kExitBadInput;

@@ -1,6 +1,8 @@
 // Implements option_bounds.h: the ranges, and the check that reads any numeric option type.
 #include "simulator/cli/option_bounds.h"
 
+#include <optional>
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -61,13 +63,14 @@ constexpr OptionRange kRanges[] = {
     {"time-limit", above(0, 3.2e13)},
 };
 
-// The option's value as a double, or NaN when it is not numeric (the table only names numeric options).
-double numeric_value(const boost::any& value) {
+// The option's value as a double, or nullopt when a subcommand takes it as text (plan's --gpus 256..2048),
+// which that subcommand's own parser checks.
+std::optional<double> numeric_value(const boost::any& value) {
   if (const auto* v = boost::any_cast<double>(&value)) return *v;
   if (const auto* v = boost::any_cast<int>(&value)) return *v;
   if (const auto* v = boost::any_cast<long long>(&value)) return static_cast<double>(*v);
   if (const auto* v = boost::any_cast<std::uint64_t>(&value)) return static_cast<double>(*v);
-  return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -76,7 +79,9 @@ void check_option_bounds(const boost::program_options::variables_map& vm) {
   for (const OptionRange& option : kRanges) {
     const auto found = vm.find(option.name);
     if (found == vm.end() || found->second.empty()) continue;
-    if (auto why = range_violation(numeric_value(found->second.value()), option.range))
+    const std::optional<double> value = numeric_value(found->second.value());
+    if (!value) continue;
+    if (auto why = range_violation(*value, option.range))
       throw Error(std::string("--") + option.name + ": " + *why);
   }
 }

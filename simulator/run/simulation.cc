@@ -42,15 +42,6 @@ void fit_nodes(platform::ClusterSpec& spec, int gpus, std::optional<int> nodes) 
                 ErrorKind::Infeasible);
 }
 
-// A fabric generation's own NCCL efficiencies (cluster_spec.h) replace a spec profile's defaults; a
-// measured profile keeps what was measured.
-void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
-  if (profile.kind == calibration::ProfileKind::Measured) return;
-  if (spec.intra_node.nccl_efficiency > 0)
-    profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;
-  if (spec.nics.nccl_efficiency > 0) profile.efficiencies.nccl_inter_node = spec.nics.nccl_efficiency;
-}
-
 // Names the levers of the plan at hand: a data-parallel run's batch, or a large-model plan's recomputation,
 // pipeline depth, sharding and micro-batch.
 std::string memory_error(const trace::Trace& trace, const calibration::CalibrationProfile& profile,
@@ -70,6 +61,13 @@ std::string memory_error(const trace::Trace& trace, const calibration::Calibrati
 }
 
 }  // namespace
+
+void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
+  if (profile.kind == calibration::ProfileKind::Measured) return;
+  if (spec.intra_node.nccl_efficiency > 0)
+    profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;
+  if (spec.nics.nccl_efficiency > 0) profile.efficiencies.nccl_inter_node = spec.nics.nccl_efficiency;
+}
 
 std::optional<double> default_dataset_size(const std::string& model) {
   if (model == "resnet50" || model == "densenet121" || model == "vit-b16")

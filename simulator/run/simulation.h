@@ -11,6 +11,7 @@
 #include "calibration/calibration_profile.h"
 #include "simulator/cost/jitter.h"
 #include "simulator/engine/replay.h"
+#include "simulator/platform/cluster_spec.h"
 #include "simulator/report/result.h"
 #include "simulator/trace/trace.h"
 #include "simulator/trace/trace_import.h"
@@ -64,6 +65,10 @@ RunOutput simulate(const RunRequest& request);
 // The trace of a large-model configuration, as Megatron-LM (and DeepSpeed ZeRO / FSDP) run it. Throws Error
 // when the model is not a transformer or the configuration is impossible.
 trace::Trace generate_parallel_trace(const workload::ParallelConfig& config);
+
+// A fabric generation's own NCCL efficiencies (cluster_spec.h) replace a spec profile's defaults; a
+// measured profile keeps what was measured. simulate() applies it; so does the plan search's estimate.
+void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile);
 
 // The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k
 // for the ImageNet models, MNIST for LeNet-5), or nullopt when there is no single customary dataset.

@@ -153,6 +153,41 @@ std::string scaling(const StudyTable& table,
   return script + "plot " + plots + "\n";
 }
 
+// Every run as a point, and the Pareto front through the runs that no other run beats on both x and y
+// (lower is better on both: fewer GPUs or less memory, shorter time).
+std::string pareto(const StudyTable& table, const std::vector<const std::map<std::string, std::string>*>& rows,
+                   const PlotRequest& r) {
+  require_column(table, r.x, "--x");
+  require_column(table, r.y, "--y");
+  const auto [x_label, x_factor] = axis_unit(r.x);
+  const auto [y_label, y_factor] = axis_unit(r.y);
+  std::vector<std::pair<double, double>> points;
+  for (const auto* row : rows) {
+    double x = 0, y = 0;
+    if (!numeric(cell(*row, r.x), x)) throw Error("--x: '" + r.x + "' is not numeric: " + cell(*row, r.x));
+    if (!numeric(cell(*row, r.y), y)) throw Error("--y: '" + r.y + "' is not numeric: " + cell(*row, r.y));
+    points.emplace_back(x * x_factor, y * y_factor);
+  }
+  std::sort(points.begin(), points.end());
+  std::string script = "$all << EOD\n", front = "$front << EOD\n";
+  double best = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%.17g %.17g\n", points[i].first, points[i].second);
+    script += line;
+    if (i == 0 || points[i].second < best) {
+      best = points[i].second;
+      front += line;
+    }
+  }
+  script += "EOD\n" + front + "EOD\n";
+  script += "set xlabel " + quoted(x_label) + " noenhanced\nset ylabel " + quoted(y_label) + " noenhanced\n";
+  script += "set key top right noenhanced\nset grid\n";
+  return script +
+         "plot $all using 1:2 with points pt 7 ps 0.6 lc rgb 'gray' title 'plans', "
+         "$front using 1:2 with linespoints lw 2 pt 7 lc 1 title 'Pareto front'\n";
+}
+
 std::string bars(const StudyTable& table, const std::vector<const std::map<std::string, std::string>*>& rows,
                  const std::vector<std::pair<std::string, std::string>>& stacks, double factor,
                  const std::string& y_label, const std::string& capacity_column) {
@@ -207,6 +242,8 @@ std::string gnuplot_script(const StudyTable& table, const PlotRequest& request) 
                             {"breakdown.pipeline_bubble_s", "pipeline bubble"},
                             {"breakdown.idle_s", "idle"}},
                            1e3, "iteration time (ms)", "");
+    case PlotKind::Pareto:
+      return script + pareto(table, rows, request);
     case PlotKind::Memory:
       require_column(table, "peak_memory_bytes", "memory");
       return script + bars(table, rows, {{"peak_memory_bytes", "peak memory per GPU"}}, 1.0 / (1u << 30),

@@ -12,12 +12,13 @@ enum class PlotKind {
   Scaling,    // y against x per series, with the ideal line from each series' smallest x
   Breakdown,  // compute / exposed communication / pipeline bubble / idle per run, stacked, in ms
   Memory,     // peak memory per GPU per run against the GPU's capacity, in GiB
+  Pareto,     // y against x per run as points, and the runs no other run beats on both (lower is better)
 };
 
 struct PlotRequest {
   PlotKind kind = PlotKind::Scaling;
-  std::string x = "gpus";           // an axis option (scaling)
-  std::string y = "samples_per_s";  // a metric column (scaling)
+  std::string x = "gpus";           // an axis option (scaling), a column (pareto)
+  std::string y = "samples_per_s";  // a metric column (scaling, pareto)
   std::string series;               // an axis option splitting the curves; empty = every other axis
   std::string output;               // .svg or .png
   std::string title;

@@ -301,15 +301,8 @@ class StageBuilder {
     for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)]) count(s);
     const double local =
         plan_.shard_optimizer ? dense / plan_.data_shards + expert / plan_.expert_shards : dense + expert;
-    trace::ComputeSpec step;
-    step.kind = trace::ComputeKind::Optimizer;
-    step.pass = trace::Pass::Update;
-    step.dtype = DType::FP32;
-    step.flops = 12 * local;
-    step.bytes = optimizer_bytes_per_parameter(plan_) * local;
-    step.shape = {static_cast<std::int64_t>(local)};
     pending_.insert(pending_.end(), reductions_.begin(), reductions_.end());
-    const std::uint32_t optimizer = kernel("optimizer.step", step);
+    const std::uint32_t optimizer = kernel("optimizer.step", optimizer_step(plan_, local));
     for (std::size_t b = 0; b < gathers_.size(); ++b)
       collective("bucket" + std::to_string(b) + ".param_all_gather", trace::CollectiveKind::AllGather,
                  gathers_[b].parameters * plan_.param_bytes, gathers_[b].group, kDp, {optimizer});
@@ -355,6 +348,17 @@ double optimizer_bytes_per_parameter(const StagePlan& plan) {
   if (param < fp32) bytes += fp32 + param;  // fp32 master weights into the 16-bit parameters
   bytes += grad;                            // zero the gradient buffer
   return bytes;
+}
+
+trace::ComputeSpec optimizer_step(const StagePlan& plan, double parameters) {
+  trace::ComputeSpec step;
+  step.kind = trace::ComputeKind::Optimizer;
+  step.pass = trace::Pass::Update;
+  step.dtype = DType::FP32;
+  step.flops = 12 * parameters;
+  step.bytes = optimizer_bytes_per_parameter(plan) * parameters;
+  step.shape = {static_cast<std::int64_t>(parameters)};
+  return step;
 }
 
 trace::Program build_stage_program(const StagePlan& plan, int stage) {

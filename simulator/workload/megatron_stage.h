@@ -1,5 +1,7 @@
 // Internal to the Megatron trace generator: everything one pipeline stage's program is built from, worked
-// out once per trace, and the builder of that program (megatron_stage.cc).
+// out once per trace, and the builder of that program (megatron_stage.cc). The plan search (simulator/plan/)
+// reads the same StagePlan, so that its analytic estimate prices exactly the kernels and collectives that
+// the generated trace would hold.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,12 @@ inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "
                                                "pp_recv_prev", "pp_send_next", "pp_recv_next", "pp_send_prev",
                                                "cp_send",      "cp_recv"};
 
+// Everything but `order` and `groups` (the generator fills them in): validates `config` against `model`
+// (parallel_config.h), resolves dtypes, layer steps, parameters, shard sizes and gradient bytes. `config`
+// must have seq_len set, and `model` and `config` must outlive the plan, which points at them. Throws
+// Error for invalid plans and for steps too large to simulate (kMaxOpsPerProgram).
+StagePlan make_stage_plan(const TransformerConfig& model, const ParallelConfig& config);
+
 trace::Program build_stage_program(const StagePlan& plan, int stage);
 
 // HBM bytes the optimizer step moves per parameter it updates, as Megatron-LM's mixed-precision optimizer
@@ -50,5 +58,9 @@ trace::Program build_stage_program(const StagePlan& plan, int stage);
 // (reads p, g, m, v, writes p, m, v: 28 B); the copy of the updated weights into the 16-bit model
 // parameters; and zeroing the gradient buffer for the next step.
 double optimizer_bytes_per_parameter(const StagePlan& plan);
+
+// The optimizer step's kernel over the `parameters` this GPU updates: Adam's 12 FLOPs and
+// optimizer_bytes_per_parameter bytes of HBM traffic per parameter.
+trace::ComputeSpec optimizer_step(const StagePlan& plan, double parameters);
 
 }  // namespace simtrain::workload::megatron

@@ -93,13 +93,10 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   return text;
 }
 
-trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::string& model_name,
-                                     const ParallelConfig& config) {
+StagePlan megatron::make_stage_plan(const TransformerConfig& model, const ParallelConfig& config) {
   if (config.seq_len < 1) throw Error("--seq-len: the Megatron generator needs the sequence length resolved");
   validate(config, model, config.gpus);
-  MegatronLayout layout{config.tp, config.cp, 0, config.pp};
-  layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
-  const int dp = layout.dp;
+  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
   const long long global_batch = config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
 
@@ -110,7 +107,6 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   plan.vpp = config.vpp;
   plan.micro_batches = static_cast<int>(global_batch / (1LL * config.micro_batch * dp));
   plan.layers_per_chunk = model.layers / (config.pp * config.vpp);
-  plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
   LayerSharding& shard = plan.shard;
   shard.micro_batch = config.micro_batch;
   shard.seq_len = config.seq_len;
@@ -167,6 +163,20 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
                 " layers per pipeline rank would take about " + std::to_string(static_cast<long long>(ops_per_stage)) +
                 " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
                 " are simulated");
+
+  return plan;
+}
+
+trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::string& model_name,
+                                     const ParallelConfig& config) {
+  StagePlan plan = megatron::make_stage_plan(model, config);
+  MegatronLayout layout{config.tp, config.cp, 0, config.pp};
+  layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const int dp = layout.dp;
+  const long long global_batch = config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
+  const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
+  const int shard_size = plan.data_shards;
+  plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
 
   trace::Trace trace;
   trace.world_size = layout.world();

@@ -1,0 +1,96 @@
+// Implements network_estimate.h: a CollectiveLayout from the cluster spec's figures, and the price of the
+// plan the engine would replay.
+#include "simulator/plan/network_estimate.h"
+
+#include <algorithm>
+
+namespace simtrain::plan {
+namespace {
+
+// Switches a packet crosses between two nodes: one under a star or a common leaf, three across leaves, five
+// across pods (platform/simgrid_platform.h); on a dragonfly or torus, about three links.
+double route_latency_s(const platform::ClusterSpec& spec) {
+  const platform::FabricSpec& f = spec.fabric;
+  const double nics = 2 * spec.nics.latency_s;
+  switch (f.topology) {
+    case platform::FabricTopology::Star:
+      return nics + f.switch_latency_s;
+    case platform::FabricTopology::FatTree: {
+      if (f.nodes_per_leaf <= 0 || spec.nodes <= f.nodes_per_leaf) return nics + f.switch_latency_s;
+      const bool across_pods =
+          f.levels == 3 && f.leaves_per_pod > 0 && spec.nodes > f.nodes_per_leaf * f.leaves_per_pod;
+      return nics + (across_pods ? 5 : 3) * f.switch_latency_s;
+    }
+    case platform::FabricTopology::Dragonfly:
+    case platform::FabricTopology::Torus:
+      break;
+  }
+  return nics + 3 * f.link_latency_s;
+}
+
+}  // namespace
+
+NetworkEstimate::NetworkEstimate(const platform::ClusterSpec& spec,
+                                 const calibration::Efficiencies& efficiencies)
+    : spec_(spec), efficiencies_(efficiencies) {
+  inter_node_latency_s_ = route_latency_s(spec);
+  double node_Bps = spec.nics.count * spec.nics.bandwidth_Bps;
+  if (spec.fabric.topology == platform::FabricTopology::FatTree && spec.fabric.nodes_per_leaf > 0 &&
+      spec.nodes > spec.fabric.nodes_per_leaf)
+    node_Bps /= std::max(1.0, spec.fabric.leaf_oversubscription);
+  inter_node_bandwidth_Bps_ = node_Bps / std::max(1, spec.gpus_per_node);
+}
+
+double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
+                                     const std::vector<int>& members) const {
+  if (members.size() < 2 || bytes <= 0) return 0;
+  const platform::IntraNodeSpec& intra = spec_.intra_node;
+  const cost::CommunicatorPlacement placement = cost::place_communicator(members, spec_.gpus_per_node);
+  cost::CollectiveLayout layout;
+  layout.members = &members;
+  layout.placement = &placement;
+  layout.position = 0;
+  layout.gpus_per_node = spec_.gpus_per_node;
+  layout.intra_node_bandwidth_Bps = intra.bandwidth_Bps;
+  layout.intra_node_latency_s = intra.latency_s;
+  layout.nvls_bandwidth_Bps = intra.bandwidth_Bps * intra.nvls_efficiency;
+  layout.nvls_latency_s = intra.nvls_latency_s;
+  layout.nvls_step_latency_s = intra.nvls_step_latency_s;
+  layout.intra_node_protocols = {intra.ll_step_latency_s, intra.ll_bandwidth_fraction,
+                                 intra.ll128_step_latency_s, intra.ll128_bandwidth_fraction,
+                                 intra.simple_step_latency_s};
+  if (placement.nodes > 1) {
+    layout.inter_node_latency_s = inter_node_latency_s_;
+    layout.inter_node_bandwidth_Bps = inter_node_bandwidth_Bps_;
+  }
+  layout.network = {spec_.nics.nccl_channels(), spec_.nics.nccl_chunk_latency_s,
+                    spec_.nics.nccl_channel_latency_s, cost::kNcclDefaultBufferBytes};
+  const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
+
+  // The engine runs the intra-node phases alongside the flows (the slower sets the pace) and charges every
+  // step's latency on top; flows of one rank share its links, so their bytes add up.
+  double intra_flow_bytes = 0, inter_flow_bytes = 0;
+  for (const cost::CoalescedFlow& flow : plan.sends)
+    (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node ? intra_flow_bytes
+                                                                         : inter_flow_bytes) += flow.bytes;
+  double flows_s = 0;
+  if (intra_flow_bytes > 0) flows_s += intra_flow_bytes / intra.bandwidth_Bps;
+  if (inter_flow_bytes > 0) flows_s += inter_flow_bytes / inter_node_bandwidth_Bps_;
+  const double hop_latency_s = inter_flow_bytes > 0 ? inter_node_latency_s_ : intra.latency_s;
+  return std::max(plan.intra_node_before_s + plan.intra_node_after_s, flows_s) + plan.intra_node_latency_s +
+         plan.steps * hop_latency_s + plan.software_latency_s;
+}
+
+double NetworkEstimate::send_s(double bytes, int from, int to) const {
+  if (from / spec_.gpus_per_node == to / spec_.gpus_per_node)
+    return spec_.intra_node.latency_s + bytes / spec_.intra_node.bandwidth_Bps;
+  return inter_node_latency_s_ + bytes / inter_node_bandwidth_Bps_;
+}
+
+std::vector<int> strided_ranks(int first, int size, int stride) {
+  std::vector<int> ranks(static_cast<std::size_t>(std::max(0, size)));
+  for (int i = 0; i < size; ++i) ranks[static_cast<std::size_t>(i)] = first + i * stride;
+  return ranks;
+}
+
+}  // namespace simtrain::plan

@@ -1,0 +1,336 @@
+// Implements plan_estimate.h: prices a StagePlan's layer steps with the cost tables and the collective
+// model, then assembles the critical stage's iteration from the schedule's closed forms.
+#include "simulator/plan/plan_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "simulator/workload/megatron_stage.h"
+#include "simulator/workload/megatron_trace.h"
+#include "simulator/workload/parallel_memory.h"
+#include "simulator/workload/precision.h"
+
+namespace simtrain::plan {
+namespace {
+
+using workload::LayerGroup;
+using workload::LayerStep;
+using workload::megatron::StagePlan;
+
+// The communicators of rank 0 in Megatron's layout (megatron_trace.h): tensor-parallel rank fastest, then
+// context, data, pipeline; expert groups carved out of the data-parallel ranks.
+struct Communicators {
+  std::vector<int> tp, cp, dp, ep, edp, shard, replicate;
+  int next_stage = 0;  // rank 0's pipeline neighbour
+  int last_stage = 0;  // the rank of equal coordinates on the last stage (tied embeddings)
+};
+
+Communicators communicators(const StagePlan& plan, int dp) {
+  const workload::ParallelConfig& c = *plan.config;
+  const int dcp = dp * c.cp;
+  Communicators g;
+  g.tp = strided_ranks(0, c.tp, 1);
+  g.cp = strided_ranks(0, c.cp, c.tp);
+  g.dp = strided_ranks(0, dcp, c.tp);  // data-parallel index j = dp_rank * cp + cp_rank sits at j * tp
+  g.ep = strided_ranks(0, c.ep, c.tp);
+  g.edp = strided_ranks(0, std::max(1, dcp / c.ep), c.tp * c.ep);
+  g.shard = strided_ranks(0, plan.data_shards, c.tp);
+  if (plan.data_shards < dcp) g.replicate = strided_ranks(0, dcp / plan.data_shards, c.tp * plan.data_shards);
+  g.next_stage = c.tp * c.cp * dp;
+  g.last_stage = (c.pp - 1) * g.next_stage;
+  return g;
+}
+
+// One pass (forward, backward or recomputation) of a part of the model for one micro-batch.
+struct PassCost {
+  double compute_s = 0;
+  ExposedCommunication exposed;
+  double total_s() const { return compute_s + exposed.total_s(); }
+  PassCost& operator+=(const PassCost& other) {
+    compute_s += other.compute_s;
+    exposed.tp_s += other.exposed.tp_s;
+    exposed.cp_s += other.exposed.cp_s;
+    exposed.ep_s += other.exposed.ep_s;
+    exposed.pp_s += other.exposed.pp_s;
+    exposed.dp_s += other.exposed.dp_s;
+    return *this;
+  }
+  PassCost scaled(double factor) const {
+    PassCost out;
+    out.compute_s = compute_s * factor;
+    out.exposed = {exposed.tp_s * factor, exposed.cp_s * factor, exposed.ep_s * factor, exposed.pp_s * factor,
+                   exposed.dp_s * factor};
+    return out;
+  }
+};
+
+class Pricer {
+ public:
+  Pricer(const EstimateContext& context, const Communicators& groups, int cp)
+      : context_(context), groups_(groups), cp_(cp) {}
+
+  double kernel_s(const trace::ComputeSpec& kernel) const {
+    return context_.compute->cost(kernel).duration_s;
+  }
+
+  PassCost pass(const std::vector<LayerStep>& steps, bool attention_core_only) const {
+    PassCost cost;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const LayerStep& step = steps[i];
+      if (attention_core_only && !step.attention_core) continue;
+      if (step.type == LayerStep::Type::Kernel) {
+        cost.compute_s += kernel_s(step.kernel);
+      } else if (step.type == LayerStep::Type::Collective) {
+        const bool tp = step.group == LayerGroup::TensorParallel;
+        double exposed =
+            context_.network->collective_s(step.collective, step.bytes, tp ? groups_.tp : groups_.ep);
+        // An asynchronous collective hides under the next kernel, which does not need it.
+        if (step.overlaps_next_kernel)
+          for (std::size_t j = i + 1; j < steps.size(); ++j)
+            if (steps[j].type == LayerStep::Type::Kernel) {
+              exposed = std::max(0.0, exposed - kernel_s(steps[j].kernel));
+              break;
+            }
+        (tp ? cost.exposed.tp_s : cost.exposed.ep_s) += exposed;
+      } else {
+        // cp rounds; each chunk's transfer runs under the previous round's kernel.
+        const double round_s = kernel_s(step.kernel);
+        const double hop_s = cp_ > 1 ? context_.network->send_s(step.bytes, groups_.cp[0], groups_.cp[1]) : 0;
+        cost.compute_s += cp_ * round_s;
+        cost.exposed.cp_s += (cp_ - 1) * std::max(0.0, hop_s - round_s);
+      }
+    }
+    return cost;
+  }
+
+ private:
+  const EstimateContext& context_;
+  const Communicators& groups_;
+  int cp_;
+};
+
+// Micro-batch forward and backward (recomputation included) of the stage holding `layers` layers, of which
+// a fraction `moe_share` are MoE layers, plus the embedding and/or LM head.
+struct StageCost {
+  PassCost forward, backward;
+  double dense_parameters = 0, expert_parameters = 0;  // per GPU, before ZeRO sharding
+};
+
+StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, double moe_share, bool first,
+                     bool last) {
+  StageCost s;
+  const auto add_layer = [&](const workload::LayerSteps& steps, const workload::PartParameters& params,
+                             double n) {
+    if (n <= 0) return;
+    const workload::Recompute recompute = plan.config->recompute;
+    s.forward += price.pass(steps.forward, false).scaled(n);
+    PassCost backward = price.pass(steps.backward, false);
+    if (recompute != workload::Recompute::None)
+      backward += price.pass(steps.forward, recompute == workload::Recompute::Selective);
+    s.backward += backward.scaled(n);
+    s.dense_parameters += n * (params.per_gpu - params.expert_per_gpu);
+    s.expert_parameters += n * params.expert_per_gpu;
+  };
+  add_layer(plan.dense_layer, plan.dense_params, layers * (1 - moe_share));
+  if (moe_share > 0) add_layer(plan.moe_layer, plan.moe_params, layers * moe_share);
+  const auto add_part = [&](const workload::LayerSteps& steps, const workload::PartParameters& params) {
+    s.forward += price.pass(steps.forward, false);
+    s.backward += price.pass(steps.backward, false);
+    s.dense_parameters += params.per_gpu - params.expert_per_gpu;
+    s.expert_parameters += params.expert_per_gpu;
+  };
+  if (first) add_part(plan.embedding, plan.embedding_params);
+  if (last) add_part(plan.lm_head, plan.lm_head_params);
+  return s;
+}
+
+double moe_share(const workload::TransformerConfig& model) {
+  if (model.experts <= 0) return 0;
+  int moe = 0;
+  for (int i = 0; i < model.layers; ++i) moe += workload::is_moe_layer(model, i);
+  return static_cast<double>(moe) / model.layers;
+}
+
+// What a stage's gradient reduction (`total_s` in `buckets` buckets on one stream) leaves exposed after its
+// last backward ends. Each of the vpp model chunks reduces its share once its last micro-batch's backward
+// has produced it, bucket by bucket as layers finish. On the first stage the interleaved schedule's cool-down
+// runs the chunks' last backwards in reverse chunk order, pp micro-batches apart: chunk c's ends c x pp
+// chunk backwards (`chunk_backward_s` each) before the stage's last, so the higher chunks' reductions hide
+// under the lower chunks' backwards. Without interleaving: what the last backward does not hide, and at
+// least the last bucket.
+double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, double chunk_backward_s) {
+  if (total_s <= 0) return 0;
+  const double per_chunk_s = total_s / vpp;
+  const double last_bucket_s = total_s / buckets;
+  double stream_free = -1e300, end = 0;
+  for (int chunk = vpp - 1; chunk >= 0; --chunk) {
+    const double chunk_done = -chunk * pp * chunk_backward_s;  // relative to the stage's last backward
+    const double start = std::max(stream_free, chunk_done - chunk_backward_s);
+    end = std::max(start + per_chunk_s, chunk_done + last_bucket_s);
+    stream_free = end;
+  }
+  return std::max(0.0, end);
+}
+
+// ZeRO-3 / FSDP, per micro-batch, as the trace generator orders it (megatron_stage.cc, for_units): each unit
+// (the embedding, every layer, the LM head) gathers its parameters one unit ahead on the one data-parallel
+// stream, which also reduce-scatters each unit's gradients after its backward. Forward, a gather hides under
+// the previous unit's compute (the first has nothing to hide under). Backward, the next unit's gather comes
+// after this unit's reduce-scatter in the stream's order, so it cannot start before this unit's backward
+// ends: the generated backward does not prefetch, and every gather and reduce-scatter waits in full.
+// Returns the waiting, forward and backward together.
+double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, const Communicators& g,
+                                    const NetworkEstimate& net, double layers) {
+  struct Unit {
+    double forward_s = 0, backward_s = 0, gather_s = 0, scatter_s = 0;
+  };
+  const auto unit = [&](const workload::LayerSteps& steps, const workload::PartParameters& params, bool layer) {
+    Unit u;
+    u.forward_s = price.pass(steps.forward, false).total_s();
+    u.backward_s = price.pass(steps.backward, false).total_s();
+    const workload::Recompute recompute = plan.config->recompute;
+    if (layer && recompute != workload::Recompute::None)
+      u.backward_s += price.pass(steps.forward, recompute == workload::Recompute::Selective).total_s();
+    const double dense = params.per_gpu - params.expert_per_gpu, expert = params.expert_per_gpu;
+    u.gather_s = net.collective_s(trace::CollectiveKind::AllGather, dense * plan.param_bytes, g.shard) +
+                 net.collective_s(trace::CollectiveKind::AllGather, expert * plan.param_bytes, g.edp);
+    u.scatter_s = net.collective_s(trace::CollectiveKind::ReduceScatter, dense * plan.grad_bytes, g.shard) +
+                  net.collective_s(trace::CollectiveKind::ReduceScatter, expert * plan.grad_bytes, g.edp);
+    return u;
+  };
+  std::vector<Unit> units = {unit(plan.embedding, plan.embedding_params, false)};
+  const Unit dense_layer = unit(plan.dense_layer, plan.dense_params, true);
+  const Unit moe_layer = plan.model->experts > 0 ? unit(plan.moe_layer, plan.moe_params, true) : dense_layer;
+  for (int i = 0; i < static_cast<int>(layers); ++i)
+    units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
+  if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));
+
+  double forward_s = units.front().gather_s, forward_compute_s = 0;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const double next_gather_s = i + 1 < units.size() ? units[i + 1].gather_s : 0;
+    forward_s += std::max(units[i].forward_s, next_gather_s);
+    forward_compute_s += units[i].forward_s;
+  }
+  // Backward: the next unit's gather is queued behind this unit's reduce-scatter, which waits for this
+  // unit's backward, so neither hides: every gather and every reduce-scatter of the pass is exposed.
+  double backward_exposed_s = 0;
+  for (const Unit& u : units) backward_exposed_s += u.gather_s + u.scatter_s;
+  return forward_s - forward_compute_s + backward_exposed_s;
+}
+
+// Gradient reduction, parameter gathers and the optimizer step of one stage, after its last backward.
+struct DataParallelCost {
+  double exposed_s = 0;
+  double optimizer_s = 0;
+};
+
+DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stage, const Communicators& g,
+                                    const EstimateContext& context, const Pricer& price, double layers,
+                                    double chunk_backward_s) {
+  const workload::ParallelConfig& c = *plan.config;
+  const NetworkEstimate& net = *context.network;
+  DataParallelCost out;
+  const double dense = stage.dense_parameters, expert = stage.expert_parameters;
+  const trace::CollectiveKind reduce =
+      plan.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
+  if (plan.shard_parameters) {
+    out.exposed_s = plan.micro_batches * sharded_parameters_exposed_s(plan, price, g, net, layers);
+    if (!g.replicate.empty())
+      out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
+                                        dense * plan.grad_bytes / plan.data_shards, g.replicate);
+  } else {
+    // Buckets of bucket_parameters, reduced as the last micro-batch's backward produces them.
+    const auto reduction_s = [&](double parameters, const std::vector<int>& members) {
+      if (parameters <= 0 || members.size() < 2) return 0.0;
+      const double buckets = std::max(1.0, std::ceil(parameters / plan.bucket_parameters));
+      return buckets * net.collective_s(reduce, parameters / buckets * plan.grad_bytes, members);
+    };
+    const double total_s = reduction_s(dense, g.dp) + reduction_s(expert, g.edp);
+    const double buckets = std::max(1.0, std::ceil((dense + expert) / plan.bucket_parameters));
+    double exposed = total_s;
+    if (c.overlap_grad_reduce || plan.shard_gradients_each_micro_batch)
+      exposed = overlapped_reduction_s(total_s, buckets, c.vpp, c.pp, chunk_backward_s);
+    // ZeRO-2 reduce-scatters after every micro-batch, each hidden under the next micro-batch's work.
+    if (plan.shard_gradients_each_micro_batch)
+      exposed += (plan.micro_batches - 1) * std::max(0.0, total_s - c.vpp * chunk_backward_s);
+    out.exposed_s = exposed;
+    if (plan.shard_optimizer) {
+      const auto gather_s = [&](double parameters, const std::vector<int>& members) {
+        if (parameters <= 0 || members.size() < 2) return 0.0;
+        const double n = std::max(1.0, std::ceil(parameters / plan.bucket_parameters));
+        return n *
+               net.collective_s(trace::CollectiveKind::AllGather, parameters / n * plan.param_bytes, members);
+      };
+      out.exposed_s += gather_s(dense, g.dp) + gather_s(expert, g.edp);
+    }
+  }
+  if (plan.model->tied_embeddings && c.pp > 1)
+    out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
+                                      plan.embedding_params.per_gpu * plan.grad_bytes, {0, g.last_stage});
+  const double local =
+      plan.shard_optimizer ? dense / plan.data_shards + expert / plan.expert_shards : dense + expert;
+  out.optimizer_s = context.compute->cost(workload::megatron::optimizer_step(plan, local)).duration_s;
+  return out;
+}
+
+}  // namespace
+
+PlanEstimate estimate_plan(const workload::ParallelConfig& config, const EstimateContext& context) {
+  const workload::TransformerConfig& model = *context.model;
+  const StagePlan plan = workload::megatron::make_stage_plan(model, config);
+  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const Communicators groups = communicators(plan, dp);
+  const Pricer price(context, groups, config.cp);
+
+  // The first and last stages carry the embedding and the LM head; the slower paces the pipeline.
+  const double layers = static_cast<double>(model.layers) / config.pp;
+  const double share = moe_share(model);
+  StageCost stage = stage_cost(plan, price, layers, share, true, config.pp == 1);
+  if (config.pp > 1) {
+    StageCost last = stage_cost(plan, price, layers, share, false, true);
+    if (last.forward.total_s() + last.backward.total_s() > stage.forward.total_s() + stage.backward.total_s())
+      stage = last;
+  }
+
+  // Pipeline: each micro-batch's chunk receives, runs and sends on; sends block the next kernel. Without
+  // sequence parallelism the TP group all-gathers what each rank received.
+  double p2p_s = 0;
+  if (config.pp > 1) {
+    p2p_s = context.network->send_s(plan.p2p_bytes, 0, groups.next_stage);
+    if (config.tp > 1 && !config.sp)
+      p2p_s += context.network->collective_s(trace::CollectiveKind::AllGather, plan.p2p_bytes * config.tp,
+                                             groups.tp);
+  }
+  const double m = plan.micro_batches, v = config.vpp;
+  const double micro_batch_s = stage.forward.total_s() + stage.backward.total_s() + 2 * v * p2p_s;
+  const double warm_up =
+      config.schedule == workload::PipelineSchedule::Interleaved ? (config.pp - 1) / v : config.pp - 1.0;
+  const double bubble_s = warm_up * micro_batch_s;
+
+  // The chunks' last backwards hide the gradient reduction they overlap (overlapped_reduction_s).
+  const DataParallelCost dp_cost =
+      data_parallel_cost(plan, stage, groups, context, price, layers, stage.backward.total_s() / v);
+
+  PlanEstimate e;
+  e.compute_s = m * (stage.forward.compute_s + stage.backward.compute_s) + dp_cost.optimizer_s;
+  e.bubble_s = bubble_s;
+  const PassCost per_step = [&] {
+    PassCost total = stage.forward;
+    total += stage.backward;
+    return total.scaled(m);
+  }();
+  e.exposed = per_step.exposed;
+  e.exposed.pp_s += m * 2 * v * p2p_s;
+  e.exposed.dp_s += dp_cost.exposed_s;
+  e.iteration_time_s = e.compute_s + e.bubble_s + e.exposed.total_s();
+  const double global_batch = m * config.micro_batch * dp;
+  e.tokens_per_iteration = global_batch * config.seq_len;
+  e.model_flops = workload::megatron_model_flops(model, config.seq_len, global_batch);
+  const double peak = context.compute->profile().peak_flops(workload::matmul_dtype(config.precision));
+  if (peak > 0) e.mfu = e.model_flops / (e.iteration_time_s * config.gpus * peak);
+  e.memory_bytes = workload::estimate_parallel_memory(model, config, config.seq_len, dp).total_bytes();
+  return e;
+}
+
+}  // namespace simtrain::plan

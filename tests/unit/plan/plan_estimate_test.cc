@@ -1,0 +1,118 @@
+// The analytic estimate of a plan: its parts add up, each effect moves it the way it must, and over a set of
+// small plans it orders them as the simulation does.
+#include <doctest/doctest.h>
+
+#include "calibration/spec_profiles.h"
+#include "common/error.h"
+#include "simulator/plan/plan_estimate.h"
+#include "simulator/plan/rank_correlation.h"
+#include "simulator/run/simulation.h"
+#include "tests/support/child_process.h"
+
+using namespace simtrain;
+using namespace simtrain::plan;
+
+namespace {
+
+// Megatron-LM GPT-1.7B on two DGX A100 nodes: small enough to simulate a dozen plans in a unit test.
+struct SmallCase {
+  workload::Model model = workload::build_model("megatron-gpt-1.7b", {});
+  platform::ClusterSpec spec = [] {
+    platform::ClusterSpec s = platform::load_cluster_spec("dgx-a100");
+    s.nodes = 2;
+    return s;
+  }();
+  calibration::CalibrationProfile profile = [this] {
+    calibration::CalibrationProfile p = calibration::load_profile(spec.gpu);
+    run::apply_fabric_efficiencies(spec, p);
+    return p;
+  }();
+  cost::ComputeCostModel compute{profile};
+  NetworkEstimate network{spec, profile.efficiencies};
+  EstimateContext context{&*model.transformer, &compute, &network};
+
+  workload::ParallelConfig plan(int tp, int pp, int vpp = 1, int micro_batch = 1,
+                                workload::Recompute recompute = workload::Recompute::None) const {
+    workload::ParallelConfig c;
+    c.model = "megatron-gpt-1.7b";
+    c.gpus = 16;
+    c.tp = tp;
+    c.sp = tp > 1;
+    c.pp = pp;
+    c.vpp = vpp;
+    c.dp = 16 / (tp * pp);
+    c.micro_batch = micro_batch;
+    c.global_batch = 64;
+    c.seq_len = 2048;
+    c.recompute = recompute;
+    c.schedule = vpp > 1 ? workload::PipelineSchedule::Interleaved : workload::PipelineSchedule::OneFOneB;
+    c.distributed_optimizer = true;
+    return c;
+  }
+};
+
+double simulated_iteration_s(const workload::ParallelConfig& config) {
+  return testing::in_child_process([&] {
+    run::RunRequest request;
+    request.parallel = config;
+    request.platform = "dgx-a100";
+    return run::simulate(request).result.iteration_time_s;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("the iteration is compute, bubble and exposed communication, and nothing else") {
+  const SmallCase c;
+  const PlanEstimate e = estimate_plan(c.plan(2, 2), c.context);
+  CHECK(e.iteration_time_s == doctest::Approx(e.compute_s + e.bubble_s + e.exposed.total_s()));
+  CHECK(e.compute_s > 0);
+  CHECK(e.exposed.tp_s > 0);  // tensor parallelism over NVLink is never free
+  CHECK(e.exposed.pp_s > 0);
+  CHECK(e.mfu > 0.1);
+  CHECK(e.mfu < 0.8);
+  CHECK(e.tokens_per_iteration == 64 * 2048);
+}
+
+TEST_CASE("no pipeline, no bubble; interleaving shrinks it; recomputation adds compute") {
+  const SmallCase c;
+  CHECK(estimate_plan(c.plan(1, 1), c.context).bubble_s == 0);
+  CHECK(estimate_plan(c.plan(1, 1), c.context).exposed.pp_s == 0);
+  CHECK(estimate_plan(c.plan(2, 4, 2), c.context).bubble_s <
+        estimate_plan(c.plan(2, 4, 1), c.context).bubble_s);
+  CHECK(estimate_plan(c.plan(2, 1, 1, 1, workload::Recompute::Full), c.context).compute_s >
+        1.2 * estimate_plan(c.plan(2, 1), c.context).compute_s);
+}
+
+TEST_CASE("an invalid plan is an error, as for the trace generator") {
+  const SmallCase c;
+  workload::ParallelConfig bad = c.plan(1, 1);
+  bad.tp = 5;
+  bad.dp = 0;
+  CHECK_THROWS_AS(estimate_plan(bad, c.context), Error);
+}
+
+// The estimate only has to order plans for the search, so the test asks for rank agreement, with a bound on
+// each plan's error wide enough for what it leaves out (contention beyond a fair share of the NICs, the
+// schedule's exact dependencies) and tight enough to catch a missed term.
+TEST_CASE("over ten small plans the estimate orders them as the simulation does (Spearman >= 0.8)") {
+  const SmallCase c;
+  const std::vector<workload::ParallelConfig> plans = {
+      c.plan(1, 1),    c.plan(2, 1),
+      c.plan(4, 1),    c.plan(8, 1),
+      c.plan(1, 2),    c.plan(2, 2),
+      c.plan(2, 4, 2), c.plan(8, 2),
+      c.plan(4, 4),    c.plan(1, 1, 1, 2, workload::Recompute::Full)};
+  std::vector<double> estimated, simulated;
+  for (const workload::ParallelConfig& plan : plans) {
+    estimated.push_back(estimate_plan(plan, c.context).iteration_time_s);
+    simulated.push_back(simulated_iteration_s(plan));
+    CAPTURE(plan.tp);
+    CAPTURE(plan.pp);
+    CAPTURE(plan.vpp);
+    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.25));
+  }
+  const double rho = spearman(estimated, simulated);
+  MESSAGE("Spearman over ", plans.size(), " plans: ", rho);
+  CHECK(rho >= 0.8);
+}
