@@ -64,6 +64,7 @@ struct RankState {
   std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
   std::vector<Interval> comm_busy;  // collectives
   std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)
+  std::map<std::uint16_t, std::vector<Interval>> comm_by_group;  // collectives and transfers, by group
   std::vector<OpEvent> events;
   double end_s = 0;
   int streams_finished = 0;
@@ -229,9 +230,11 @@ class StreamActor {
         if (op.type == trace::OpType::Collective) {
           run_collective(op);
           self_.comm_busy.push_back({start, sg4::Engine::get_clock()});
+          self_.comm_by_group[op.collective.group].push_back(self_.comm_busy.back());
         } else {
           run_point_to_point(op);
           self_.p2p_busy.push_back({start, sg4::Engine::get_clock()});
+          self_.comm_by_group[op.p2p.group].push_back(self_.p2p_busy.back());
         }
       }
       if (state_.on_timeline[rank_]) {
@@ -643,6 +646,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
     busy.insert(busy.end(), r.p2p_busy.begin(), r.p2p_busy.end());
     t.host_bound_s = uncovered_length(r.host_busy, busy);
+    for (const auto& [group, intervals] : r.comm_by_group)
+      if (group < trace.groups.size())
+        t.exposed_by_group_s[trace.groups[group].name] += uncovered_length(intervals, r.compute_busy);
     t.idle_s = std::max(
         0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s - t.host_bound_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());

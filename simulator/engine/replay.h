@@ -73,6 +73,10 @@ struct RankTimes {
   double idle_s = 0;
   double pipeline_bubble_s = 0;
   double host_bound_s = 0;
+  // Per communicator group ("tp", "dp", "pp", ...): the time its collectives or transfers were in flight with
+  // no compute running. Groups in flight at once count in each, so these may add up to more than
+  // exposed_comm_s + pipeline_bubble_s.
+  std::map<std::string, double> exposed_by_group_s;
 };
 
 struct ReplayResult {

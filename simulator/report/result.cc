@@ -38,6 +38,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.pipeline_bubble_s += t.pipeline_bubble_s;
     r.breakdown.host_bound_s += t.host_bound_s;
     r.breakdown.idle_s += t.idle_s;
+    for (const auto& [group, seconds] : t.exposed_by_group_s) r.breakdown.exposed_by_dimension_s[group] += seconds;
   }
   if (!replay.ranks.empty()) {
     double n = static_cast<double>(replay.ranks.size());
@@ -46,9 +47,11 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.pipeline_bubble_s /= n;
     r.breakdown.host_bound_s /= n;
     r.breakdown.idle_s /= n;
+    for (auto& [group, seconds] : r.breakdown.exposed_by_dimension_s) seconds /= n;
   }
   r.peak_memory_bytes = meta.peak_memory_bytes;
   r.peak_allocated_bytes = meta.peak_allocated_bytes;
+  r.memory_breakdown_bytes = meta.memory_breakdown_bytes;
   r.peak_reserved_bytes = meta.peak_reserved_bytes;
   r.memory_capacity_bytes = profile.device.memory_bytes;
   r.fits_in_memory = meta.peak_memory_bytes <= profile.device.memory_bytes;
@@ -123,9 +126,11 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
                     {"exposed_comm_s", r.breakdown.exposed_comm_s},
                     {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s},
                     {"host_bound_s", r.breakdown.host_bound_s},
-                    {"idle_s", r.breakdown.idle_s}};
+                    {"idle_s", r.breakdown.idle_s},
+                    {"exposed_comm_by_dimension_s", r.breakdown.exposed_by_dimension_s}};
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   if (r.peak_allocated_bytes > 0) j["peak_allocated_bytes"] = r.peak_allocated_bytes;
+  if (!r.memory_breakdown_bytes.empty()) j["memory_breakdown_bytes"] = r.memory_breakdown_bytes;
   if (r.peak_reserved_bytes > 0) j["peak_reserved_bytes"] = r.peak_reserved_bytes;
   j["memory_capacity_bytes"] = r.memory_capacity_bytes;
   j["fits_in_memory"] = r.fits_in_memory;
@@ -191,6 +196,12 @@ std::string summary_text(const Result& r, bool include_wall_time) {
     text +=
         fmt::format("                   pipeline bubble {} ({:.0f}%)\n",
                     human_duration(r.breakdown.pipeline_bubble_s), 100 * r.breakdown.pipeline_bubble_s / t);
+  if (r.breakdown.exposed_by_dimension_s.size() > 1) {
+    std::string parts;
+    for (const auto& [dimension, seconds] : r.breakdown.exposed_by_dimension_s)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", dimension, human_duration(seconds));
+    text += "                   exposed by dimension: " + parts + "\n";
+  }
   if (r.breakdown.host_bound_s > 0)
     text += fmt::format("                   host-bound {} ({:.0f}%): the GPU waiting for kernel launches\n",
                         human_duration(r.breakdown.host_bound_s), 100 * r.breakdown.host_bound_s / t);
@@ -198,7 +209,13 @@ std::string summary_text(const Result& r, bool include_wall_time) {
   if (r.peak_memory_bytes > 0)
     text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,
                         r.memory_capacity_bytes / kGiB, r.fits_in_memory ? "" : "  (DOES NOT FIT)");
-  else
+  if (r.peak_memory_bytes > 0 && !r.memory_breakdown_bytes.empty()) {
+    std::string parts;
+    for (const auto& [what, bytes] : r.memory_breakdown_bytes)
+      parts += fmt::format("{}{} {:.1f}", parts.empty() ? "" : ", ", what, bytes / kGiB);
+    text += "                   " + parts + " GiB\n";
+  }
+  if (r.peak_memory_bytes <= 0)
     text +=
         fmt::format("  memory per GPU   not known: the trace has no memory figures ({:.1f} GiB on the GPU)\n",
                     r.memory_capacity_bytes / kGiB);

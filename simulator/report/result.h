@@ -23,6 +23,9 @@ struct Breakdown {
   double pipeline_bubble_s = 0;
   double host_bound_s = 0;  // the GPU waiting for the host to launch (imported traces)
   double idle_s = 0;
+  // Communication exposed per parallel dimension (communicator group: tp, cp, ep, pp, dp, ...), the mean
+  // rank's; see engine::RankTimes::exposed_by_group_s.
+  std::map<std::string, double> exposed_by_dimension_s;
 };
 
 // How long the job runs: a number of optimizer steps, or epochs over a dataset.
@@ -62,6 +65,7 @@ struct Result {
   std::string mfu_dtype;
   Breakdown breakdown;
   double peak_memory_bytes = 0;
+  std::map<std::string, double> memory_breakdown_bytes;  // peak_memory_bytes by what holds it
   double peak_allocated_bytes = 0;  // the caching allocator's view (TraceMetadata); 0 when unknown
   double peak_reserved_bytes = 0;
   double memory_capacity_bytes = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,6 +124,9 @@ struct TraceMetadata {
   // max_memory_reserved); 0 when unknown. peak_memory_bytes adds the CUDA context and library slack to these.
   double peak_allocated_bytes = 0;
   double peak_reserved_bytes = 0;
+  // peak_memory_bytes by what holds it ("weights", "gradients", "optimizer_states", "activations",
+  // "communication_buffers", "workspace"), as the generator's estimate splits it; empty when unknown.
+  std::map<std::string, double> memory_breakdown_bytes;
   DType compute_dtype = DType::FP32;  // the dtype whose peak MFU is measured against
   // The profile name of the GPU the measured durations (ComputeSpec::duration_s) were recorded on, e.g.
   // "h200-sxm"; empty when unknown or when nothing was measured. Costing for another GPU rescales them.

@@ -196,6 +196,12 @@ TraceMetadata read_metadata(const json& j, const std::string& origin) {
     m.peak_allocated_bytes = get_number(*a, origin, in.path("peak_allocated_bytes"));
   if (const json* r = in.optional("peak_reserved_bytes"))
     m.peak_reserved_bytes = get_number(*r, origin, in.path("peak_reserved_bytes"));
+  if (const json* parts = in.optional("memory_breakdown_bytes")) {
+    if (!parts->is_object() || parts->size() > 16)
+      throw Error(origin, 0, in.path("memory_breakdown_bytes"), "expected an object of at most 16 byte counts");
+    for (const auto& [key, value] : parts->items())
+      m.memory_breakdown_bytes[key] = get_number(value, origin, in.path("memory_breakdown_bytes") + "." + key);
+  }
   in.finish();
   return m;
 }
@@ -330,6 +336,7 @@ json trace_to_json(const Trace& trace) {
   // Optional, so that traces written before these estimates existed read back byte-identical.
   if (m.peak_allocated_bytes > 0) doc["metadata"]["peak_allocated_bytes"] = m.peak_allocated_bytes;
   if (m.peak_reserved_bytes > 0) doc["metadata"]["peak_reserved_bytes"] = m.peak_reserved_bytes;
+  if (!m.memory_breakdown_bytes.empty()) doc["metadata"]["memory_breakdown_bytes"] = m.memory_breakdown_bytes;
   json& groups = doc["groups"] = json::array();
   for (const auto& group : trace.groups) {
     groups.push_back({{"name", group.name}, {"communicators", group.communicators}});

@@ -194,7 +194,14 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   meta.samples_per_iteration = global_batch;
   meta.tokens_per_iteration = static_cast<double>(global_batch) * config.seq_len;
   meta.model_flops_per_iteration = megatron_model_flops(model, config.seq_len, global_batch);
-  meta.peak_memory_bytes = estimate_parallel_memory(model, config, config.seq_len, dp).total_bytes();
+  const ParallelMemoryEstimate memory = estimate_parallel_memory(model, config, config.seq_len, dp);
+  meta.peak_memory_bytes = memory.total_bytes();
+  meta.memory_breakdown_bytes = {{"weights", memory.weights_bytes},
+                                 {"gradients", memory.gradients_bytes},
+                                 {"optimizer_states", memory.optimizer_states_bytes},
+                                 {"activations", memory.activations_bytes},
+                                 {"communication_buffers", memory.communication_buffers_bytes},
+                                 {"workspace", memory.workspace_bytes}};
   // MFU is quoted against the 16-bit peak even for FP8 training, as Megatron-LM and NVIDIA report it.
   meta.compute_dtype = matmul_dtype(config.precision);
   return trace;

@@ -25,6 +25,14 @@ assert plat["name"] == "dgx-a100" and plat["file"]["name"] == "dgx-a100.toml" an
 prof = r["inputs"]["profile"]
 assert prof["kind"] == "spec" and len(prof["hash"]) == 16, prof
 print("ok   the Result records its schema, version, workload, platform and profile")
+# Exposed communication by dimension and memory by what holds it, as Calculon reports them.
+by_dim = r["breakdown"]["exposed_comm_by_dimension_s"]
+assert {"tp", "pp"} <= by_dim.keys() and all(v >= 0 for v in by_dim.values()), by_dim
+assert by_dim["tp"] <= r["breakdown"]["exposed_comm_s"] + 1e-9, (by_dim, r["breakdown"])
+memory = r["memory_breakdown_bytes"]
+assert set(memory) == {"weights", "gradients", "optimizer_states", "activations", "communication_buffers", "workspace"}, memory
+assert abs(sum(memory.values()) - r["peak_memory_bytes"]) <= 1e-6 * r["peak_memory_bytes"], (memory, r["peak_memory_bytes"])
+print(f"ok   exposed communication by dimension {sorted(by_dim)} and memory by what holds it, adding up to the peak")
 PY
 
 # The platform's hash follows its content: a copy under another name has the same hash, an edit another.
