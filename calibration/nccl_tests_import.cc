@@ -7,12 +7,12 @@
 namespace simtrain::calibration {
 
 NcclTestsImport import_nccl_tests(CalibrationProfile base, const std::vector<std::string>& log_paths,
-                                  const CollectiveLinks& links) {
+                                  const CollectiveLinks& links, const NcclTestsLogHints& hints) {
   if (log_paths.empty()) throw Error("profile import nccl-tests: name at least one log file");
   NcclTestsImport out;
   std::string sources;
   for (const std::string& path : log_paths) {
-    std::vector<CollectiveMeasurement> rows = to_collective_measurements(read_nccl_tests_log(path));
+    std::vector<CollectiveMeasurement> rows = to_collective_measurements(read_nccl_tests_log(path, hints));
     out.measurements_added += rows.size();
     base.collectives.insert(base.collectives.end(), rows.begin(), rows.end());
     sources += (sources.empty() ? "" : ", ") + path;

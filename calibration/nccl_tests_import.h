@@ -8,6 +8,7 @@
 
 #include "calibration/calibration_profile.h"
 #include "calibration/collective_fit.h"
+#include "calibration/nccl_tests_log.h"
 
 namespace simtrain::calibration {
 
@@ -20,7 +21,8 @@ struct NcclTestsImport {
 // Reads every log (throwing Error with file and line on a malformed one), appends its rows to `base`'s
 // collective table, refits all tables, and updates the NCCL efficiencies from the fits over `links`
 // (a zero bandwidth in `links` leaves the efficiency that depends on it unchanged).
+// `hints` fill in what a log lacks (its collective, ranks and nodes without a device list).
 NcclTestsImport import_nccl_tests(CalibrationProfile base, const std::vector<std::string>& log_paths,
-                                  const CollectiveLinks& links);
+                                  const CollectiveLinks& links, const NcclTestsLogHints& hints = {});
 
 }  // namespace simtrain::calibration

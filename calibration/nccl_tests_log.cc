@@ -104,7 +104,7 @@ std::string op_for(const std::string& name, const std::string& origin, int line,
   if (name.empty())
     throw Error(origin, line, field,
                 "the log does not say which collective this is (no '# Collective test starting' line or "
-                "*_perf command); name it, e.g. all_reduce_perf");
+                "*_perf command); name it with --op, e.g. --op all_reduce");
   auto op = nccl_tests_op_name(name);
   if (!op) throw Error(origin, line, field, "'" + name + "' is not a collective simtrain models");
   return *op;
@@ -324,7 +324,8 @@ class TextParser {
     }
     if (run.ranks <= 0 || run.nodes <= 0)
       fail(run.first_line, "ranks",
-           "no '# Using devices' list: the number of ranks and nodes is unknown; give them explicitly");
+           "no '# Using devices' list: the number of ranks and nodes is unknown; give --ranks and --nodes "
+           "(or --nodes and --gpus-per-node)");
     log_.runs.push_back(std::move(run));
   }
 

@@ -42,12 +42,17 @@ calibration::CollectiveLinks links_for(const calibration::CalibrationProfile& pr
 int profile_import_command(const Arguments& args) {
   const char* usage =
       "usage: simtrain profile import nccl-tests LOG... --into PROFILE [--platform SPEC] [-o FILE]\n"
+      "       [--ranks N | --nodes N --gpus-per-node G] [--op all_reduce]  (for logs without a device list)\n"
       "Adds nccl-tests results to a profile's collective table and fits the NCCL efficiencies to them.";
   po::options_description options("simtrain profile import options");
   options.add_options()("help,h", "show this help")("into", po::value<std::string>()->required(),
                                                     "profile (name or file) the measurements are added to")(
       "platform", po::value<std::string>(), "cluster spec the logs were measured on (for inter-node links)")(
       "output,o", po::value<std::string>(), "profile file to write (default: the --into file)")(
+      "ranks", po::value<int>(), "GPUs the logs ran on, for logs without a '# Using devices' list")(
+      "nodes", po::value<int>(), "nodes the logs ran on, for logs without a device list")(
+      "gpus-per-node", po::value<int>(), "GPUs per node: with --nodes, gives --ranks")(
+      "op", po::value<std::string>(), "the collective (all_reduce, ...), for logs that do not name it")(
       "logs", po::value<std::vector<std::string>>()->required(), "nccl-tests output files");
   po::positional_options_description positional;
   positional.add("logs", -1);
@@ -79,9 +84,24 @@ int profile_import_command(const Arguments& args) {
   else
     throw Error("-o: '" + into + "' is a built-in profile; name the file to write with -o");
 
+  calibration::NcclTestsLogHints hints;
+  if (vm.count("op")) hints.op = vm["op"].as<std::string>();
+  if (vm.count("nodes")) hints.nodes = vm["nodes"].as<int>();
+  if (vm.count("ranks")) hints.ranks = vm["ranks"].as<int>();
+  if (vm.count("gpus-per-node")) {
+    if (!vm.count("nodes")) throw Error("--gpus-per-node: give --nodes with it");
+    const int ranks = hints.nodes * vm["gpus-per-node"].as<int>();
+    if (vm.count("ranks") && hints.ranks != ranks)
+      throw Error(fmt::format("--ranks {} and --nodes {} x --gpus-per-node {} disagree", hints.ranks,
+                              hints.nodes, vm["gpus-per-node"].as<int>()));
+    hints.ranks = ranks;
+  }
+  for (const auto& [name, value] : {std::pair{"--ranks", hints.ranks}, {"--nodes", hints.nodes}})
+    if (value < 0 || value > 1 << 20) throw Error(std::string(name) + ": out of range");
+  if (hints.ranks > 0 && hints.nodes > hints.ranks) throw Error("--nodes: more nodes than --ranks");
   calibration::CalibrationProfile base = calibration::load_profile(into);
-  calibration::NcclTestsImport imported =
-      calibration::import_nccl_tests(base, vm["logs"].as<std::vector<std::string>>(), links_for(base, vm));
+  calibration::NcclTestsImport imported = calibration::import_nccl_tests(
+      base, vm["logs"].as<std::vector<std::string>>(), links_for(base, vm), hints);
   calibration::write_profile_file(imported.profile, output);
 
   std::cout << fmt::format("added {} measurements to {}; collective tables now:\n",

@@ -40,7 +40,8 @@ std::function<void(const char*, double, std::uint64_t)> ProgressLine::callback()
 
 void ProgressLine::update(const char* phase, double simulated_s, std::uint64_t advances) {
   const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - started_).count() < quiet_for_s_ || now - last_draw_ < kRedrawEvery) return;
+  if (std::chrono::duration<double>(now - started_).count() < quiet_for_s_ || now - last_draw_ < kRedrawEvery)
+    return;
   last_draw_ = now;
   drawn_ = true;
   const double wall = std::chrono::duration<double>(now - started_).count();

@@ -38,7 +38,8 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.pipeline_bubble_s += t.pipeline_bubble_s;
     r.breakdown.host_bound_s += t.host_bound_s;
     r.breakdown.idle_s += t.idle_s;
-    for (const auto& [group, seconds] : t.exposed_by_group_s) r.breakdown.exposed_by_dimension_s[group] += seconds;
+    for (const auto& [group, seconds] : t.exposed_by_group_s)
+      r.breakdown.exposed_by_dimension_s[group] += seconds;
   }
   if (!replay.ranks.empty()) {
     double n = static_cast<double>(replay.ranks.size());

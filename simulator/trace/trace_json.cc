@@ -198,9 +198,11 @@ TraceMetadata read_metadata(const json& j, const std::string& origin) {
     m.peak_reserved_bytes = get_number(*r, origin, in.path("peak_reserved_bytes"));
   if (const json* parts = in.optional("memory_breakdown_bytes")) {
     if (!parts->is_object() || parts->size() > 16)
-      throw Error(origin, 0, in.path("memory_breakdown_bytes"), "expected an object of at most 16 byte counts");
+      throw Error(origin, 0, in.path("memory_breakdown_bytes"),
+                  "expected an object of at most 16 byte counts");
     for (const auto& [key, value] : parts->items())
-      m.memory_breakdown_bytes[key] = get_number(value, origin, in.path("memory_breakdown_bytes") + "." + key);
+      m.memory_breakdown_bytes[key] =
+          get_number(value, origin, in.path("memory_breakdown_bytes") + "." + key);
   }
   in.finish();
   return m;

@@ -255,9 +255,9 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   meta.samples_per_iteration = samples;
   meta.tokens_per_iteration = samples * model.seq_len;
   meta.model_flops_per_iteration = 3 * model.forward_flops_per_sample() * samples;
-  const MemoryEstimate memory =
-      estimate_data_parallel_memory(model, config.batch_per_gpu, config.precision,
-                                    optimizer_state_bytes_per_parameter(config.optimizer), config.bucket_bytes);
+  const MemoryEstimate memory = estimate_data_parallel_memory(
+      model, config.batch_per_gpu, config.precision, optimizer_state_bytes_per_parameter(config.optimizer),
+      config.bucket_bytes);
   meta.peak_memory_bytes = memory.total_bytes();
   meta.memory_breakdown_bytes = {{"weights", memory.weights_bytes},
                                  {"gradients", memory.gradients_bytes},

@@ -97,7 +97,8 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   if (config.seq_len < 1) throw Error("--seq-len: the Megatron generator needs the sequence length resolved");
   validate(config, model, config.gpus);
   const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
-  const long long global_batch = config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
+  const long long global_batch =
+      config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
 
   StagePlan plan;
@@ -153,16 +154,16 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
 
   // Each micro-batch repeats a stage's layer steps (forward, backward, recomputation at most once more):
   // refuse a step that cannot be held before building it.
-  const LayerSteps& widest = plan.moe_layer.forward.size() > plan.dense_layer.forward.size() ? plan.moe_layer
-                                                                                                : plan.dense_layer;
+  const LayerSteps& widest =
+      plan.moe_layer.forward.size() > plan.dense_layer.forward.size() ? plan.moe_layer : plan.dense_layer;
   const double ops_per_stage = static_cast<double>(plan.micro_batches) * plan.layers_per_chunk * plan.vpp *
                                (2.0 * widest.forward.size() + widest.backward.size());
   if (ops_per_stage > static_cast<double>(kMaxOpsPerProgram))
     throw Error("--global-batch " + std::to_string(global_batch) + ": " + std::to_string(plan.micro_batches) +
                 " micro-batches of " + std::to_string(plan.layers_per_chunk * plan.vpp) +
-                " layers per pipeline rank would take about " + std::to_string(static_cast<long long>(ops_per_stage)) +
-                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) +
-                " are simulated");
+                " layers per pipeline rank would take about " +
+                std::to_string(static_cast<long long>(ops_per_stage)) +
+                " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) + " are simulated");
 
   return plan;
 }
@@ -173,7 +174,8 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   MegatronLayout layout{config.tp, config.cp, 0, config.pp};
   layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
   const int dp = layout.dp;
-  const long long global_batch = config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
+  const long long global_batch =
+      config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
   const int shard_size = plan.data_shards;
   plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);

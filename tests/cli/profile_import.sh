@@ -18,4 +18,19 @@ expect_error "importing into a built-in profile needs -o" "-o" profile import nc
 sed '/^     1048576 /s/ 262144 .*/ 262144 float/' "$logs/oci_a100_2node16gpu_all_reduce_perf.log" >"$work/all_reduce_perf_cut.log"
 expect_error "a row cut short names file and line" "all_reduce_perf_cut.log:" profile import nccl-tests \
   "$work/all_reduce_perf_cut.log" --into "$work/a100.json"
+# A log without its device list (an excerpt) imports once told its ranks and nodes, as nccl-tests'
+# --nodes / --gpus-per-node would have said; without them, one line says what is missing.
+"$simtrain" collective all_reduce --platform dgx-h100 --nodes 2 -b 1M -e 64M -f 4 \
+  | grep -v "Rank\|Using devices\|Collective test" >"$work/excerpt.txt"
+"$simtrain" profile show h100-sxm5 --json >"$work/h100.json"
+expect_error "an excerpt without its collective" "name it with --op, e.g. --op all_reduce" \
+  profile import nccl-tests "$work/excerpt.txt" --into "$work/h100.json"
+expect_error "an excerpt without its device list" "give --ranks and --nodes (or --nodes and --gpus-per-node)" \
+  profile import nccl-tests "$work/excerpt.txt" --into "$work/h100.json" --op all_reduce
+"$simtrain" profile import nccl-tests "$work/excerpt.txt" --into "$work/h100.json" --op all_reduce --nodes 2 \
+  --gpus-per-node 8 >"$work/excerpt-import.txt"
+check "--nodes 2 --gpus-per-node 8 makes the excerpt a 16-rank, 2-node table" \
+  grep -q "all_reduce *16 ranks *2 nodes" "$work/excerpt-import.txt"
+expect_error "ranks that disagree" "--ranks 8 and --nodes 2 x --gpus-per-node 8 disagree" \
+  profile import nccl-tests "$work/excerpt.txt" --into "$work/h100.json" --op all_reduce --nodes 2 --gpus-per-node 8 --ranks 8
 finish
