@@ -81,23 +81,25 @@ int plot_command(const Arguments& args) {
   options.add_options()("help,h", "show this help")("scenario", po::value<std::string>(),
                                                     "scenario file (TOML)")(
       "results", po::value<std::string>(), "results directory (default: results/<study name>)")(
-      "plans", po::value<std::string>(), "instead of a study: the plans of simtrain plan --json (--kind pareto)")(
+      "plans", po::value<std::string>(),
+      "instead of a study: the plans of simtrain plan --json (--kind pareto)")(
       "kind", po::value<std::string>()->default_value("scaling"), "scaling | breakdown | memory | pareto")(
       "x", po::value<std::string>()->default_value("gpus"), "axis option on x (scaling)")(
       "y", po::value<std::string>()->default_value("samples_per_s"),
       "metric on y (scaling): samples_per_s, iteration_time_s, mfu, ...")(
       "series", po::value<std::string>(),
-      "axis option whose values make the curves (default: all other axes)")(
+      "axis options whose values make the curves, comma-separated: tp,pp (default: all other axes)")(
       "title", po::value<std::string>(), "plot title (default: the study's name)")(
       "output,o", po::value<std::string>(), "the plot, .svg or .png")("script", po::value<std::string>(),
                                                                       "also keep the gnuplot script here");
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
-  if (!parse_or_help(args, options, vm,
-                     "usage: simtrain plot SCENARIO.toml --kind scaling|breakdown|memory -o PLOT.svg\n"
-                     "       simtrain plot --plans PLANS.json --kind pareto [--x gpus|memory_bytes] -o PLOT.svg",
-                     positional))
+  if (!parse_or_help(
+          args, options, vm,
+          "usage: simtrain plot SCENARIO.toml --kind scaling|breakdown|memory -o PLOT.svg\n"
+          "       simtrain plot --plans PLANS.json --kind pareto [--x gpus|memory_bytes] -o PLOT.svg",
+          positional))
     return 0;
   if (vm.count("plans")) return plot_plans(vm);
   if (vm["kind"].as<std::string>() == "pareto")
@@ -123,7 +125,14 @@ int plot_command(const Arguments& args) {
   }
   request.x = vm["x"].as<std::string>();
   request.y = vm["y"].as<std::string>();
-  if (vm.count("series")) request.series = vm["series"].as<std::string>();
+  if (vm.count("series")) {
+    const std::string list = vm["series"].as<std::string>();
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      if (comma > start) request.series.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
   request.output = vm["output"].as<std::string>();
   request.title = vm.count("title") ? vm["title"].as<std::string>() : study.name;
   const std::string script = study::gnuplot_script(

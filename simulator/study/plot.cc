@@ -63,7 +63,8 @@ std::string data_label(const std::string& text) {
   return q + "\"";
 }
 
-std::string terminal(const std::string& output) {
+// The canvas: 900 x 560, wider by 28 pixels per bar beyond 20 bars.
+std::string terminal(const std::string& output, std::size_t bars = 0) {
   const auto ends = [&](const std::string& ext) {
     return output.size() > ext.size() && output.compare(output.size() - ext.size(), ext.size(), ext) == 0;
   };
@@ -71,8 +72,10 @@ std::string terminal(const std::string& output) {
   for (const char c : output)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
       throw Error("-o: the plot's file name contains a control character");
-  if (ends(".svg")) return "set terminal svg size 900,560 dynamic enhanced font 'Helvetica,12'\n";
-  if (ends(".png")) return "set terminal pngcairo size 900,560 enhanced font 'Helvetica,11'\n";
+  const std::string size =
+      std::to_string(900 + 28 * (bars > 20 ? std::min<std::size_t>(bars, 400) - 20 : 0)) + ",560";
+  if (ends(".svg")) return "set terminal svg size " + size + " dynamic enhanced font 'Helvetica,12'\n";
+  if (ends(".png")) return "set terminal pngcairo size " + size + " enhanced font 'Helvetica,11'\n";
   throw Error(output, 0, "", "plot output must end in .svg or .png");
 }
 
@@ -80,6 +83,10 @@ const std::string& cell(const std::map<std::string, std::string>& row, const std
   static const std::string empty;
   const auto it = row.find(column);
   return it == row.end() ? empty : it->second;
+}
+
+bool has_column(const StudyTable& table, const std::string& column) {
+  return std::find(table.columns.begin(), table.columns.end(), column) != table.columns.end();
 }
 
 void require_column(const StudyTable& table, const std::string& column, const char* what) {
@@ -100,7 +107,7 @@ std::string scaling(const StudyTable& table,
                     const PlotRequest& r) {
   require_column(table, r.x, "--x");
   require_column(table, r.y, "--y");
-  if (!r.series.empty()) require_column(table, r.series, "--series");
+  for (const std::string& key : r.series) require_column(table, key, "--series");
   const auto [y_label, factor] = axis_unit(r.y);
   // Series: the chosen axis, or every axis but x; in the order the study lists their values.
   std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> series;
@@ -108,7 +115,8 @@ std::string scaling(const StudyTable& table,
   for (const auto* row : rows) {
     std::string name;
     for (const std::string& axis : table.axes)
-      if (axis != r.x && (r.series.empty() || axis == r.series))
+      if (axis != r.x &&
+          (r.series.empty() || std::find(r.series.begin(), r.series.end(), axis) != r.series.end()))
         name += (name.empty() ? "" : ", ") + axis + " " + cell(*row, axis);
     if (name.empty()) name = r.y;
     double x = 0, y = 0;
@@ -143,8 +151,11 @@ std::string scaling(const StudyTable& table,
              ", " + data + " using 1:3 with lines dt 2 lc " + std::to_string(n + 1) + " notitle";
     ++n;
   }
-  if (low > 0 && high / low > 20) script += "set logscale y\n";
-  script += "set xlabel " + quoted(r.x) + " noenhanced\nset ylabel " + quoted(y_label) + " noenhanced\n";
+  // Both axes say when they are logarithmic; the ticks then stay at plain numbers.
+  const bool log_y = low > 0 && high / low > 20;
+  if (log_y) script += "set logscale y\n";
+  script += "set xlabel " + quoted(r.x + " (log scale)") + " noenhanced\nset ylabel " +
+            quoted(y_label + (log_y ? " (log scale)" : "")) + " noenhanced\n";
   script +=
       "set logscale x 2\nset key " + std::string(work ? "top right" : "top left") + " noenhanced\nset grid\n";
   script +=
@@ -155,8 +166,8 @@ std::string scaling(const StudyTable& table,
 
 // Every run as a point, and the Pareto front through the runs that no other run beats on both x and y
 // (lower is better on both: fewer GPUs or less memory, shorter time).
-std::string pareto(const StudyTable& table, const std::vector<const std::map<std::string, std::string>*>& rows,
-                   const PlotRequest& r) {
+std::string pareto(const StudyTable& table,
+                   const std::vector<const std::map<std::string, std::string>*>& rows, const PlotRequest& r) {
   require_column(table, r.x, "--x");
   require_column(table, r.y, "--y");
   const auto [x_label, x_factor] = axis_unit(r.x);
@@ -210,8 +221,12 @@ std::string bars(const StudyTable& table, const std::vector<const std::map<std::
   script += "EOD\n";
   script +=
       "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n";
-  script += "set boxwidth 0.75\nset xtics rotate by -35 font ',9' noenhanced\nset ylabel " + quoted(y_label) +
-            "\nset key outside right top vertical\nset grid ytics\nset bmargin 10\nset rmargin 28\n";
+  // Past a dozen runs the labels stand upright in a smaller font (the canvas widens with the runs).
+  const bool many = rows.size() > 12;
+  script += std::string("set boxwidth 0.75\nset xtics ") +
+            (many ? "rotate by 90 right font ',8'" : "rotate by -35 font ',9'") + " noenhanced\nset ylabel " +
+            quoted(y_label) + "\nset key outside right top vertical\nset grid ytics\nset bmargin " +
+            (many ? "14" : "10") + "\nset rmargin 28\n";
   std::string plots;
   for (std::size_t i = 0; i < stacks.size(); ++i)
     plots += std::string(plots.empty() ? "" : ", ") + "$bars using " + std::to_string(i + 2) +
@@ -229,25 +244,38 @@ std::string gnuplot_script(const StudyTable& table, const PlotRequest& request) 
   for (const auto& row : table.rows)
     if (cell(row, "status") == "ok") rows.push_back(&row);
   if (rows.empty()) throw Error("the study has no finished run to plot (run simtrain sweep first)");
-  std::string script = terminal(request.output) + "set output " + quoted(request.output) + "\n";
+  const bool is_bar_chart = request.kind == PlotKind::Breakdown || request.kind == PlotKind::Memory;
+  std::string script = terminal(request.output, is_bar_chart ? rows.size() : 0) + "set output " +
+                       quoted(request.output) + "\n";
   if (!request.title.empty()) script += "set title " + quoted(request.title) + " font ',14' noenhanced\n";
   switch (request.kind) {
     case PlotKind::Scaling:
       return script + scaling(table, rows, request);
-    case PlotKind::Breakdown:
+    case PlotKind::Breakdown: {
       require_column(table, "breakdown.compute_s", "breakdown");
-      return script + bars(table, rows,
-                           {{"breakdown.compute_s", "compute"},
-                            {"breakdown.exposed_comm_s", "exposed communication"},
-                            {"breakdown.pipeline_bubble_s", "pipeline bubble"},
-                            {"breakdown.idle_s", "idle"}},
-                           1e3, "iteration time (ms)", "");
+      std::vector<std::pair<std::string, std::string>> stacks = {
+          {"breakdown.compute_s", "compute"},
+          {"breakdown.exposed_comm_s", "exposed communication"},
+          {"breakdown.pipeline_bubble_s", "pipeline bubble"}};
+      if (has_column(table, "breakdown.host_bound_s"))
+        stacks.push_back({"breakdown.host_bound_s", "host-bound"});
+      stacks.push_back({"breakdown.idle_s", "idle"});
+      return script + bars(table, rows, stacks, 1e3, "iteration time (ms)", "");
+    }
     case PlotKind::Pareto:
       return script + pareto(table, rows, request);
-    case PlotKind::Memory:
+    case PlotKind::Memory: {
       require_column(table, "peak_memory_bytes", "memory");
-      return script + bars(table, rows, {{"peak_memory_bytes", "peak memory per GPU"}}, 1.0 / (1u << 30),
-                           "memory per GPU (GiB)", "memory_capacity_bytes");
+      // What holds the memory, when the runs say it; else the peak alone.
+      std::vector<std::pair<std::string, std::string>> stacks;
+      for (const char* part :
+           {"weights", "gradients", "optimizer_states", "activations", "communication_buffers", "workspace"})
+        if (has_column(table, std::string("memory_breakdown_bytes.") + part))
+          stacks.push_back({std::string("memory_breakdown_bytes.") + part, part});
+      if (stacks.empty()) stacks.push_back({"peak_memory_bytes", "peak memory per GPU"});
+      return script +
+             bars(table, rows, stacks, 1.0 / (1u << 30), "memory per GPU (GiB)", "memory_capacity_bytes");
+    }
   }
   return script;
 }

@@ -89,3 +89,66 @@ TEST_CASE("a plot file name with a line break is refused") {
   request.output = "a\nset output 'b.svg";
   CHECK_THROWS_AS(gnuplot_script(table_with_axis_value("m"), request), Error);
 }
+
+namespace {
+
+// 30 runs over tp x pp x gpus, each with a memory breakdown.
+StudyTable thirty_runs() {
+  StudyTable table;
+  table.axes = {"tp", "pp", "gpus"};
+  table.columns = {"index",
+                   "status",
+                   "tp",
+                   "pp",
+                   "gpus",
+                   "samples_per_s",
+                   "peak_memory_bytes",
+                   "memory_capacity_bytes",
+                   "memory_breakdown_bytes.weights",
+                   "memory_breakdown_bytes.activations"};
+  int index = 0;
+  for (const char* tp : {"1", "2", "4", "8", "16"})
+    for (const char* pp : {"1", "2"})
+      for (const char* gpus : {"64", "128", "256"})
+        table.rows.push_back({{"index", std::to_string(index++)},
+                              {"status", "ok"},
+                              {"tp", tp},
+                              {"pp", pp},
+                              {"gpus", gpus},
+                              {"samples_per_s", "1000"},
+                              {"peak_memory_bytes", "3e10"},
+                              {"memory_capacity_bytes", "8e10"},
+                              {"memory_breakdown_bytes.weights", "1e10"},
+                              {"memory_breakdown_bytes.activations", "2e10"}});
+  return table;
+}
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("--series with several keys: one curve per (tp, pp), over gpus") {
+  PlotRequest request;
+  request.output = "plot.svg";
+  request.series = {"tp", "pp"};
+  const std::string script = gnuplot_script(thirty_runs(), request);
+  CHECK(count(script, "with linespoints") == 10);
+  CHECK(script.find("title 'tp 16, pp 2'") != std::string::npos);
+  CHECK(script.find("set xlabel 'gpus (log scale)'") != std::string::npos);
+}
+
+TEST_CASE("30 bars: a wider canvas, upright labels, memory stacked by what holds it") {
+  PlotRequest request;
+  request.kind = PlotKind::Memory;
+  request.output = "memory.svg";
+  const std::string script = gnuplot_script(thirty_runs(), request);
+  CHECK(script.find("set terminal svg size 1180,560") != std::string::npos);  // 900 + 28 x (30 - 20)
+  CHECK(script.find("set xtics rotate by 90 right font ',8'") != std::string::npos);
+  CHECK(script.find("title 'weights'") != std::string::npos);
+  CHECK(script.find("title 'activations'") != std::string::npos);
+  CHECK(script.find("title 'GPU memory capacity'") != std::string::npos);
+}
