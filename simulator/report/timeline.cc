@@ -86,6 +86,65 @@ void add_flow_events(const trace::Trace& trace, const engine::ReplayResult& repl
   }
 }
 
+// A "memory" counter track per shown rank, in GiB: the estimate's state (weights, gradients, optimizer
+// states, buffers, workspace) throughout, plus activations whose shape follows the rank's op order (each
+// forward op keeps its share, each backward-data op frees one) and whose peak is the estimate's. Only for
+// traces whose metadata splits their memory estimate (generated ones).
+void add_memory_counters(const trace::Trace& trace, const engine::ReplayResult& replay,
+                         nlohmann::json& events) {
+  const auto& parts = trace.metadata.memory_breakdown_bytes;
+  const auto activations = parts.find("activations");
+  if (activations == parts.end()) return;
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  double state_bytes = 0;
+  for (const auto& [what, bytes] : parts)
+    if (what != "activations") state_bytes += bytes;
+  std::map<int, std::vector<const engine::OpEvent*>> by_rank;
+  for (const engine::OpEvent& e : replay.events) by_rank[e.rank].push_back(&e);
+  for (auto& [rank, list] : by_rank) {
+    const trace::Program& program = trace.program_of(rank);
+    double forward_ops = 0, backward_ops = 0;
+    for (const trace::Op& op : program.ops) {
+      if (op.type != trace::OpType::Compute) continue;
+      forward_ops += op.compute.pass == trace::Pass::Forward;
+      backward_ops += op.compute.pass == trace::Pass::BackwardData;
+    }
+    if (forward_ops == 0 || backward_ops == 0) continue;
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto* a, const auto* b) { return a->end_s < b->end_s; });
+    // Held activations in units of the whole step's, after each op ends; scaled so the peak is the
+    // estimate's.
+    std::vector<std::pair<double, double>> level;
+    double held = 0, peak = 0;
+    for (const engine::OpEvent* e : list) {
+      const trace::Op& op = program.ops[e->op];
+      if (op.type != trace::OpType::Compute) continue;
+      if (op.compute.pass == trace::Pass::Forward)
+        held += 1 / forward_ops;
+      else if (op.compute.pass == trace::Pass::BackwardData)
+        held = std::max(0.0, held - 1 / backward_ops);
+      else
+        continue;
+      level.emplace_back(e->end_s, held);
+      peak = std::max(peak, held);
+    }
+    if (peak <= 0) continue;
+    events.push_back({{"ph", "C"},
+                      {"name", "memory (GiB)"},
+                      {"pid", rank},
+                      {"ts", 0.0},
+                      {"args", {{"state", state_bytes / kGiB}, {"activations", 0.0}}}});
+    for (const auto& [t, h] : level)
+      events.push_back(
+          {{"ph", "C"},
+           {"name", "memory (GiB)"},
+           {"pid", rank},
+           {"ts", t * 1e6},
+           {"args",
+            {{"state", state_bytes / kGiB}, {"activations", h / peak * activations->second / kGiB}}}});
+  }
+}
+
 }  // namespace
 
 nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResult& replay) {
@@ -136,6 +195,7 @@ nlohmann::json timeline_json(const trace::Trace& trace, const engine::ReplayResu
                       {"args", args}});
   }
   add_flow_events(trace, replay, events);
+  add_memory_counters(trace, replay, events);
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Timelines people can read: Perfetto flow events linking send/receive pairs and collective members, and
-# the Kineto-style per-rank files Holistic Trace Analysis and TensorBoard open.
+# Timelines people can read: Perfetto flow events linking send/receive pairs and collective members, a
+# memory counter track, and the Kineto-style per-rank files Holistic Trace Analysis and TensorBoard open.
 source "$(dirname "$0")/lib.bash"
 
 "$simtrain" run --model megatron-gpt-1.7b --gpus 16 --tp 4 --pp 4 --micro-batch 1 --global-batch 8 --no-lockstep \
@@ -29,6 +29,24 @@ assert all(f[1]["pid"] - f[0]["pid"] in (4, -4) for f in p2p), p2p[0]
 sizes = collections.Counter(len(f) for f in coll)
 assert set(sizes) == {2, 4} and sizes[4] > sizes[2], sizes
 print(f"ok   flows: {len(p2p)} send/receive pairs, {len(coll)} collectives across their members")
+PY
+
+# A memory counter per rank: the state throughout, activations rising in forward and falling in backward up
+# to the estimate's peak.
+"$simtrain" run --model megatron-gpt-1.7b --gpus 8 --tp 2 --pp 4 --micro-batch 1 --global-batch 8 \
+  --timeline "$work/memory.json" --json "$work/memory-result.json" >/dev/null
+python3 - "$work/memory.json" "$work/memory-result.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+memory = json.load(open(sys.argv[2]))["memory_breakdown_bytes"]
+counters = [e for e in events if e["ph"] == "C" and e["name"] == "memory (GiB)" and e["pid"] == 0]
+assert counters, "no memory counter"
+peak = max(e["args"]["activations"] for e in counters)
+assert abs(peak - memory["activations"] / 2**30) < 1e-9 * peak, (peak, memory["activations"])
+state = sum(v for k, v in memory.items() if k != "activations") / 2**30
+assert all(abs(e["args"]["state"] - state) < 1e-9 * state for e in counters)
+assert counters[-1]["args"]["activations"] < 0.5 * peak, counters[-1]  # freed by the end of backward
+print(f"ok   a memory counter: {state:.1f} GiB of state, activations up to {peak:.1f} GiB")
 PY
 
 "$simtrain" run --model llama2-7b --gpus 16 --platform dgx-h100 --tp 2 --micro-batch 1 --global-batch 32 \
