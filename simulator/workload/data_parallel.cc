@@ -11,6 +11,7 @@
 #include "simulator/workload/eager_pytorch.h"
 #include "simulator/workload/host_launch.h"
 #include "simulator/workload/hugging_face_layout.h"
+#include "simulator/workload/memory_parts.h"
 #include "simulator/workload/optimizer_kernels.h"
 
 namespace simtrain::workload {
@@ -259,12 +260,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
       model, config.batch_per_gpu, config.precision, optimizer_state_bytes_per_parameter(config.optimizer),
       config.bucket_bytes);
   meta.peak_memory_bytes = memory.total_bytes();
-  meta.memory_breakdown_bytes = {{"weights", memory.weights_bytes},
-                                 {"gradients", memory.gradients_bytes},
-                                 {"optimizer_states", memory.optimizer_states_bytes},
-                                 {"activations", memory.activations_bytes},
-                                 {"communication_buffers", memory.communication_buffers_bytes},
-                                 {"workspace", memory.workspace_bytes}};
+  meta.memory_breakdown_bytes = memory_parts(memory);
   const AllocatorPeak allocator = estimate_allocator_peak(
       model, config.batch_per_gpu, config.precision, optimizer_state_bytes_per_parameter(config.optimizer));
   // DDP's flat gradient buckets, when there is more than one rank to reduce with, come on top.

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "simulator/workload/megatron_stage.h"
+#include "simulator/workload/memory_parts.h"
 #include "simulator/workload/parallel_memory.h"
 
 namespace simtrain::workload {
@@ -198,12 +199,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   meta.model_flops_per_iteration = megatron_model_flops(model, config.seq_len, global_batch);
   const ParallelMemoryEstimate memory = estimate_parallel_memory(model, config, config.seq_len, dp);
   meta.peak_memory_bytes = memory.total_bytes();
-  meta.memory_breakdown_bytes = {{"weights", memory.weights_bytes},
-                                 {"gradients", memory.gradients_bytes},
-                                 {"optimizer_states", memory.optimizer_states_bytes},
-                                 {"activations", memory.activations_bytes},
-                                 {"communication_buffers", memory.communication_buffers_bytes},
-                                 {"workspace", memory.workspace_bytes}};
+  meta.memory_breakdown_bytes = memory_parts(memory);
   // MFU is quoted against the 16-bit peak even for FP8 training, as Megatron-LM and NVIDIA report it.
   meta.compute_dtype = matmul_dtype(config.precision);
   return trace;
