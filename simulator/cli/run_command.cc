@@ -73,7 +73,8 @@ void reject_data_parallel_options(const po::variables_map& vm) {
                   "--global-batch, and its framework with --zero, --fsdp or --distributed-optimizer");
 }
 
-// A line naming what a framework's file set that simtrain accepts without modelling, or does not know.
+// One line naming the framework settings (Megatron arguments, DeepSpeed or torchtitan keys) that simtrain
+// accepts without modelling, or does not know.
 void list_keys(const char* what, const std::vector<std::string>& keys) {
   if (keys.empty()) return;
   std::string list;
@@ -151,11 +152,7 @@ int run_command(const Arguments& args) {
         throw Error("--train-iters and --steps disagree: give one of them");
       request.job.steps = *plan.train_iters;
     }
-    if (!plan.ignored.empty()) {
-      std::string list;
-      for (const std::string& name : plan.ignored) list += (list.empty() ? "" : " ") + name;
-      std::cerr << "simtrain: note: Megatron-LM arguments that do not change a step's time: " << list << "\n";
-    }
+    list_keys("note: Megatron-LM arguments that do not change a step's time", plan.ignored);
   } else if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
