@@ -174,18 +174,18 @@ double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, d
 }
 
 // ZeRO-3 / FSDP, per micro-batch, as the trace generator orders it (megatron_stage.cc, for_units): each unit
-// (the embedding, every layer, the LM head) gathers its parameters one unit ahead on the one data-parallel
-// stream, which also reduce-scatters each unit's gradients after its backward. Forward, a gather hides under
-// the previous unit's compute (the first has nothing to hide under). Backward, the next unit's gather comes
-// after this unit's reduce-scatter in the stream's order, so it cannot start before this unit's backward
-// ends: the generated backward does not prefetch, and every gather and reduce-scatter waits in full.
-// Returns the waiting, forward and backward together.
+// (the embedding, every layer, the LM head) gathers its parameters on the "dp_gather" stream, one unit ahead
+// (the gather of unit u + 1 is issued when unit u's compute starts), and each unit's gradients are
+// reduce-scattered on the "dp" stream once its backward ends. A unit's compute waits for its gather; the
+// gathers queue behind each other, the reduce-scatters too, and what the last ones leave after backward's
+// compute waits in full. Returns the waiting, forward and backward together.
 double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, const Communicators& g,
                                     const NetworkEstimate& net, double layers) {
   struct Unit {
     double forward_s = 0, backward_s = 0, gather_s = 0, scatter_s = 0;
   };
-  const auto unit = [&](const workload::LayerSteps& steps, const workload::PartParameters& params, bool layer) {
+  const auto unit = [&](const workload::LayerSteps& steps, const workload::PartParameters& params,
+                        bool layer) {
     Unit u;
     u.forward_s = price.pass(steps.forward, false).total_s();
     u.backward_s = price.pass(steps.backward, false).total_s();
@@ -206,17 +206,24 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
     units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
   if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));
 
-  double forward_s = units.front().gather_s, forward_compute_s = 0;
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    const double next_gather_s = i + 1 < units.size() ? units[i + 1].gather_s : 0;
-    forward_s += std::max(units[i].forward_s, next_gather_s);
-    forward_compute_s += units[i].forward_s;
-  }
-  // Backward: the next unit's gather is queued behind this unit's reduce-scatter, which waits for this
-  // unit's backward, so neither hides: every gather and every reduce-scatter of the pass is exposed.
-  double backward_exposed_s = 0;
-  for (const Unit& u : units) backward_exposed_s += u.gather_s + u.scatter_s;
-  return forward_s - forward_compute_s + backward_exposed_s;
+  // One pass: returns how long its units' compute waits for gathers; `scatter` adds the reduce-scatters'
+  // tail beyond the last compute.
+  const auto pass_wait_s = [](const std::vector<Unit>& order, bool backward) {
+    double compute_end = 0, gather_end = 0, scatter_end = 0, compute_total = 0, gather_start = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Unit& u = order[i];
+      gather_end = std::max(gather_start, gather_end) + u.gather_s;
+      const double start = std::max(compute_end, gather_end);
+      gather_start = start;  // the next unit's gather is issued as this unit's compute starts
+      const double compute_s = backward ? u.backward_s : u.forward_s;
+      compute_end = start + compute_s;
+      compute_total += compute_s;
+      if (backward) scatter_end = std::max(scatter_end, compute_end) + u.scatter_s;
+    }
+    return std::max(compute_end, scatter_end) - compute_total;
+  };
+  std::vector<Unit> reversed(units.rbegin(), units.rend());
+  return pass_wait_s(units, false) + pass_wait_s(reversed, true);
 }
 
 // Gradient reduction, parameter gathers and the optimizer step of one stage, after its last backward.

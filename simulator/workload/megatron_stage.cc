@@ -19,7 +19,11 @@ enum Stream : std::uint8_t {
   kRecvNext,
   kSendPrev,
   kCpSend,
-  kCpRecv
+  kCpRecv,
+  // Parameter all-gathers (ZeRO-3 / FSDP units, the distributed optimizer's updated shards) have a stream of
+  // their own, as FSDP's unshard stream is apart from its reduce-scatters: a prefetched gather does not
+  // wait behind the previous unit's gradient reduction.
+  kDpGather
 };
 
 // What ZeRO-3 gathers and a gradient bucket collects: the embedding, one layer, or the LM head.
@@ -146,10 +150,10 @@ class StageBuilder {
   std::uint32_t gather(const Unit& unit, const std::string& prefix, std::vector<std::uint32_t> deps) {
     const double dense = unit.params.per_gpu - unit.params.expert_per_gpu;
     std::uint32_t op = collective(prefix + unit.name + ".param_all_gather", trace::CollectiveKind::AllGather,
-                                  dense * plan_.param_bytes, g_.shard, kDp, deps);
+                                  dense * plan_.param_bytes, g_.shard, kDpGather, deps);
     if (unit.params.expert_per_gpu > 0)
       op = collective(prefix + unit.name + ".expert_param_all_gather", trace::CollectiveKind::AllGather,
-                      unit.params.expert_per_gpu * plan_.param_bytes, g_.edp, kDp, deps);
+                      unit.params.expert_per_gpu * plan_.param_bytes, g_.edp, kDpGather, deps);
     return op;
   }
 
@@ -305,7 +309,7 @@ class StageBuilder {
     const std::uint32_t optimizer = kernel("optimizer.step", optimizer_step(plan_, local));
     for (std::size_t b = 0; b < gathers_.size(); ++b)
       collective("bucket" + std::to_string(b) + ".param_all_gather", trace::CollectiveKind::AllGather,
-                 gathers_[b].parameters * plan_.param_bytes, gathers_[b].group, kDp, {optimizer});
+                 gathers_[b].parameters * plan_.param_bytes, gathers_[b].group, kDpGather, {optimizer});
   }
 
   struct Gather {

@@ -42,7 +42,7 @@ struct StagePlan {
 
 inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "ep",           "dp",
                                                "pp_recv_prev", "pp_send_next", "pp_recv_next", "pp_send_prev",
-                                               "cp_send",      "cp_recv"};
+                                               "cp_send",      "cp_recv",      "dp_gather"};
 
 // Everything but `order` and `groups` (the generator fills them in): validates `config` against `model`
 // (parallel_config.h), resolves dtypes, layer steps, parameters, shard sizes and gradient bytes. `config`

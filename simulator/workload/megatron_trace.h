@@ -31,9 +31,10 @@ struct MegatronLayout {
 //   "edp" expert-data-parallel groups: the "dp" ranks with equal ep rank (only with experts)
 //   "embd" first and last stage's ranks with equal (tp, cp, dp) rank (only tied embeddings and pp > 1)
 // Streams of every program: "compute" (kernels), "tp" (tensor-parallel collectives, which the next kernel
-// waits for), "ep" (expert all-to-alls), "dp" (gradient reduction, parameter gathers), "pp_recv_prev",
+// waits for), "ep" (expert all-to-alls), "dp" (gradient reduction), "pp_recv_prev",
 // "pp_send_next", "pp_recv_next", "pp_send_prev" (one per pipeline channel, so that p2p in flight in both
-// directions cannot block each other), "cp_send", "cp_recv" (the ring attention exchange).
+// directions cannot block each other), "cp_send", "cp_recv" (the ring attention exchange), "dp_gather"
+// (parameter all-gathers of ZeRO-3 / FSDP units and the distributed optimizer, apart from the reductions).
 //
 // Per micro-batch the stage runs its schedule (pipeline_schedule.h) step by step: a forward receives the
 // activation (micro_batch x seq / cp x hidden / tp elements: each TP rank sends its 1/tp share, as
