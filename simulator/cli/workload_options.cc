@@ -56,7 +56,10 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "attention",
                                             "no-async-tensor-model-parallel-allreduce",
                                             "no-gradient-accumulation-fusion",
-                                            "no-overlap-grad-reduce"};
+                                            "no-overlap-grad-reduce",
+                                            "no-overlap-param-gather",
+                                            "no-overlap-p2p-communication",
+                                            "tp-comm-overlap"};
 
 }  // namespace
 
@@ -88,7 +91,15 @@ void add_parallel_options(po::options_description& options) {
       "weight gradients are added into the main_grad buffers by a separate kernel (Megatron-LM before "
       "mid-2022)")("no-overlap-grad-reduce",
                    "data-parallel gradients are reduced after the backward pass, not under it (Megatron's "
-                   "local DDP of 2021-22; Megatron-core without --overlap-grad-reduce)");
+                   "local DDP of 2021-22; Megatron-core without --overlap-grad-reduce)")(
+      "no-overlap-param-gather",
+      "the distributed optimizer's updated parameters are all-gathered after the optimizer step, not under "
+      "the next step's forward pass")("no-overlap-p2p-communication",
+                                      "interleaved pipeline sends block the next kernel (Megatron-LM before "
+                                      "2023)")(
+      "tp-comm-overlap",
+      "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
+      "under their GEMMs (with --sp)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -151,6 +162,9 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.async_tp_all_reduce = vm.count("no-async-tensor-model-parallel-allreduce") == 0;
   c.gradient_accumulation_fusion = vm.count("no-gradient-accumulation-fusion") == 0;
   c.overlap_grad_reduce = vm.count("no-overlap-grad-reduce") == 0;
+  c.overlap_param_gather = vm.count("no-overlap-param-gather") == 0;
+  c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
+  c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")
     c.schedule = workload::PipelineSchedule::GPipe;

@@ -80,6 +80,10 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
     a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";
   if (c.overlap_grad_reduce) a += " --overlap-grad-reduce";
+  if (c.distributed_optimizer && c.overlap_grad_reduce && c.overlap_param_gather)
+    a += " --overlap-param-gather";
+  if (c.vpp > 1 && !c.overlap_p2p_communication) a += " --no-overlap-p2p-communication";
+  if (c.tp_comm_overlap) a += " --tp-comm-overlap";
   if (c.zero > 0) a += fmt::format(" --deepspeed --zero-stage {}  # Megatron-DeepSpeed", c.zero);
   if (c.fsdp == workload::FsdpMode::FullShard) a += " --use-torch-fsdp2";
   if (c.fsdp == workload::FsdpMode::HybridShard)

@@ -85,13 +85,16 @@ class Pricer {
         const bool tp = step.group == LayerGroup::TensorParallel;
         double exposed =
             context_.network->collective_s(step.collective, step.bytes, tp ? groups_.tp : groups_.ep);
-        // An asynchronous collective hides under the next kernel, which does not need it.
-        if (step.overlaps_next_kernel)
+        if (step.chunked_with_gemm) {
+          exposed = chunked_exposed_s(steps, i, exposed);
+        } else if (step.overlaps_next_kernel) {
+          // An asynchronous collective hides under the next kernel, which does not need it.
           for (std::size_t j = i + 1; j < steps.size(); ++j)
             if (steps[j].type == LayerStep::Type::Kernel) {
               exposed = std::max(0.0, exposed - kernel_s(steps[j].kernel));
               break;
             }
+        }
         (tp ? cost.exposed.tp_s : cost.exposed.ep_s) += exposed;
       } else {
         // cp rounds; each chunk's transfer runs under the previous round's kernel.
@@ -105,6 +108,21 @@ class Pricer {
   }
 
  private:
+  // Userbuffers (megatron_stage.cc's chunked_collective): an all-gather hides under the next GEMM; a
+  // reduce-scatter's first tp - 1 chunks under the previous GEMM, its last chunk not.
+  double chunked_exposed_s(const std::vector<LayerStep>& steps, std::size_t at, double collective_s) const {
+    const bool gather = steps[at].collective == trace::CollectiveKind::AllGather;
+    for (std::size_t j = at; gather ? ++j < steps.size() : j-- > 0;) {
+      if (steps[j].type != LayerStep::Type::Kernel || steps[j].kernel.kind != trace::ComputeKind::Gemm)
+        continue;
+      const double gemm_s = kernel_s(steps[j].kernel);
+      if (gather) return std::max(0.0, collective_s - gemm_s);
+      const double tp = static_cast<double>(groups_.tp.size());
+      return std::max(0.0, collective_s * (tp - 1) / tp - gemm_s) + collective_s / tp;
+    }
+    return collective_s;
+  }
+
   const EstimateContext& context_;
   const Communicators& groups_;
   int cp_;
@@ -269,7 +287,14 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
         return n *
                net.collective_s(trace::CollectiveKind::AllGather, parameters / n * plan.param_bytes, members);
       };
-      out.exposed_s += gather_s(dense, g.dp) + gather_s(expert, g.edp);
+      const double gathers_s = gather_s(dense, g.dp) + gather_s(expert, g.edp);
+      // --overlap-param-gather: under the first micro-batch's forward passes, but for the first bucket.
+      if (c.distributed_optimizer && c.overlap_param_gather) {
+        const double buckets = std::max(1.0, std::ceil((dense + expert) / plan.bucket_parameters));
+        out.exposed_s += std::max(gathers_s / buckets, gathers_s - stage.forward.compute_s);
+      } else {
+        out.exposed_s += gathers_s;
+      }
     }
   }
   if (plan.model->tied_embeddings && c.pp > 1)
@@ -310,6 +335,10 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
                                              groups.tp);
   }
   const double m = plan.micro_batches, v = config.vpp;
+  // Interleaved with --overlap-p2p-communication, sends do not block: a transfer shows only where it
+  // outlasts the chunk's compute it runs under.
+  if (v > 1 && config.overlap_p2p_communication)
+    p2p_s = std::max(0.0, p2p_s - std::min(stage.forward.compute_s, stage.backward.compute_s) / v);
   const double micro_batch_s = stage.forward.total_s() + stage.backward.total_s() + 2 * v * p2p_s;
   const double warm_up =
       config.schedule == workload::PipelineSchedule::Interleaved ? (config.pp - 1) / v : config.pp - 1.0;

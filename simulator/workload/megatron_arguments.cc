@@ -40,6 +40,8 @@ constexpr KnownArgument kArguments[] = {
     {"use-distributed-optimizer", Arity::Switch, Effect::Read},
     {"overlap-grad-reduce", Arity::Switch, Effect::Read},
     {"overlap-param-gather", Arity::Switch, Effect::Read},
+    {"no-overlap-p2p-communication", Arity::Switch, Effect::Read},
+    {"tp-comm-overlap", Arity::Switch, Effect::Read},
     {"DDP-impl", Arity::One, Effect::Read},
     {"recompute-granularity", Arity::One, Effect::Read},
     {"recompute-method", Arity::One, Effect::Read},
@@ -289,8 +291,9 @@ bool MegatronArguments::has(const std::string& name) const {
 }
 
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
-// arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed).
-bool shared_with_simtrain(std::string_view name) { return name == "seed"; }
+// arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
+// `--tp-comm-overlap` means the same either way).
+bool shared_with_simtrain(std::string_view name) { return name == "seed" || name == "tp-comm-overlap"; }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
   const auto known_at = [&](std::size_t i) -> const KnownArgument* {
@@ -356,10 +359,15 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (overlap && given("no-overlap-grad-reduce"))
     throw Error("--overlap-grad-reduce and --no-overlap-grad-reduce disagree: give one of them");
   c.overlap_grad_reduce = overlap;
-  if (in.has("overlap-param-gather"))
-    throw Error(
-        "--overlap-param-gather: overlapping the distributed optimizer's parameter all-gather with the "
-        "next forward pass is not modelled yet (simtrain gathers after the optimizer step)");
+  // Off unless given, as in Megatron, which also asserts its prerequisites.
+  const bool param_gather = in.has("overlap-param-gather");
+  if (param_gather && given("no-overlap-param-gather"))
+    throw Error("--overlap-param-gather and --no-overlap-param-gather disagree: give one of them");
+  if (param_gather && !(c.distributed_optimizer && overlap))
+    throw Error("--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce");
+  c.overlap_param_gather = param_gather;
+  if (in.has("no-overlap-p2p-communication")) c.overlap_p2p_communication = false;
+  if (in.has("tp-comm-overlap")) c.tp_comm_overlap = true;
 
   const bool fp16 = in.has("fp16"), bf16 = in.has("bf16");
   if (fp16 && bf16) throw Error("--fp16 and --bf16: give one of them");

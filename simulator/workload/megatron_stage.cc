@@ -41,6 +41,10 @@ class StageBuilder {
     program_.streams.assign(std::begin(kStreamNames), std::end(kStreamNames));
     for (const PipelineStep& s : plan.order[static_cast<std::size_t>(stage)])
       if (!s.forward) last_backward_[static_cast<std::size_t>(s.chunk)] = s.micro_batch;
+    const ParallelConfig& c = *plan.config;
+    gather_under_forward_ =
+        plan.shard_optimizer && !plan.shard_parameters && c.distributed_optimizer && c.overlap_param_gather;
+    async_sends_ = plan.vpp > 1 && c.overlap_p2p_communication;
   }
 
   trace::Program build() {
@@ -83,9 +87,14 @@ class StageBuilder {
     op.stream = kCompute;
     op.deps = std::move(pending_);
     op.compute = spec;
+    previous_kernel_ = last_kernel_;
     last_kernel_ = append(std::move(op));
     pending_ = std::move(deferred_);
     deferred_.clear();
+    if (spec.kind == trace::ComputeKind::Gemm) {
+      pending_.insert(pending_.end(), gathering_.begin(), gathering_.end());
+      gathering_.clear();
+    }
     return *last_kernel_;
   }
 
@@ -116,6 +125,8 @@ class StageBuilder {
       if (attention_core_only && !step.attention_core) continue;
       if (step.type == LayerStep::Type::Kernel) {
         kernel(prefix + step.name, step.kernel);
+      } else if (step.chunked_with_gemm) {
+        chunked_collective(step, prefix);
       } else if (step.type == LayerStep::Type::Collective) {
         const bool tp = step.group == LayerGroup::TensorParallel;
         const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes,
@@ -125,6 +136,24 @@ class StageBuilder {
         ring_attention(step, prefix);
       }
     }
+  }
+
+  // Transformer Engine's userbuffers. An all-gather exchanges the remote chunks while the next GEMM starts on
+  // the local one; the kernel after that GEMM waits for it. A reduce-scatter sends the partial sums of the
+  // previous GEMM's first tp - 1 chunks while it computes the rest, and the last chunk's after it.
+  void chunked_collective(const LayerStep& step, const std::string& prefix) {
+    const std::string name = prefix + step.name;
+    if (step.collective == trace::CollectiveKind::AllGather) {
+      gathering_.push_back(collective(name, step.collective, step.bytes, g_.tp, kTp, after_last_kernel()));
+      return;
+    }
+    const double tp = plan_.config->tp;
+    std::vector<std::uint32_t> with_gemm = program_.ops[*last_kernel_].deps;
+    if (previous_kernel_) with_gemm.push_back(*previous_kernel_);
+    const std::uint32_t under =
+        collective(name + ".chunks", step.collective, step.bytes * (tp - 1) / tp, g_.tp, kTp, with_gemm);
+    pending_.push_back(collective(name + ".last_chunk", step.collective, step.bytes / tp, g_.tp, kTp,
+                                  {*last_kernel_, under}));
   }
 
   // cp rounds over the context-parallel ring: round r computes on the K/V chunk received in round r - 1
@@ -192,11 +221,59 @@ class StageBuilder {
     const int vs = s.chunk * plan_.pp + stage_;
     const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
     if (vs > 0) receive(prefix + "recv_activation", kRecvPrev, -1, tag(true, s.micro_batch, vs - 1));
-    for_units(units(s.chunk), prefix,
-              [&](const Unit& unit) { run(unit.steps->forward, prefix + unit.name + ".", false); });
-    if (vs + 1 < virtual_stages())
-      pending_.push_back(p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
-                             tag(true, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel()));
+    const std::vector<Unit> list = units(s.chunk);
+    std::vector<std::vector<std::uint32_t>> gathered_before(list.size());
+    if (gather_under_forward_ && !gathered_chunk_[static_cast<std::size_t>(s.chunk)]) {
+      gathered_chunk_[static_cast<std::size_t>(s.chunk)] = true;
+      gathered_before = gather_updated_parameters(list, "c" + std::to_string(s.chunk) + ".");
+    }
+    std::size_t u = 0;
+    for_units(list, prefix, [&](const Unit& unit) {
+      pending_.insert(pending_.end(), gathered_before[u].begin(), gathered_before[u].end());
+      ++u;
+      run(unit.steps->forward, prefix + unit.name + ".", false);
+    });
+    if (vs + 1 < virtual_stages()) {
+      const std::uint32_t send = p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
+                                     tag(true, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel());
+      if (!async_sends_) pending_.push_back(send);
+    }
+  }
+
+  // --overlap-param-gather: the previous step's updated parameters, gathered in the buckets their gradients
+  // were reduced in (add_to_bucket's bucketing, over the units in backward order) from the start of the step
+  // on their own stream, in forward order; returns, per unit of `list`, the gathers its forward waits for
+  // (a bucket is needed by its unit that comes first in forward order).
+  std::vector<std::vector<std::uint32_t>> gather_updated_parameters(const std::vector<Unit>& list,
+                                                                    const std::string& prefix) {
+    struct ParamBucket {
+      std::size_t first_unit;
+      double parameters;
+      int group;
+    };
+    std::vector<ParamBucket> buckets;
+    for (const bool expert : {false, true}) {
+      if ((expert ? plan_.expert_shards : plan_.data_shards) == 1) continue;
+      double parameters = 0;
+      const auto close = [&](std::size_t unit) {
+        if (parameters > 0) buckets.push_back({unit, parameters, expert ? g_.edp : g_.dp});
+        parameters = 0;
+      };
+      for (std::size_t i = list.size(); i-- > 0;) {
+        const PartParameters& p = list[i].params;
+        parameters += expert ? p.expert_per_gpu : p.per_gpu - p.expert_per_gpu;
+        if (parameters >= plan_.bucket_parameters) close(i);
+      }
+      close(0);
+    }
+    std::stable_sort(buckets.begin(), buckets.end(),
+                     [](const ParamBucket& a, const ParamBucket& b) { return a.first_unit < b.first_unit; });
+    std::vector<std::vector<std::uint32_t>> before(list.size());
+    for (const ParamBucket& b : buckets)
+      before[b.first_unit].push_back(collective(
+          prefix + "bucket" + std::to_string(param_buckets_++) + ".param_all_gather",
+          trace::CollectiveKind::AllGather, b.parameters * plan_.param_bytes, b.group, kDpGather, {}));
+    return before;
   }
 
   void backward(const PipelineStep& s) {
@@ -227,9 +304,11 @@ class StageBuilder {
     });
     flush(dense_, g_.dp, prefix);
     flush(expert_, g_.edp, prefix);
-    if (vs > 0)
-      pending_.push_back(p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
-                             tag(false, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel()));
+    if (vs > 0) {
+      const std::uint32_t send = p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
+                                     tag(false, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel());
+      if (!async_sends_) pending_.push_back(send);
+    }
   }
 
   // Gradient buckets: parameters accumulate in backward order until a bucket is full.
@@ -265,7 +344,8 @@ class StageBuilder {
     else
       after_backward_.push_back(std::move(reduction));
     // The updated parameters are gathered once per step, bucket by bucket (ZeRO 2 reduces every micro-batch).
-    if (plan_.shard_optimizer && last_micro_batch_) gathers_.push_back({bucket.parameters, group});
+    if (plan_.shard_optimizer && last_micro_batch_ && !gather_under_forward_)
+      gathers_.push_back({bucket.parameters, group});
     bucket = {};
   }
 
@@ -331,6 +411,12 @@ class StageBuilder {
   std::vector<std::uint32_t> pending_;   // ops the next kernel waits for
   std::vector<std::uint32_t> deferred_;  // ops the kernel after next waits for
   std::optional<std::uint32_t> last_kernel_;
+  std::optional<std::uint32_t> previous_kernel_;  // the kernel before last_kernel_
+  std::vector<std::uint32_t> gathering_;  // userbuffers all-gathers the kernel after the next GEMM waits for
+  bool gather_under_forward_ = false;     // --overlap-param-gather with the distributed optimizer
+  std::vector<bool> gathered_chunk_ = std::vector<bool>(static_cast<std::size_t>(plan_.vpp), false);
+  int param_buckets_ = 0;
+  bool async_sends_ = false;  // interleaved schedule with --overlap-p2p-communication
   std::optional<std::uint32_t> tied_grad_ready_;
   Bucket dense_, expert_;
   int buckets_ = 0;

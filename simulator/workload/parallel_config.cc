@@ -88,6 +88,8 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   require_feasible(model.ffn_hidden % c.tp == 0, "--tp " + str(c.tp) + ": FFN size " + str(model.ffn_hidden) +
                                                      " is not divisible by " + str(c.tp));
   require_feasible(!c.sp || c.tp > 1, "--sp: sequence parallelism needs --tp > 1");
+  require_feasible(!c.tp_comm_overlap || (c.tp > 1 && c.sp),
+                   "--tp-comm-overlap: overlapping TP communication with GEMMs needs --tp > 1 and --sp");
 
   // Every pipeline rank holds vpp chunks of the same number of layers.
   require_feasible(c.vpp == 1 || c.pp > 1,
@@ -103,9 +105,9 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                          str(c.micro_batch * dp));
     // Every micro-batch is unrolled into each pipeline rank's program.
     const long long micro_batches = c.global_batch / (c.micro_batch * dp);
-    require(micro_batches <= kMaxMicroBatches,
-            "--global-batch " + str(c.global_batch) + ": " + str(micro_batches) +
-                " micro-batches per step; at most " + str(kMaxMicroBatches) + " are simulated");
+    require(micro_batches <= kMaxMicroBatches, "--global-batch " + str(c.global_batch) + ": " +
+                                                   str(micro_batches) + " micro-batches per step; at most " +
+                                                   str(kMaxMicroBatches) + " are simulated");
   }
   // Load-balanced causal context parallelism cuts the sequence into 2 x cp chunks.
   if (c.cp > 1 && c.seq_len > 0) {

@@ -52,6 +52,18 @@ struct ParallelConfig {
   // --overlap-grad-reduce), or after the whole backward pass (Megatron's local DDP of 2021-22, and
   // Megatron-core without --overlap-grad-reduce).
   bool overlap_grad_reduce = true;
+  // With the distributed optimizer, the all-gather of the updated parameters runs under the next step's
+  // forward pass, bucket by bucket, each bucket gathered before the first layer that uses it (Megatron's
+  // --overlap-param-gather, on in Megatron-Bridge's recipes); off: gathered after the optimizer step.
+  bool overlap_param_gather = true;
+  // Interleaved schedule: pipeline sends run asynchronously and only the receives are waited for
+  // (Megatron's default since 2023; --no-overlap-p2p-communication, and Megatron-LM before, block on the
+  // send). The non-interleaved 1F1B schedule always blocks.
+  bool overlap_p2p_communication = true;
+  // Transformer Engine's userbuffers (Megatron's --tp-comm-overlap; async TP in torchtitan): with sequence
+  // parallelism the all-gathers before the column-parallel GEMMs and the reduce-scatters after the
+  // row-parallel ones are cut into TP chunks exchanged while the GEMM computes the other chunks.
+  bool tp_comm_overlap = false;
 };
 
 std::string_view to_string(Recompute recompute);

@@ -70,6 +70,13 @@ class Reader {
     return v;
   }
 
+  std::optional<bool> boolean(const toml::table* t, const char* section, const char* key) const {
+    if (!t || !t->contains(key)) return std::nullopt;
+    const toml::node* node = t->get(key);
+    if (!node->is_boolean()) fail(node, std::string(section) + "." + key, "expected true or false");
+    return node->as_boolean()->get();
+  }
+
   std::optional<std::string> text(const toml::table* t, const char* section, const char* key) const {
     if (!t || !t->contains(key)) return std::nullopt;
     const toml::node* node = t->get(key);
@@ -180,10 +187,17 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
     for (auto&& [key, node] : *parallelism) {
       const std::string k(key.str());
       if (one_of(kParallelDegrees, k) || k == "pipeline_parallel_microbatch_size") continue;
-      (one_of({"enable_async_tensor_parallel", "fsdp_reshard_after_forward", "disable_loss_parallel",
-               "enable_compiled_autograd", "pipeline_parallel_schedule", "pipeline_parallel_split_points",
-               "context_parallel_rotate_method"},
-              k)
+      // Async TP pipelines the sequence-parallel all-gathers and reduce-scatters with their matmuls, as
+      // Transformer Engine's userbuffers do (ParallelConfig::tp_comm_overlap).
+      if (k == "enable_async_tensor_parallel") {
+        const bool async_tp = in.boolean(parallelism, "parallelism", "enable_async_tensor_parallel").value();
+        c.tp_comm_overlap = async_tp && tp > 1;
+        continue;
+      }
+      (one_of(
+           {"fsdp_reshard_after_forward", "disable_loss_parallel", "enable_compiled_autograd",
+            "pipeline_parallel_schedule", "pipeline_parallel_split_points", "context_parallel_rotate_method"},
+           k)
            ? plan.no_effect
            : plan.unknown)
           .push_back("parallelism." + k);

@@ -67,6 +67,12 @@ LayerStep collective_step(std::string name, CollectiveKind kind, LayerGroup grou
   return step;
 }
 
+// Under Transformer Engine's userbuffers, a sequence-parallel collective runs chunked with its GEMM.
+LayerStep chunked(LayerStep step, const Dims& d) {
+  step.chunked_with_gemm = d.shard.tp_comm_overlap && d.shard.sp && d.shard.tp > 1;
+  return step;
+}
+
 // A memory-bound kernel over `elements` elements reading `reads` and writing `writes` such tensors.
 LayerStep elementwise(std::string name, ComputeKind kind, Pass pass, const Dims& d, double elements,
                       double reads, double writes, double flops_per_element) {
@@ -136,10 +142,11 @@ void row_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const D
 void column_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype,
                               bool sp) {
   const int tp = d.shard.tp;
+  // The gradient's FP8 cast first, so that the gather hides under the data-gradient GEMM itself.
+  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   if (tp > 1 && sp)
     steps.push_back(collective_step(g.name + ".sp_all_gather_input", CollectiveKind::AllGather,
                                     LayerGroup::TensorParallel, g.m * g.k * d.e, true));
-  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   steps.push_back(gemm_data_grad(g, d, dtype));
   // Without the asynchronous all-reduce (Megatron-LM before late 2021) the backward waits for it: the
   // weight gradient then runs after it, which takes the same time as Megatron's order (weight gradient,
@@ -156,22 +163,26 @@ void column_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, cons
 // reduce-scatter, issued by column_parallel_backward); nothing forward without SP.
 void enter_tp_region(std::vector<LayerStep>& steps, const std::string& name, const Dims& d) {
   if (d.shard.tp > 1 && d.shard.sp)
-    steps.push_back(collective_step(name + ".sp_all_gather", CollectiveKind::AllGather,
-                                    LayerGroup::TensorParallel, d.activation_bytes()));
+    steps.push_back(chunked(collective_step(name + ".sp_all_gather", CollectiveKind::AllGather,
+                                            LayerGroup::TensorParallel, d.activation_bytes()),
+                            d));
 }
 
 // Leaving it after a row-parallel linear: all-reduce, or reduce-scatter with SP.
 void leave_tp_region(std::vector<LayerStep>& forward, const std::string& name, const Dims& d) {
   if (d.shard.tp == 1) return;
-  forward.push_back(collective_step(name + (d.shard.sp ? ".sp_reduce_scatter" : ".tp_all_reduce"),
-                                    d.shard.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                                    LayerGroup::TensorParallel, d.activation_bytes()));
+  forward.push_back(
+      chunked(collective_step(name + (d.shard.sp ? ".sp_reduce_scatter" : ".tp_all_reduce"),
+                              d.shard.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                              LayerGroup::TensorParallel, d.activation_bytes()),
+              d));
 }
 // Its backward: the gradient arriving in the sequence-sharded region is all-gathered with SP.
 void leave_tp_region_backward(std::vector<LayerStep>& backward, const std::string& name, const Dims& d) {
   if (d.shard.tp > 1 && d.shard.sp)
-    backward.push_back(collective_step(name + ".sp_all_gather_grad", CollectiveKind::AllGather,
-                                       LayerGroup::TensorParallel, d.activation_bytes()));
+    backward.push_back(chunked(collective_step(name + ".sp_all_gather_grad", CollectiveKind::AllGather,
+                                               LayerGroup::TensorParallel, d.activation_bytes()),
+                               d));
 }
 
 using Steps = std::vector<LayerStep>;

@@ -34,6 +34,9 @@ struct LayerSharding {
   // separate kernel adds into the main_grad buffer of `main_grad_bytes` per element.
   bool gradient_accumulation_fusion = true;
   double main_grad_bytes = 4;
+  // Transformer Engine's userbuffers (ParallelConfig::tp_comm_overlap): the sequence-parallel collectives
+  // next to a GEMM run chunked under it (LayerStep::chunked_with_gemm).
+  bool tp_comm_overlap = false;
 };
 
 // The communicator a communication step uses.
@@ -55,6 +58,12 @@ struct LayerStep {
   // A collective the next kernel does not need (Megatron overlaps the input-gradient all-reduce of a
   // column-parallel linear with its weight-gradient GEMM): the kernel after next waits for it instead.
   bool overlaps_next_kernel = false;
+  // A sequence-parallel collective that Transformer Engine's userbuffers cut into TP chunks pipelined with
+  // the GEMM next to it: an all-gather with the next GEMM (which starts on the local chunk while the others
+  // arrive; the kernel after that GEMM waits for the gather), a reduce-scatter with the previous GEMM (each
+  // chunk's partial sums leave as soon as they are computed; the last chunk's follow the GEMM). The tail of
+  // a communication-bound pipeline (the GEMM's last chunk after the last exchange) is not modelled.
+  bool chunked_with_gemm = false;
   bool attention_core = false;  // what selective recomputation reruns
 
   friend bool operator==(const LayerStep&, const LayerStep&) = default;

@@ -69,7 +69,8 @@ expect_error "an argument without its value" "--micro-batch-size: expects a valu
 expect_error "partial block recomputation" "--recompute-method block --recompute-num-layers 2: recomputing 2 of the 12" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 \
   --recompute-granularity full --recompute-method block --recompute-num-layers 2
-expect_error "what is not modelled yet" "--overlap-param-gather: overlapping" \
+expect_error "Megatron's prerequisites of a parameter-gather overlap" \
+  "--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather
 expect_error "shapes that do not divide" "--num-attention-heads 7: does not divide --hidden-size 1024" \
   run --gpus 8 --num-layers 2 --hidden-size 1024 --num-attention-heads 7 --seq-length 128

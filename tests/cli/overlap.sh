@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Megatron's communication overlaps, each switchable and each shown in the breakdown as what stays exposed:
+# Transformer Engine's userbuffers (--tp-comm-overlap), the distributed optimizer's parameter gather under
+# the next forward pass (on by default; --no-overlap-param-gather) and the interleaved schedule's
+# asynchronous sends (on by default; --no-overlap-p2p-communication).
+source "$(dirname "$0")/lib.bash"
+
+# exposed RESULT.json DIMENSION: the seconds of DIMENSION's communication the step waits for.
+exposed() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["breakdown"].get("exposed_comm_by_dimension_s", {}).get(sys.argv[2], 0.0))' "$1" "$2"
+}
+
+# less A B: A < B (seconds, as printed by exposed / the Result).
+less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
+
+iteration() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["iteration_time_s"])' "$1"; }
+
+# Userbuffers on Llama-3-70B, TP 8 with sequence parallelism, one DGX H100 node per pipeline stage.
+tp=(--model llama3-70b --gpus 32 --platform dgx-h100 --tp 8 --sp --pp 4 --micro-batch 1 --global-batch 16
+  --seq-len 8192 --precision fp8 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${tp[@]}" --json "$work/tp.json" >/dev/null
+"$simtrain" run "${tp[@]}" --tp-comm-overlap --json "$work/tp_overlap.json" >/dev/null
+check "--tp-comm-overlap hides TP communication under the GEMMs" \
+  less "$(exposed "$work/tp_overlap.json" tp)" "$(exposed "$work/tp.json" tp)"
+check "... and the step gets faster" less "$(iteration "$work/tp_overlap.json")" "$(iteration "$work/tp.json")"
+check "the Result records it" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["tp_comm_overlap"] is True' "$work/tp_overlap.json"
+expect_infeasible "userbuffers without sequence parallelism" "--tp-comm-overlap: overlapping TP communication" \
+  run --model llama3-70b --gpus 16 --platform dgx-h100 --tp 8 --pp 2 --tp-comm-overlap
+
+# The distributed optimizer's parameter gather: 128 data-parallel ranks of Llama-3-8B.
+dp=(--model llama3-8b --gpus 128 --platform dgx-h100 --micro-batch 1 --global-batch 256 --seq-len 8192
+  --precision fp8 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${dp[@]}" --json "$work/dp.json" >/dev/null
+"$simtrain" run "${dp[@]}" --no-overlap-param-gather --json "$work/dp_after.json" >/dev/null
+check "parameter gathers under the forward pass leave less DP communication exposed" \
+  less "$(exposed "$work/dp.json" dp)" "$(exposed "$work/dp_after.json" dp)"
+check "the Result records both" python3 -c 'import json, sys
+on, off = (json.load(open(p))["inputs"]["workload"]["overlap_param_gather"] for p in sys.argv[1:])
+assert on is True and off is False, (on, off)' "$work/dp.json" "$work/dp_after.json"
+# Megatron's own flag means the same as simtrain's default.
+"$simtrain" run --model llama3-8b --gpus 128 --platform dgx-h100 --micro-batch-size 1 --global-batch-size 256 \
+  --seq-length 8192 --bf16 --fp8-format hybrid --use-distributed-optimizer --overlap-grad-reduce \
+  --overlap-param-gather --omit-wall-time --json "$work/dp_megatron.json" >/dev/null
+check "Megatron's --overlap-param-gather gives simtrain's default" \
+  test "$(iteration "$work/dp_megatron.json")" = "$(iteration "$work/dp.json")"
+
+# Interleaved pipelines: blocking sends (Megatron-LM before 2023) leave more pipeline time exposed.
+pp=(--model llama3-70b --gpus 64 --platform dgx-h100 --tp 4 --sp --pp 8 --vpp 5 --micro-batch 1
+  --global-batch 128 --seq-len 8192 --precision fp8 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${pp[@]}" --json "$work/pp.json" >/dev/null
+"$simtrain" run "${pp[@]}" --no-overlap-p2p-communication --json "$work/pp_blocking.json" >/dev/null
+check "asynchronous sends leave less pipeline communication exposed" \
+  less "$(exposed "$work/pp.json" pp)" "$(exposed "$work/pp_blocking.json" pp)"
+
+finish
