@@ -323,6 +323,8 @@ class StreamActor {
     double extra_latency_s = 0;
     if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
       extra_latency_s = folded_flows_s(plan);
+    else if (plan.steps > 0 && op.collective.group == state_.lockstep.sampled_group)
+      extra_latency_s = sampled_flows(op, plan, members);
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
@@ -384,6 +386,40 @@ class StreamActor {
     for (const auto& recv : plan.receives)
       hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
     return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
+  }
+
+  // The flows of a collective of a sampled group (lockstep.h, sample_replicas): each flow goes to the
+  // simulated member standing for its peer (equal position modulo the sample, on another node when the peer
+  // is on another node), as a host-to-host flow that needs no matching receive: the sample's members,
+  // sending alike, load every simulated node's NICs with one flow per peer in each direction, as the whole
+  // communicator does. Returns the latency of the further steps, like run_flows(), from the real peers'
+  // routes, plus what the real routes' latency exceeds the one SimGrid charged on the sample's routes.
+  double sampled_flows(const trace::Op& op, const cost::RankCollectivePlan& plan,
+                       const std::vector<int>& members) {
+    const int kept = state_.lockstep.sampled_members;
+    const int per_node = state_.lockstep.sampled_per_node;
+    const int my_node = state_.platform.node_of(rank_);
+    std::vector<sg4::CommPtr> comms;
+    double charged_latency_s = 0;
+    for (const auto& send : plan.sends) {
+      const int position = state_.communicators.position(op.collective.group, send.peer);
+      int stand_in = members[position % kept];
+      if (state_.platform.node_of(stand_in) == my_node && state_.platform.node_of(send.peer) != my_node)
+        stand_in = members[(position + per_node) % kept];
+      charged_latency_s = std::max(charged_latency_s, state_.route_latency(rank_, stand_in));
+      comms.push_back(sg4::Comm::sendto_async(state_.platform.gpu_hosts[rank_],
+                                              state_.platform.gpu_hosts[stand_in],
+                                              state_.wire_bytes(send.bytes, rank_, send.peer)));
+    }
+    sg4::Comm::wait_all(comms);
+    state_.flows += plan.sends.size();
+    double hop_latency_s = 0;
+    for (const auto& send : plan.sends)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
+    for (const auto& recv : plan.receives)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
+    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s +
+           (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s - charged_latency_s));
   }
 
   // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
@@ -478,6 +514,18 @@ constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:2048";
 constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:256";
 #endif
 
+// Whether no link above the nodes can limit a flow, whatever the traffic: a star, or a fat-tree whose every
+// level's uplink carries the sum of the bandwidth below it (oversubscription at most 1). Each flow through
+// such a link also crosses one of the links below it, whose capacities add up to the link's own, so the link
+// is never a flow's bottleneck. Replica sampling relies on it (lockstep.h); degraded links void it.
+bool fabric_never_binds(const PlatformSource& source, const ReplayOptions& options) {
+  if (!source.spec || !options.degraded_links.empty()) return false;
+  const platform::FabricSpec& fabric = source.spec->fabric;
+  if (fabric.topology == platform::FabricTopology::Star) return true;
+  if (fabric.topology != platform::FabricTopology::FatTree) return false;
+  return fabric.leaf_oversubscription <= 1 && (fabric.levels < 3 || fabric.spine_oversubscription <= 1);
+}
+
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
   if (source.spec) return platform::build_platform(*source.spec, engine);
   return platform::load_simgrid_xml(source.xml_path, source.xml_gpus_per_node, engine);
@@ -544,8 +592,22 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (lockstep.group < 0 && !asymmetric && !options.lockstep_group.empty() &&
       built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives)
     lockstep = plan_node_lockstep(trace, built.gpus_per_node);
-  if (!options.folded_group.empty() && !asymmetric)
-    lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
+  // Replicas: `--fidelity fast` samples them where their layout allows it, whether or not the fabric could
+  // bind (contention above the nodes is then only the sample's), and folds them into one otherwise; full
+  // fidelity samples them only where that is exact (sample_replicas, fabric_never_binds).
+  bool sampled_exactly = false;
+  if (!options.folded_group.empty() && !asymmetric) {
+    LockstepPlan sampled =
+        options.stepwise_collectives
+            ? lockstep
+            : sample_replicas(trace, options.folded_group, built.gpus_per_node, false, lockstep);
+    lockstep = sampled.sampled_group >= 0 ? std::move(sampled)
+                                          : fold_replicas(trace, options.folded_group, std::move(lockstep));
+  } else if (!options.sampled_group.empty() && !asymmetric && !options.stepwise_collectives &&
+             fabric_never_binds(source, options)) {
+    lockstep = sample_replicas(trace, options.sampled_group, built.gpus_per_node, true, std::move(lockstep));
+    sampled_exactly = true;
+  }
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   state.nccl = options.nccl;
   state.stepwise = options.stepwise_collectives;
@@ -619,6 +681,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.compute_waits = state.compute_waits;
   result.lockstep_size = state.lockstep.size;
   result.replicas_folded = state.lockstep.folded_group >= 0;
+  if (state.lockstep.sampled_group >= 0) {
+    result.replicas_simulated = state.lockstep.sampled_members;
+    result.replicas = state.lockstep.sampled_of;
+    result.replicas_sampled_exactly = sampled_exactly;
+  }
   for (int a = 0; a < 4; ++a)
     for (int p = 0; p < 3; ++p)
       if (state.algorithm_counts[a][p] > 0)
