@@ -55,7 +55,7 @@ LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_n
 // replica is represented by the simulated one of equal position modulo the sample. This is exact, not an
 // approximation, when
 //  - every communicator of the group runs one program, has N members, m per node on N/m distinct nodes in
-//    position order, and 2m divides N with N >= 4m (so the sample is at most half of the replicas);
+//    position order, with N >= 4m (so the sample is at most half of the replicas);
 //  - each node holding a simulated rank holds only simulated ranks, so a node's NICs carry exactly the
 //    traffic they carry in the whole job (co-located replicas contend as they do without sampling);
 //  - every other group's communicator holding a simulated rank holds only simulated ranks (pipeline and
