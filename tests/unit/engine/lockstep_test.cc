@@ -151,6 +151,20 @@ TEST_CASE("sampling data-parallel replicas keeps the replicas on each communicat
   CHECK(plan.representative == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11});
 }
 
+TEST_CASE("replica sampling needs whole nodes per communicator, not a multiple of the sample") {
+  // One communicator of 5 replicas, one per node: the sample is the first 2, and the ring flow leaving the
+  // second node wraps onto the first, as the whole ring's leaving the fifth does.
+  trace::Trace t;
+  t.world_size = 5;
+  t.programs.resize(1);
+  t.rank_program.assign(5, 0);
+  t.groups.push_back({"dp", {{0, 1, 2, 3, 4}}});
+  const engine::LockstepPlan plan =
+      engine::sample_replicas(t, "dp", 1, true, engine::plan_lockstep(t, "", 1));
+  CHECK(plan.sampled_members == 2);
+  CHECK(plan.representative == std::vector<int>{0, 1, 0, 1, 0});
+}
+
 TEST_CASE("replica sampling does not apply where the sample would not see the whole job's traffic") {
   // Pipeline pairs joining a sampled replica to one left out: the sample would wait on a rank not simulated.
   const trace::Trace crossed =
