@@ -60,10 +60,12 @@ LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_n
 //    traffic they carry in the whole job (co-located replicas contend as they do without sampling);
 //  - every other group's communicator holding a simulated rank holds only simulated ranks (pipeline and
 //    embedding transfers stay inside the sample);
-//  - with `rings_only`, the group's ops are reduce-scatters and all-gathers, which cross nodes as rings
-//    (every node sends one flow per ring and receives one, wherever it sits in the ring); an all-reduce may
-//    run as NCCL's double binary tree, whose load differs from node to node, and all-to-all reaches every
-//    node: sampled without `rings_only` (--fidelity fast), the sample's nodes stand for all others;
+//  - the group's collectives cross nodes as rings (every node sends one flow per ring and receives one,
+//    wherever it sits in the ring): with `rings_only`, its ops are reduce-scatters and all-gathers; without
+//    it, all-reduces are allowed too, and the caller checks that NCCL runs them as rings, not as the double
+//    binary tree, whose load differs from node to node (replay.cc does so for full fidelity; --fidelity fast
+//    takes the sample's nodes to stand for all others even for trees). All-to-all reaches every node and is
+//    never sampled;
 //  and the caller has checked that no link above the nodes can limit a flow (fabric_never_binds): then the
 //  replicas left out share no link with the sample that could change a simulated flow's max-min rate, and
 //  they run the same program on nodes that see the same traffic, so their timelines equal the sample's.
