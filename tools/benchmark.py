@@ -11,6 +11,8 @@ usage: tools/benchmark.py [--simtrain build/simulator/cli/simtrain] [--model res
 e.g.   tools/benchmark.py --model gpt3-175b --gpus 64,1024,10752 \
            --args "--tp 8 --pp 8 --micro-batch 1 --global-batch 1536 --recompute full --allow-oom"
        tools/benchmark.py --collective all_reduce --platform dgx-h100 --gpus 1024,4096,16384
+       tools/benchmark.py --mlperf-gpt3    # GPT-3 175B TP4 PP8 VPP12 FP8 on DGX H100, 512 to 10,752 GPUs,
+                                           # full and fast fidelity side by side (issue 16's table)
 """
 import argparse
 import json
@@ -37,7 +39,13 @@ def run_once(cmd_head, out_flag="--json"):
             sys.exit(f"benchmark: {' '.join(cmd)} failed: {proc.stderr.read().decode().strip()}")
         with open(out) as f:
             result = json.load(f)
+    last_run_cpu_s[0] = usage.ru_utime + usage.ru_stime
     return wall, usage.ru_maxrss * 1024, result
+
+
+# The child's CPU time (user + system) of the latest run_once(): on a loaded machine wall time measures the
+# load as much as simtrain, CPU time much less so.
+last_run_cpu_s = [0.0]
 
 
 def main():
@@ -56,9 +64,16 @@ def main():
                                           "each run imports it and scales it out to the row's GPUs")
     parser.add_argument("--collective", help="benchmark `simtrain collective` of this operation instead")
     parser.add_argument("--size", default="1G", help="with --collective: the buffer size (nccl-tests syntax)")
+    parser.add_argument("--mlperf-gpt3", action="store_true",
+                        help="the MLPerf-style GPT-3 175B plan (TP 4, PP 8, VPP 12, sequence parallelism, FP8, "
+                             "distributed optimizer, micro-batch 1, global batch 2 x GPUs: 64 micro-batches per "
+                             "pipeline at every scale) on dgx-h100, at full and fast fidelity; --gpus defaults "
+                             "to 512,1024,2048,4096,8192,10752")
     args = parser.parse_args()
     if args.collective:
         return benchmark_collective(args)
+    if args.mlperf_gpt3:
+        return benchmark_mlperf_gpt3(args, parser.get_default("gpus"))
 
     if args.trace and args.args == parser.get_default("args"):
         args.args = ""
@@ -92,6 +107,33 @@ def benchmark_collective(args):
         row = r[0]
         print(f"{gpus:>6} {wall:>8.2f} {rss / 2**20:>13.1f} {row['time_us']:>13.1f} {row['busbw_GBps']:>11.2f} "
               f"{row.get('algorithm') or '-'}", flush=True)
+    print_growth(rows)
+
+
+MLPERF_GPT3_ARGS = ["--model", "gpt3-175b", "--platform", "dgx-h100", "--tp", "4", "--pp", "8", "--vpp", "12",
+                    "--sp", "--micro-batch", "1", "--precision", "fp8", "--distributed-optimizer"]
+
+
+def benchmark_mlperf_gpt3(args, default_gpus):
+    gpus_list = "512,1024,2048,4096,8192,10752" if args.gpus == default_gpus else args.gpus
+    print("GPT-3 175B, TP 4, PP 8, VPP 12, SP, FP8, distributed optimizer, micro-batch 1, global batch 2 x GPUs, "
+          "dgx-h100; one process per run")
+    print(f"{'GPUs':>6} {'full wall s':>11} {'full CPU s':>10} {'full RSS MiB':>12} {'full iter s':>11} "
+          f"{'fast wall s':>11} {'fast CPU s':>10} {'fast RSS MiB':>12} {'fast iter s':>11} {'fast-full':>9} "
+          f"{'replicas (full)':<20}")
+    rows = []
+    for gpus in (int(g) for g in gpus_list.split(",")):
+        head = [args.simtrain, "run", *MLPERF_GPT3_ARGS, "--gpus", str(gpus), "--global-batch", str(2 * gpus)]
+        full_wall, full_rss, full = run_once(head)
+        full_cpu = last_run_cpu_s[0]
+        fast_wall, fast_rss, fast = run_once([*head, "--fidelity", "fast"])
+        fast_cpu = last_run_cpu_s[0]
+        rows.append((gpus, full_wall))
+        t_full, t_fast = full["iteration_time_s"], fast["iteration_time_s"]
+        replicas = full["fidelity"]["replicas"].split(" (")[0]
+        print(f"{gpus:>6} {full_wall:>11.2f} {full_cpu:>10.2f} {full_rss / 2**20:>12.1f} {t_full:>11.4f} "
+              f"{fast_wall:>11.2f} {fast_cpu:>10.2f} {fast_rss / 2**20:>12.1f} {t_fast:>11.4f} "
+              f"{(t_fast - t_full) / t_full * 100:>+8.2f}% {replicas:<20}", flush=True)
     print_growth(rows)
 
 

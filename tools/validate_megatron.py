@@ -89,6 +89,8 @@ def main():
         here, "..", "validation", "reference", "training", "megatron_a100_selene.csv"))
     parser.add_argument("--max-mape", type=float, default=10.0)
     parser.add_argument("--max-row-error", type=float, default=20.0)
+    parser.add_argument("--args", default="", help="further `simtrain run` options for every row, as one string "
+                                                   "(e.g. \"--fidelity fast\")")
     args = parser.parse_args()
 
     with open(args.reference) as f:
@@ -99,7 +101,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
             out = os.path.join(tmp, "r.json")
-            cmd = [args.simtrain, "run", *run_args(row), "--json", out, "--allow-oom"]
+            cmd = [args.simtrain, "run", *run_args(row), *args.args.split(), "--json", out, "--allow-oom"]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 print(f"{row['source_id']:<22} {row['model']:<12}: simtrain failed: {proc.stderr.strip()}")

@@ -90,7 +90,7 @@ int plan_command(const Arguments& args) {
       "jobs,j",
       po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
       "simulations at a time")("fidelity", po::value<std::string>()->default_value("fast"),
-                               "simulation fidelity: fast (data-parallel replicas folded) | full")(
+                               "simulation fidelity: fast (data-parallel replicas sampled or folded) | full")(
       "time-limit", po::value<double>(), "seconds per simulation (default: none)")(
       "work-dir", po::value<std::string>(), "keep the simulations' results here (reused by a rerun)")(
       "rows", po::value<int>()->default_value(0), "table rows (default: --top, at least 10)")(

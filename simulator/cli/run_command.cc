@@ -217,6 +217,7 @@ int run_command(const Arguments& args) {
       throw Error(std::string("--") + name + ": must be positive");
   request.allow_oom = vm.count("allow-oom") > 0;
   if (vm.count("no-lockstep")) request.lockstep_group.clear();
+  if (vm.count("every-replica")) request.sample_replicas = false;
   const std::string fidelity = vm["fidelity"].as<std::string>();
   if (fidelity != "full" && fidelity != "fast")
     throw Error("--fidelity: unknown level '" + fidelity + "' (full, fast)");

@@ -86,8 +86,12 @@ po::options_description run_options() {
       "rank=R,slowdown=S: rank R computes S times slower (repeatable; simulates every rank on its own)")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
       "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
+      "every-replica",
+      "simulate every data-parallel replica, even where a sample of them gives the same result (slower; to "
+      "check replica sampling)")(
       "fidelity", po::value<std::string>()->default_value("full"),
-      "full | fast (fast folds data-parallel replicas into one: their collectives see no contention)")(
+      "full | fast (fast samples data-parallel replicas even where the fabric above the nodes could "
+      "bind, or folds them into one, their collectives then seeing no contention)")(
       "json", po::value<std::string>(), "write the Result as JSON to this file ('-' for stdout)")(
       "omit-wall-time",
       "leave the wall time out of the JSON and the summary, so that they depend on the inputs alone")(

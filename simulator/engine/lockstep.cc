@@ -1,6 +1,7 @@
 // Implements lockstep.h: which ranks stand for tensor-parallel groups and folded replicas.
 #include "simulator/engine/lockstep.h"
 
+#include <map>
 #include <numeric>
 
 namespace simtrain::engine {
@@ -121,6 +122,70 @@ LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_n
   if (!representatives_talk_among_themselves(trace, folded, plan.group, group)) return plan;
   plan.representative = std::move(folded);
   plan.folded_group = group;
+  return plan;
+}
+
+LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group_name, int gpus_per_node,
+                             bool rings_only, LockstepPlan plan) {
+  int group = -1;
+  for (std::size_t g = 0; g < trace.groups.size(); ++g)
+    if (trace.groups[g].name == group_name) group = static_cast<int>(g);
+  if (group < 0 || plan.folded_group >= 0 || gpus_per_node < 1) return plan;
+  for (const trace::Program& program : trace.programs)
+    for (const trace::Op& op : program.ops) {
+      if ((op.type == trace::OpType::Send || op.type == trace::OpType::Recv) && op.p2p.group == group)
+        return plan;
+      if (op.type != trace::OpType::Collective || op.collective.group != group) continue;
+      if (op.collective.kind == trace::CollectiveKind::ReduceScatter ||
+          op.collective.kind == trace::CollectiveKind::AllGather)
+        continue;
+      if (rings_only || op.collective.kind == trace::CollectiveKind::AllToAll) return plan;
+    }
+  const auto& communicators = trace.groups[group].communicators;
+  if (communicators.empty()) return plan;
+  const int n = static_cast<int>(communicators[0].size());
+  const auto node = [gpus_per_node](int rank) { return rank / gpus_per_node; };
+  // Members per node, from the first communicator; every communicator must show the same layout.
+  int per_node = 0;
+  while (per_node < n && node(communicators[0][per_node]) == node(communicators[0][0])) ++per_node;
+  // The sample is two nodes' worth: its ring flows reach at most the third node, which the ring wraps
+  // onto the first, so any whole number of nodes beyond the sample will do.
+  if (per_node == 0 || n % per_node != 0 || n < 4 * per_node) return plan;
+  const int kept = 2 * per_node;
+  std::vector<int> position(trace.world_size, -1);
+  std::vector<const std::vector<int>*> communicator_of(trace.world_size, nullptr);
+  for (const auto& members : communicators) {
+    if (static_cast<int>(members.size()) != n) return plan;
+    for (int i = 0; i < n; ++i) {
+      const int rank = members[i];
+      if (trace.rank_program[rank] != trace.rank_program[members[0]]) return plan;
+      // Position i sits on the (i / per_node)-th node of the communicator, and nodes are distinct.
+      if (node(rank) != node(members[i - i % per_node])) return plan;
+      if (i % per_node == 0 && i > 0 && node(rank) == node(members[i - per_node])) return plan;
+      position[rank] = i;
+      communicator_of[rank] = &members;
+    }
+  }
+  std::vector<int> sampled(trace.world_size);
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    if (position[rank] < 0) return plan;  // a rank outside the group
+    sampled[rank] = plan.representative[(*communicator_of[rank])[position[rank] % kept]];
+  }
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    if (sampled[sampled[rank]] != sampled[rank]) return plan;
+  // Node closure: a node's ranks are all in the sample or all outside it.
+  std::map<int, int> in_sample_by_node;  // node -> 1 (in the sample) or 0
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    const int in = position[rank] < kept ? 1 : 0;
+    const auto [it, inserted] = in_sample_by_node.emplace(node(rank), in);
+    if (!inserted && it->second != in) return plan;
+  }
+  if (!representatives_talk_among_themselves(trace, sampled, plan.group, group)) return plan;
+  plan.representative = std::move(sampled);
+  plan.sampled_group = group;
+  plan.sampled_members = kept;
+  plan.sampled_per_node = per_node;
+  plan.sampled_of = n;
   return plan;
 }
 

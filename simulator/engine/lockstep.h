@@ -19,6 +19,12 @@ struct LockstepPlan {
   // -1 when none. Its collectives are costed analytically over the platform's routes, without contention.
   int folded_group = -1;
   bool whole_nodes = false;  // plan_node_lockstep(): each node's ranks stand behind its first
+  // With replicas sampled (sample_replicas): the group whose communicators run on their first
+  // `sampled_members` members only, `sampled_per_node` of them on each node; -1 when none.
+  int sampled_group = -1;
+  int sampled_members = 0;
+  int sampled_per_node = 0;
+  int sampled_of = 0;  // members of each communicator of the sampled group
 
   bool is_representative(int rank) const { return representative[rank] == rank; }
 };
@@ -43,5 +49,30 @@ LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node);
 // other group's communicator that holds a representative holds only representatives; else returns `plan`
 // unchanged (folded_group == -1).
 LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_name, LockstepPlan plan);
+
+// Replica sampling (DESIGN.md §5), on top of `plan`: the data-parallel replicas (the communicators of
+// `group_name`) whose members sit on the first two nodes of each communicator are simulated; every other
+// replica is represented by the simulated one of equal position modulo the sample. This is exact, not an
+// approximation, when
+//  - every communicator of the group runs one program, has N members, m per node on N/m distinct nodes in
+//    position order, with N >= 4m (so the sample is at most half of the replicas);
+//  - each node holding a simulated rank holds only simulated ranks, so a node's NICs carry exactly the
+//    traffic they carry in the whole job (co-located replicas contend as they do without sampling);
+//  - every other group's communicator holding a simulated rank holds only simulated ranks (pipeline and
+//    embedding transfers stay inside the sample);
+//  - the group's collectives cross nodes as rings (every node sends one flow per ring and receives one,
+//    wherever it sits in the ring): with `rings_only`, its ops are reduce-scatters and all-gathers; without
+//    it, all-reduces are allowed too, and the caller checks that NCCL runs them as rings, not as the double
+//    binary tree, whose load differs from node to node (replay.cc does so for full fidelity; --fidelity fast
+//    takes the sample's nodes to stand for all others even for trees). All-to-all reaches every node and is
+//    never sampled;
+//  and the caller has checked that no link above the nodes can limit a flow (fabric_never_binds): then the
+//  replicas left out share no link with the sample that could change a simulated flow's max-min rate, and
+//  they run the same program on nodes that see the same traffic, so their timelines equal the sample's.
+// The sampled group's collectives then run their flows between simulated members (the ring wraps inside the
+// sample: each node still sends one ring flow and receives one, as in the whole ring), with the step count,
+// algorithm and bytes of the whole communicator. Returns `plan` unchanged (sampled_group == -1) otherwise.
+LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group_name, int gpus_per_node,
+                             bool rings_only, LockstepPlan plan);
 
 }  // namespace simtrain::engine

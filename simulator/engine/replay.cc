@@ -100,7 +100,7 @@ struct ReplayState {
   const calibration::Efficiencies& efficiencies;
   const trace::CommunicatorIndex communicators;
   platform::BuiltPlatform platform;
-  const LockstepPlan lockstep;
+  LockstepPlan lockstep;  // set once, before the actors start (replay())
   std::vector<ProgramPlan> plans;
   std::vector<RankState> ranks;
   std::vector<char> on_timeline;  // [rank]: record this rank's op events
@@ -127,6 +127,35 @@ struct ReplayState {
     CommunicatorFacts f{cost::place_communicator(members, platform.gpus_per_node), 0};
     for (int member : members) f.simulated_members += lockstep.is_representative(member) ? 1 : 0;
     return communicator_facts.emplace(&members, std::move(f)).first->second;
+  }
+
+  // What one rank does in one collective: NCCL's algorithm and protocol, its flows and analytic parts.
+  cost::RankCollectivePlan collective_plan(const trace::Op& op, int rank, const std::vector<int>& members,
+                                           const CommunicatorFacts& facts) const {
+    cost::CollectiveLayout layout{
+        &members,
+        &facts.placement,
+        communicators.position(op.collective.group, rank),
+        platform.gpus_per_node,
+        platform.intra_node_bandwidth_Bps,
+        platform.intra_node_latency_s,
+        platform.nvls_bandwidth_Bps,
+        platform.nvls_latency_s,
+        platform.nvls_step_latency_s,
+        {platform.ll_step_latency_s, platform.ll_bandwidth_fraction, platform.ll128_step_latency_s,
+         platform.ll128_bandwidth_fraction, platform.simple_step_latency_s},
+        inter_node_latency_s,
+        inter_node_bandwidth_Bps,
+        {platform.nccl_network_channels, platform.nccl_chunk_latency_s, platform.nccl_channel_latency_s,
+         nccl.buffer_bytes},
+        nccl,
+        stepwise,
+        lockstep.whole_nodes};
+    // NVLink nodes (their specs carry NCCL's ring protocol figures) on a network without proxy costs of its
+    // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
+    layout.nccl_tuner = !layout.network.has_costs() && platform.ll128_bandwidth_fraction > 0;
+    layout.nccl_net_overhead_s = platform.nccl_net_overhead_s;
+    return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
   }
 
   // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
@@ -287,32 +316,7 @@ class StreamActor {
   void run_collective(const trace::Op& op) {
     const auto& members = state_.communicators.communicator(op.collective.group, rank_);
     const CommunicatorFacts& facts = state_.facts(members);
-    cost::CollectiveLayout layout{
-        &members,
-        &facts.placement,
-        state_.communicators.position(op.collective.group, rank_),
-        state_.platform.gpus_per_node,
-        state_.platform.intra_node_bandwidth_Bps,
-        state_.platform.intra_node_latency_s,
-        state_.platform.nvls_bandwidth_Bps,
-        state_.platform.nvls_latency_s,
-        state_.platform.nvls_step_latency_s,
-        {state_.platform.ll_step_latency_s, state_.platform.ll_bandwidth_fraction,
-         state_.platform.ll128_step_latency_s, state_.platform.ll128_bandwidth_fraction,
-         state_.platform.simple_step_latency_s},
-        state_.inter_node_latency_s,
-        state_.inter_node_bandwidth_Bps,
-        {state_.platform.nccl_network_channels, state_.platform.nccl_chunk_latency_s,
-         state_.platform.nccl_channel_latency_s, state_.nccl.buffer_bytes},
-        state_.nccl,
-        state_.stepwise,
-        state_.lockstep.whole_nodes};
-    // NVLink nodes (their specs carry NCCL's ring protocol figures) on a network without proxy costs of its
-    // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
-    layout.nccl_tuner = !layout.network.has_costs() && state_.platform.ll128_bandwidth_fraction > 0;
-    layout.nccl_net_overhead_s = state_.platform.nccl_net_overhead_s;
-    cost::RankCollectivePlan plan =
-        cost::plan_collective(op.collective.kind, op.collective.bytes, layout, state_.efficiencies);
+    cost::RankCollectivePlan plan = state_.collective_plan(op, rank_, members, facts);
     if (members.size() > 1 && op.collective.kind != trace::CollectiveKind::AllToAll)
       ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
     algorithm_ = plan.algorithm;
@@ -323,6 +327,8 @@ class StreamActor {
     double extra_latency_s = 0;
     if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
       extra_latency_s = folded_flows_s(plan);
+    else if (plan.steps > 0 && op.collective.group == state_.lockstep.sampled_group)
+      extra_latency_s = sampled_flows(op, plan, members);
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
@@ -384,6 +390,40 @@ class StreamActor {
     for (const auto& recv : plan.receives)
       hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
     return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
+  }
+
+  // The flows of a collective of a sampled group (lockstep.h, sample_replicas): each flow goes to the
+  // simulated member standing for its peer (equal position modulo the sample, on another node when the peer
+  // is on another node), as a host-to-host flow that needs no matching receive: the sample's members,
+  // sending alike, load every simulated node's NICs with one flow per peer in each direction, as the whole
+  // communicator does. Returns the latency of the further steps, like run_flows(), from the real peers'
+  // routes, plus what the real routes' latency exceeds the one SimGrid charged on the sample's routes.
+  double sampled_flows(const trace::Op& op, const cost::RankCollectivePlan& plan,
+                       const std::vector<int>& members) {
+    const int kept = state_.lockstep.sampled_members;
+    const int per_node = state_.lockstep.sampled_per_node;
+    const int my_node = state_.platform.node_of(rank_);
+    std::vector<sg4::CommPtr> comms;
+    double charged_latency_s = 0;
+    for (const auto& send : plan.sends) {
+      const int position = state_.communicators.position(op.collective.group, send.peer);
+      int stand_in = members[position % kept];
+      if (state_.platform.node_of(stand_in) == my_node && state_.platform.node_of(send.peer) != my_node)
+        stand_in = members[(position + per_node) % kept];
+      charged_latency_s = std::max(charged_latency_s, state_.route_latency(rank_, stand_in));
+      comms.push_back(sg4::Comm::sendto_async(state_.platform.gpu_hosts[rank_],
+                                              state_.platform.gpu_hosts[stand_in],
+                                              state_.wire_bytes(send.bytes, rank_, send.peer)));
+    }
+    sg4::Comm::wait_all(comms);
+    state_.flows += plan.sends.size();
+    double hop_latency_s = 0;
+    for (const auto& send : plan.sends)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
+    for (const auto& recv : plan.receives)
+      hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
+    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s +
+           (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s - charged_latency_s));
   }
 
   // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
@@ -478,6 +518,44 @@ constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:2048";
 constexpr const char* kActorStackSize = "--cfg=contexts/stack-size:256";
 #endif
 
+// Whether every collective of `group` crosses nodes as rings, which load every node alike (replica sampling
+// is exact only then; lockstep.h): reduce-scatters and all-gathers always do, an all-reduce when NCCL's
+// choice for its size and placement is the ring rather than the double binary tree (or NVLS-tree, whose
+// load differs from node to node). The choice is the same on every communicator of the group, which
+// sample_replicas() found laid out alike, so the first member of each program's communicator decides.
+bool crosses_nodes_in_rings(ReplayState& state, int group) {
+  std::vector<int> rank_of_program(state.trace.programs.size(), -1);
+  for (int rank = state.trace.world_size - 1; rank >= 0; --rank)
+    rank_of_program[state.trace.rank_program[rank]] = rank;
+  for (std::size_t p = 0; p < state.trace.programs.size(); ++p) {
+    const int rank = rank_of_program[p];
+    if (rank < 0) continue;
+    for (const trace::Op& op : state.trace.programs[p].ops) {
+      if (op.type != trace::OpType::Collective || op.collective.group != group) continue;
+      if (op.collective.kind == trace::CollectiveKind::ReduceScatter ||
+          op.collective.kind == trace::CollectiveKind::AllGather)
+        continue;
+      if (op.collective.kind != trace::CollectiveKind::AllReduce) return false;
+      const auto& members = state.communicators.communicator(op.collective.group, rank);
+      const cost::RankCollectivePlan plan = state.collective_plan(op, rank, members, state.facts(members));
+      if (plan.algorithm != cost::NcclAlgorithm::Ring) return false;
+    }
+  }
+  return true;
+}
+
+// Whether no link above the nodes can limit a flow, whatever the traffic: a star, or a fat-tree whose every
+// level's uplink carries the sum of the bandwidth below it (oversubscription at most 1). Each flow through
+// such a link also crosses one of the links below it, whose capacities add up to the link's own, so the link
+// is never a flow's bottleneck. Replica sampling relies on it (lockstep.h); degraded links void it.
+bool fabric_never_binds(const PlatformSource& source, const ReplayOptions& options) {
+  if (!source.spec || !options.degraded_links.empty()) return false;
+  const platform::FabricSpec& fabric = source.spec->fabric;
+  if (fabric.topology == platform::FabricTopology::Star) return true;
+  if (fabric.topology != platform::FabricTopology::FatTree) return false;
+  return fabric.leaf_oversubscription <= 1 && (fabric.levels < 3 || fabric.spine_oversubscription <= 1);
+}
+
 platform::BuiltPlatform build(const PlatformSource& source, sg4::Engine& engine) {
   if (source.spec) return platform::build_platform(*source.spec, engine);
   return platform::load_simgrid_xml(source.xml_path, source.xml_gpus_per_node, engine);
@@ -544,8 +622,23 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (lockstep.group < 0 && !asymmetric && !options.lockstep_group.empty() &&
       built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives)
     lockstep = plan_node_lockstep(trace, built.gpus_per_node);
-  if (!options.folded_group.empty() && !asymmetric)
-    lockstep = fold_replicas(trace, options.folded_group, std::move(lockstep));
+  // Replicas: `--fidelity fast` samples them where their layout allows it, whether or not the fabric could
+  // bind (contention above the nodes is then only the sample's), and folds them into one otherwise; full
+  // fidelity samples them only where that is exact (sample_replicas, fabric_never_binds).
+  bool sampled_exactly = false;
+  if (!options.folded_group.empty() && !asymmetric) {
+    LockstepPlan sampled =
+        options.stepwise_collectives
+            ? lockstep
+            : sample_replicas(trace, options.folded_group, built.gpus_per_node, false, lockstep);
+    lockstep = sampled.sampled_group >= 0 ? std::move(sampled)
+                                          : fold_replicas(trace, options.folded_group, std::move(lockstep));
+  }
+  // Full fidelity's sample, taken below once the collectives' algorithms can be worked out.
+  LockstepPlan full_sample;
+  if (options.folded_group.empty() && !options.sampled_group.empty() && !asymmetric &&
+      !options.stepwise_collectives && fabric_never_binds(source, options))
+    full_sample = sample_replicas(trace, options.sampled_group, built.gpus_per_node, false, lockstep);
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   state.nccl = options.nccl;
   state.stepwise = options.stepwise_collectives;
@@ -553,6 +646,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   state.inter_node_latency_s = route.latency_s;
   state.inter_node_bandwidth_Bps = route.ring_bandwidth_Bps;
   state.node_gpus_share_uplink = route.shared_by_node;
+  if (full_sample.sampled_group >= 0 && crosses_nodes_in_rings(state, full_sample.sampled_group)) {
+    state.lockstep = std::move(full_sample);
+    state.communicator_facts.clear();  // their simulated member counts follow the sample
+    sampled_exactly = true;
+  }
   const bool nvls_forced =
       options.nccl.algorithm && (*options.nccl.algorithm == cost::NcclAlgorithm::NVLS ||
                                  *options.nccl.algorithm == cost::NcclAlgorithm::NVLSTree);
@@ -619,6 +717,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.compute_waits = state.compute_waits;
   result.lockstep_size = state.lockstep.size;
   result.replicas_folded = state.lockstep.folded_group >= 0;
+  if (state.lockstep.sampled_group >= 0) {
+    result.replicas_simulated = state.lockstep.sampled_members;
+    result.replicas = state.lockstep.sampled_of;
+    result.replicas_sampled_exactly = sampled_exactly;
+  }
   for (int a = 0; a < 4; ++a)
     for (int p = 0; p < 3; ++p)
       if (state.algorithm_counts[a][p] > 0)

@@ -33,6 +33,9 @@ struct ReplayOptions {
   // `--fidelity fast`: communicators of this group (data-parallel replicas) are folded onto their first
   // member (lockstep.h); empty = every replica simulated.
   std::string folded_group;
+  // Full fidelity: communicators of this group (data-parallel replicas) are sampled when that is exact
+  // (lockstep.h, sample_replicas); empty = every replica simulated. Ignored when folded_group applies.
+  std::string sampled_group = "dp";
   // What-if degradations: links whose bandwidth is multiplied by a factor (a flapping NIC, a bad cable),
   // by SimGrid link name ("node3-uplink", "leaf0-uplink"; a split-duplex link's both directions), and
   // ranks whose compute runs slower by a factor (a straggler GPU). Stragglers need every rank simulated on
@@ -89,6 +92,10 @@ struct ReplayResult {
   int gpus_per_node = 0;
   int lockstep_size = 1;         // ranks of a lockstep group each simulated rank stood for
   bool replicas_folded = false;  // data-parallel replicas folded (--fidelity fast)
+  // With replicas sampled: the replicas simulated and the replicas of the job; 0 and 0 otherwise.
+  int replicas_simulated = 0;
+  int replicas = 0;
+  bool replicas_sampled_exactly = false;  // sampled under full fidelity, where it is exact (lockstep.h)
   // Collectives run (all-to-all aside), per simulated rank, by "algorithm/protocol" ("tree/simple"), sorted.
   std::map<std::string, std::uint64_t> collective_algorithms;
 };

@@ -80,6 +80,9 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
   r.rescaled = !costs.rescaled_from.empty();
   r.lockstep_size = replay.lockstep_size;
   r.replicas_folded = replay.replicas_folded;
+  r.replicas_simulated = replay.replicas_simulated;
+  r.replicas = replay.replicas;
+  r.replicas_sampled_exactly = replay.replicas_sampled_exactly;
   r.collective_algorithms = replay.collective_algorithms;
   r.simulated_flows = replay.flows;
   r.simulated_compute_intervals = replay.compute_waits;
@@ -148,9 +151,17 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
       {"network", r.replicas_folded ? "flow-level (SimGrid CM02) except data-parallel collectives, analytic "
                                       "over the platform's routes"
                                     : "flow-level (SimGrid CM02, coalesced collectives)"},
-      {"level", r.replicas_folded ? "fast" : "full"},
+      {"level",
+       r.replicas_folded || (r.replicas_simulated > 0 && !r.replicas_sampled_exactly) ? "fast" : "full"},
       {"replicas", r.replicas_folded ? "data-parallel replicas folded into one (no contention between them)"
-                                     : "every data-parallel replica simulated"},
+                   : r.replicas_simulated > 0
+                       ? std::to_string(r.replicas_simulated) + " of " + std::to_string(r.replicas) +
+                             (r.replicas_sampled_exactly
+                                  ? " data-parallel replicas simulated (the others see identical traffic on "
+                                    "links that cannot bind)"
+                                  : " data-parallel replicas simulated (the others taken to see identical "
+                                    "traffic; contention above the nodes is only the sample's)")
+                       : "every data-parallel replica simulated"},
       {"lockstep_group_size", r.lockstep_size},
       {"ops_measured", r.measured_ops},
       {"ops_interpolated", r.interpolated_ops},

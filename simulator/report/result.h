@@ -84,6 +84,9 @@ struct Result {
   bool rescaled = false;                     // whether they were rescaled to `profile`'s GPU
   int lockstep_size = 1;                     // ranks of a tensor-parallel group simulated as one
   bool replicas_folded = false;              // --fidelity fast
+  int replicas_simulated = 0;                // with replicas sampled: simulated replicas of `replicas`
+  int replicas = 0;
+  bool replicas_sampled_exactly = false;  // false: sampled by --fidelity fast, without the fabric check
   // Collectives by NCCL algorithm and protocol ("ring/ll128"), counted per simulated rank.
   std::map<std::string, std::uint64_t> collective_algorithms;
   std::uint64_t simulated_flows = 0;

@@ -141,6 +141,7 @@ RunOutput simulate(const RunRequest& request) {
   options.timeline_ranks = request.timeline_ranks;
   options.lockstep_group = request.lockstep_group;
   if (request.fold_replicas) options.folded_group = "dp";
+  if (!request.sample_replicas) options.sampled_group.clear();
   options.degraded_links = request.degraded_links;
   options.rank_slowdown = request.rank_slowdown;
   options.nccl = request.nccl;

@@ -40,6 +40,7 @@ struct RunRequest {
   int timeline_ranks = 0;
   std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
   bool fold_replicas = false;         // --fidelity fast: data-parallel replicas folded onto one
+  bool sample_replicas = true;        // full fidelity: sample replicas where exact (engine/lockstep.h)
   cost::Jitter jitter;                // run-to-run noise; none unless a seed is given
   // What-ifs (engine/replay.h): link bandwidth factors by link name, compute slowdowns by rank.
   std::vector<std::pair<std::string, double>> degraded_links;

@@ -60,4 +60,16 @@ check "a SimGrid XML platform runs" test -s "$work/xml.json"
 check "--fidelity fast is reported in the Result" python3 -c "
 import json, sys; f = json.load(open('$work/fast.json'))['fidelity']; sys.exit(f['level'] != 'fast')"
 expect_error "an unknown fidelity level" "--fidelity" run --fidelity medium
+# Replica sampling (engine/lockstep.h): 16 replicas of TP 4 x PP 2, two per node, on a fat-tree without
+# oversubscription; the 4 on each stage's first two nodes stand for all, to the last digit.
+sampled_run=(run --model llama2-7b --gpus 128 --platform dgx-h100 --tp 4 --pp 2 --distributed-optimizer
+  --micro-batch 1 --global-batch 64 --omit-wall-time)
+"$simtrain" "${sampled_run[@]}" --json "$work/sampled.json" >/dev/null
+"$simtrain" "${sampled_run[@]}" --every-replica --json "$work/every.json" >/dev/null
+check "full fidelity samples replicas where that is exact, and says so" python3 -c "
+import json, sys; f = json.load(open('$work/sampled.json'))['fidelity']
+sys.exit(f['level'] != 'full' or not f['replicas'].startswith('4 of 16 data-parallel replicas simulated'))"
+check "--every-replica gives the sampled iteration time" python3 -c "
+import json, sys; a, b = (json.load(open('$work/' + n + '.json')) for n in ('sampled', 'every'))
+sys.exit(a['iteration_time_s'] != b['iteration_time_s'] or a['breakdown'] != b['breakdown'])"
 finish

@@ -120,3 +120,77 @@ TEST_CASE("node lockstep does not apply where a node's ranks would not do the sa
 }
 
 }  // namespace simtrain
+
+namespace simtrain {
+namespace {
+
+// 16 ranks on 8 nodes of 2 GPUs; two data-parallel communicators of 8 (2 members per node), and
+// pipeline pairs `pp` across them.
+trace::Trace two_pipelines(std::vector<std::vector<int>> pp) {
+  trace::Trace t;
+  t.world_size = 16;
+  t.programs.resize(1);
+  t.rank_program.assign(16, 0);
+  t.groups.push_back({"dp", {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}});
+  t.groups.push_back({"pp", std::move(pp)});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("sampling data-parallel replicas keeps the replicas on each communicator's first two nodes") {
+  const trace::Trace t =
+      two_pipelines({{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
+  const engine::LockstepPlan plan =
+      engine::sample_replicas(t, "dp", 2, true, engine::plan_lockstep(t, "", 2));
+  CHECK(plan.sampled_group == 0);
+  CHECK(plan.sampled_members == 4);
+  CHECK(plan.sampled_per_node == 2);
+  CHECK(plan.sampled_of == 8);
+  // Position i stands behind position i mod 4 of its own communicator.
+  CHECK(plan.representative == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11});
+}
+
+TEST_CASE("replica sampling needs whole nodes per communicator, not a multiple of the sample") {
+  // One communicator of 5 replicas, one per node: the sample is the first 2, and the ring flow leaving the
+  // second node wraps onto the first, as the whole ring's leaving the fifth does.
+  trace::Trace t;
+  t.world_size = 5;
+  t.programs.resize(1);
+  t.rank_program.assign(5, 0);
+  t.groups.push_back({"dp", {{0, 1, 2, 3, 4}}});
+  const engine::LockstepPlan plan =
+      engine::sample_replicas(t, "dp", 1, true, engine::plan_lockstep(t, "", 1));
+  CHECK(plan.sampled_members == 2);
+  CHECK(plan.representative == std::vector<int>{0, 1, 0, 1, 0});
+}
+
+TEST_CASE("replica sampling does not apply where the sample would not see the whole job's traffic") {
+  // Pipeline pairs joining a sampled replica to one left out: the sample would wait on a rank not simulated.
+  const trace::Trace crossed =
+      two_pipelines({{0, 12}, {1, 13}, {2, 14}, {3, 15}, {4, 8}, {5, 9}, {6, 10}, {7, 11}});
+  CHECK(
+      engine::sample_replicas(crossed, "dp", 2, true, engine::plan_lockstep(crossed, "", 2)).sampled_group ==
+      -1);
+  // A node holding a sampled rank and one left out (node 1 holds rank 2, position 1 of the first
+  // communicator, and rank 3, position 2 of the second), so the node's NICs would carry only part of their
+  // traffic.
+  trace::Trace mixed_node;
+  mixed_node.world_size = 16;
+  mixed_node.programs.resize(1);
+  mixed_node.rank_program.assign(16, 0);
+  mixed_node.groups.push_back({"dp", {{0, 2, 4, 6, 8, 10, 12, 14}, {1, 5, 3, 7, 9, 11, 13, 15}}});
+  mixed_node.groups.push_back({"pp", {{0, 1}, {2, 5}, {4, 3}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}});
+  CHECK(engine::sample_replicas(mixed_node, "dp", 2, true, engine::plan_lockstep(mixed_node, "", 2))
+            .sampled_group == -1);
+  const trace::Trace t =
+      two_pipelines({{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
+  // Too few replicas for a sample of two nodes to save anything (4 GPUs per node: 2 nodes per communicator).
+  CHECK(engine::sample_replicas(t, "dp", 4, true, engine::plan_lockstep(t, "", 4)).sampled_group == -1);
+  // Replicas already folded (--fidelity fast on a layout that cannot be sampled) stay folded.
+  engine::LockstepPlan folded = engine::plan_lockstep(t, "", 2);
+  folded.folded_group = 0;
+  CHECK(engine::sample_replicas(t, "dp", 2, true, folded).sampled_group == -1);
+}
+
+}  // namespace simtrain
