@@ -224,7 +224,7 @@ TEST_CASE("load_profile of neither a spec name nor a file lists the spec names")
   } catch (const Error& error) {
     const std::string message = error.what();
     CHECK(message.find("unknown profile '/nonexistent/tpu-v5.json'") == 0);
-    CHECK(message.find("a100-sxm4-80gb, b200, h100-sxm5") != std::string::npos);
+    CHECK(message.find("a100-sxm4-80gb, b200, b300, gb200, gb300, h100-sxm5") != std::string::npos);
     CHECK(message.find("nor a readable file") != std::string::npos);
   }
 }
