@@ -90,6 +90,7 @@ std::vector<DType> dtypes_to_measure(ComputeCapability cc, const std::string& gp
       requested.empty() ? std::vector<DType>(std::begin(kAllDTypes), std::end(kAllDTypes)) : requested;
   std::vector<DType> chosen;
   for (DType dtype : wanted) {
+    if (requested.empty() && dtype == DType::FP4) continue;  // NVFP4 GEMMs are not measured by the tool yet
     if (supports(cc, dtype)) {
       chosen.push_back(dtype);
       continue;
