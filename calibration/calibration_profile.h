@@ -51,9 +51,16 @@ struct MeasurementEnvironment {
 struct Efficiencies {
   // GEMMs and convolutions reach different fractions of peak on tensor cores (fp16, bf16, fp8), with TF32
   // tensor-core math, and on the plain fp32 units, so each has its own figure. The defaults are medians of
-  // published kernel benchmarks (tools/derive_efficiencies.py over validation/reference/kernels/), never fitted
-  // to end-to-end training results.
-  double gemm = 0.78;       // of the dtype's peak FLOP/s, tensor cores in 16 or 8 bits (DeepBench V100)
+  // published kernel benchmarks (tools/derive_efficiencies.py over validation/reference/kernels/), never
+  // fitted to end-to-end training results.
+  double gemm = 0.78;      // of the dtype's peak FLOP/s, tensor cores in 16 bits (DeepBench V100)
+  double gemm_fp8 = 0.78;  // of the FP8 peak (FP8 GEMMs reach a smaller fraction of their peak on Hopper)
+  double gemm_fp4 = 0.78;  // of the FP4 (NVFP4) peak, Blackwell
+  // Wave quantization: a GEMM's output is cut into gemm_tile_m x gemm_tile_n tiles run one per SM, in
+  // waves; a last wave that fills few SMs, and GEMMs with fewer tiles than SMs, reach less. 0 = not modelled
+  // (the efficiency then already stands for a mix of shapes, as DeepBench's median does).
+  int gemm_tile_m = 0;
+  int gemm_tile_n = 0;
   double conv = 0.27;       // DeepBench V100 image-model layers, fp16 tensor cores, cuDNN 7.6
   double gemm_tf32 = 0.78;  // no published TF32 kernel data: the tensor-core figures
   double conv_tf32 = 0.27;

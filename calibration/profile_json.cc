@@ -209,11 +209,16 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   Efficiencies eff;
   const json* value = top.find("efficiencies");
   if (value == nullptr) return eff;
-  const ObjectReader in(
-      *value, "efficiencies", top.origin(),
-      {"gemm", "conv", "gemm_tf32", "conv_tf32", "gemm_fp32", "conv_fp32", "attention", "memory_bound",
-       "kernel_launch_s", "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
+  const ObjectReader in(*value, "efficiencies", top.origin(),
+                        {"gemm", "gemm_fp8", "gemm_fp4", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32",
+                         "conv_tf32", "gemm_fp32", "conv_fp32", "attention", "memory_bound",
+                         "kernel_launch_s", "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
+  // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
+  eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
+  eff.gemm_fp4 = in.number("gemm_fp4", kFraction, eff.gemm_fp8);
+  eff.gemm_tile_m = static_cast<int>(in.integer("gemm_tile_m", 0, eff.gemm_tile_m));
+  eff.gemm_tile_n = static_cast<int>(in.integer("gemm_tile_n", 0, eff.gemm_tile_n));
   eff.conv = in.number("conv", kFraction, eff.conv);
   eff.gemm_tf32 = in.number("gemm_tf32", kFraction, eff.gemm_tf32);
   eff.conv_tf32 = in.number("conv_tf32", kFraction, eff.conv_tf32);
@@ -349,6 +354,10 @@ json to_json(const CalibrationProfile& profile) {
         {"source", env.source}}},
       {"efficiencies",
        {{"gemm", eff.gemm},
+        {"gemm_fp8", eff.gemm_fp8},
+        {"gemm_fp4", eff.gemm_fp4},
+        {"gemm_tile_m", eff.gemm_tile_m},
+        {"gemm_tile_n", eff.gemm_tile_n},
         {"conv", eff.conv},
         {"gemm_tf32", eff.gemm_tf32},
         {"conv_tf32", eff.conv_tf32},

@@ -28,20 +28,69 @@ double gb_per_s(double value) { return value * 1e9; }
 constexpr double kPcieGen3 = 16e9;
 constexpr double kPcieGen4 = 32e9;
 constexpr double kPcieGen5 = 64e9;
+constexpr double kPcieGen6 = 128e9;
+// Grace-Blackwell: the GPU reaches its Grace CPU's memory over NVLink-C2C, 900 GB/s bidirectional.
+constexpr double kNvlinkC2C = 450e9;
 
 constexpr const char* kSource =
     "datasheet figures (dense, no sparsity) from stas00/ml-engineering@744d01e compute/accelerator/README.md "
     "and network/README.md tables, and vendor datasheets";
 
+// Roofline efficiencies per GPU generation (tools/derive_efficiencies.py prints each figure with its basis).
+//
+// Volta and Ampere keep the first central set (Efficiencies' defaults): DeepBench V100 medians over
+// realistic shapes, which the Selene (Megatron-LM 2021-22, cuBLAS 11) and DeepLearningExamples validations
+// stand on. The Azure cuBLASLt 12.5 sweep on A100 reaches 0.82 of peak at large sizes; 2021's kernels did
+// not.
+Efficiencies volta_ampere_efficiencies() { return {}; }
+
+// Hopper (H100, H200), cuBLASLt 12.x and Transformer Engine's cuDNN attention:
+// - GEMMs: 128 x 128 output tiles in waves over the SMs, each tile at `core` of peak. FP8 core 0.685: the
+//   median over the 12 compute-bound GEMMs of Azure's H100 and H200 cuBLASLt FP8 sweeps
+//   (validation/reference/kernels/gemm_tflops_published.csv); with the tile waves and the 4 us launch it
+//   predicts all 18 sweep points within 5.1% MAPE (leave one GPU out: 2.0% H100, 1.3% H200). 16-bit core
+//   0.762: H100's bf16 MAMF (0.803 of peak, ml-engineering) times the sweep core / FP8 MAMF (0.949).
+// - memory-bound 0.863: the mean of STREAM copy, mul, add and triad over datasheet HBM on H100 (0.876) and
+//   H200 (0.849) (azure_microbench_hbm_nvbw_flashattn.csv).
+// - attention 0.558: FlashAttention-3-class forward at 0.621 of peak (pytorch/benchmark PR 2391: 614 TFLOP/s,
+//   batch 2, 16 heads, seq 8192, hdim 128; FlashAttention-2 reached 0.33), the backward at 63/73 of the
+//   forward's fraction (FlashAttention-2 paper), combined by FLOPs (1 : 2.5).
+Efficiencies hopper_efficiencies() {
+  Efficiencies eff;
+  eff.gemm = 0.762;
+  eff.gemm_fp8 = 0.685;
+  eff.gemm_tile_m = eff.gemm_tile_n = 128;
+  eff.memory_bound = 0.863;
+  eff.attention = 0.558;
+  return eff;
+}
+
+// Blackwell (B200, B300, GB200, GB300): no published cuBLASLt sweep, so each dtype's MAMF (ml-engineering:
+// B200, B300, GB200 bf16 0.776, 0.786, 0.729; fp8 0.763, 0.745, 0.723) times Hopper's sweep / MAMF factor.
+// NVFP4 has no published GEMM benchmark: it takes the FP8 fraction. Memory-bound: Hopper's STREAM fraction
+// (no published Blackwell STREAM figure). Attention 0.493: cuDNN 9.13's forward on B200 at 1,605 / 1.3
+// TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN 9.13) = 0.549 of peak, the backward and
+// the combination as on Hopper.
+Efficiencies blackwell_efficiencies() {
+  Efficiencies eff;
+  eff.gemm = 0.724;
+  eff.gemm_fp8 = 0.706;
+  eff.gemm_fp4 = 0.706;
+  eff.gemm_tile_m = eff.gemm_tile_n = 128;
+  eff.memory_bound = 0.863;
+  eff.attention = 0.493;
+  return eff;
+}
+
 CalibrationProfile spec(std::string device_name, int sm_count, double clock_mhz, double memory_bytes,
                         double memory_bandwidth_Bps, std::map<DType, double> peaks, double nvlink_Bps,
-                        double pcie_Bps) {
+                        double pcie_Bps, Efficiencies efficiencies = volta_ampere_efficiencies()) {
   CalibrationProfile profile;
   profile.kind = ProfileKind::Spec;
   profile.device = {std::move(device_name), sm_count,         clock_mhz,  memory_bytes,
                     memory_bandwidth_Bps,   std::move(peaks), nvlink_Bps, pcie_Bps};
   profile.environment.source = kSource;
-  // Efficiencies stay at the struct defaults on purpose: they are tuned centrally, not per GPU.
+  profile.efficiencies = efficiencies;  // one set per GPU generation, never per GPU
   return profile;
 }
 
@@ -72,12 +121,18 @@ std::map<DType, double> hopper_peaks() {
           {DType::FP8, tflops(1979)}};
 }
 
-std::map<DType, double> blackwell_peaks() {
-  return {{DType::FP32, tflops(80)},
-          {DType::TF32, tflops(1125)},
-          {DType::FP16, tflops(2250)},
-          {DType::BF16, tflops(2250)},
-          {DType::FP8, tflops(4500)}};
+// B200 and B300 (HGX boards): the same dense 16- and 8-bit rates; Blackwell Ultra (B300) raised FP4.
+std::map<DType, double> blackwell_peaks(double fp4_tflops) {
+  return {{DType::FP32, tflops(80)},   {DType::TF32, tflops(1125)}, {DType::FP16, tflops(2250)},
+          {DType::BF16, tflops(2250)}, {DType::FP8, tflops(4500)},  {DType::FP4, tflops(fp4_tflops)}};
+}
+
+// Grace-Blackwell superchips run their GPUs at a higher power limit (~1,200 W): 2.5 PFLOP/s bf16 per GPU.
+// GB200's per-GPU row of gpu_peak_specs.csv; GB300 from NVIDIA's GB300 NVL72 page (rack figures / 72, dense
+// = sparse / 2: 1,080 PFLOP/s dense FP4, 720 FP8 and 360 bf16 with sparsity; 288 GB HBM3e at 8 TB/s).
+std::map<DType, double> grace_blackwell_peaks(double fp4_tflops) {
+  return {{DType::FP32, tflops(80)},   {DType::TF32, tflops(1250)}, {DType::FP16, tflops(2500)},
+          {DType::BF16, tflops(2500)}, {DType::FP8, tflops(5000)},  {DType::FP4, tflops(fp4_tflops)}};
 }
 
 // Memory sizes are what the card reports to software: V100, A100 and H100 sizes are binary (an "80GB" card
@@ -98,12 +153,19 @@ const std::map<std::string, CalibrationProfile>& catalogue() {
                               gb_per_s(600) / 2, kPcieGen4)},
       // 1980 MHz is the SXM5 max boost; the ml-engineering table's 1830 MHz is the clock its peak math uses.
       {"h100-sxm5", spec("H100-SXM5-80GB", 132, 1980, 80 * kGiB, gb_per_s(3350), hopper_peaks(),
-                         gb_per_s(900) / 2, kPcieGen5)},
+                         gb_per_s(900) / 2, kPcieGen5, hopper_efficiencies())},
       {"h200-sxm", spec("H200-SXM-141GB", 132, 1980, 141 * kGB, gb_per_s(4800), hopper_peaks(),
-                        gb_per_s(900) / 2, kPcieGen5)},
+                        gb_per_s(900) / 2, kPcieGen5, hopper_efficiencies())},
       // Approximate: NVIDIA publishes no boost clock for B200; 1965 MHz is the commonly reported figure.
-      {"b200", spec("B200-180GB", 148, 1965, 180 * kGB, gb_per_s(8000), blackwell_peaks(), gb_per_s(1800) / 2,
-                    kPcieGen5)},
+      // B300 and the Grace-Blackwell GPUs take B200's enabled SM count (148) and clock: no published figures.
+      {"b200", spec("B200-180GB", 148, 1965, 180 * kGB, gb_per_s(8000), blackwell_peaks(9000),
+                    gb_per_s(1800) / 2, kPcieGen5, blackwell_efficiencies())},
+      {"b300", spec("B300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), blackwell_peaks(12600),
+                    gb_per_s(1800) / 2, kPcieGen6, blackwell_efficiencies())},
+      {"gb200", spec("GB200-186GB", 148, 1965, 186 * kGB, gb_per_s(8000), grace_blackwell_peaks(10000),
+                     gb_per_s(1800) / 2, kNvlinkC2C, blackwell_efficiencies())},
+      {"gb300", spec("GB300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), grace_blackwell_peaks(15000),
+                     gb_per_s(1800) / 2, kNvlinkC2C, blackwell_efficiencies())},
   };
   return profiles;
 }

@@ -15,6 +15,8 @@ std::string_view to_string(DType dtype) {
       return "bf16";
     case DType::FP8:
       return "fp8";
+    case DType::FP4:
+      return "fp4";
   }
   return "fp32";
 }
@@ -34,9 +36,14 @@ int bytes_per_element(DType dtype) {
     case DType::BF16:
       return 2;
     case DType::FP8:
+    case DType::FP4:
       return 1;
   }
   return 4;
+}
+
+double storage_bytes_per_element(DType dtype) {
+  return dtype == DType::FP4 ? 0.5 : static_cast<double>(bytes_per_element(dtype));
 }
 
 }  // namespace simtrain

@@ -62,6 +62,113 @@ def main():
     for r in bench:
         if r["metric"] == "FlashAttention-2" and r["gpu"] in fp16_peak:
             print(f"{'attention':<14} {float(r['value']) / fp16_peak[r['gpu']]:.3f}  {r['gpu']} FlashAttention-2")
+    print()
+    generations(kernels)
+
+
+# Per-generation figures (calibration/spec_profiles.cc). GEMMs: the fraction of peak one SM's tile reaches
+# ("core"), with wave quantization over 128 x 128 output tiles and the launch cost on top, as the cost model
+# applies them (simulator/cost/compute_cost.cc).
+TILE = 128
+LAUNCH_S = 4e-6
+SMS = {"H100": 132, "H200": 132, "A100": 108}
+PEAK = {("H100", "fp8"): 1979, ("H200", "fp8"): 1979, ("A100", "fp16"): 312}
+HBM = {"H100": 3350, "H200": 4800, "A100": 2039}
+
+
+def wave_fraction(m, n, sms):
+    tiles = -(-m // TILE) * -(-n // TILE)
+    waves = -(-tiles // sms)
+    return tiles / (waves * sms)
+
+
+def gemm_core(rows):
+    """Fraction of peak that, after wave quantization and launch, gives each measured time (per GEMM)."""
+    out = []
+    for r in rows:
+        gpu, dtype = r["gpu"][:4], r["dtype"].split()[0]
+        m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+        flops = 2.0 * m * n * k
+        t = flops / (float(r["tflops"]) * 1e12) - LAUNCH_S
+        out.append((gpu, flops / (t * PEAK[(gpu, dtype)] * 1e12 * wave_fraction(m, n, SMS[gpu]))))
+    return out
+
+
+def generations(kernels):
+    gemm = rows(os.path.join(kernels, "gemm_tflops_published.csv"))
+    # Compute-bound square and near-square GEMMs of the Azure cuBLASLt sweeps (the skinny 802816 x 192 x 768
+    # is bandwidth-bound, the 1024^3 launch-bound: they check the shape model, they do not set the core).
+    sweep = [r for r in gemm if r["source"].startswith("Azure/") and r["gpu"][:4] in ("H100", "H200")
+             and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]
+    cores = gemm_core(sweep)
+    hopper_fp8 = statistics.median(c for _, c in cores)
+    print(f"hopper gemm_fp8 core {hopper_fp8:.3f}  median of {len(cores)} Azure cuBLASLt FP8 GEMMs (H100, H200)")
+    for gpu in ("H100", "H200"):  # leave one GPU out
+        rest = statistics.median(c for g, c in cores if g != gpu)
+        held = [c for g, c in cores if g == gpu]
+        err = statistics.mean(abs(rest / c - 1) for c in held)
+        print(f"  leave {gpu} out: core {rest:.3f}, mean error on {gpu}'s GEMMs {err:.1%}")
+    # Whole sweep through the shape model with the fitted core.
+    errors = []
+    for r in gemm:
+        gpu = r["gpu"][:4]
+        if not r["source"].startswith("Azure/") or gpu not in ("H100", "H200"):
+            continue
+        m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+        flops = 2.0 * m * n * k
+        compute = flops / (PEAK[(gpu, "fp8")] * 1e12 * hopper_fp8 * wave_fraction(m, n, SMS[gpu]))
+        memory = (m * k + k * n + 2 * m * n) / (HBM[gpu] * 1e9 * 0.863)
+        predicted = flops / (max(compute, memory) + LAUNCH_S) / 1e12
+        errors.append(predicted / float(r["tflops"]) - 1)
+        print(f"  {gpu} fp8 {m}x{n}x{k}: measured {float(r['tflops']):7.1f} predicted {predicted:7.1f} "
+              f"({errors[-1]:+.1%})")
+    print(f"  shape model over the {len(errors)} Hopper FP8 GEMMs: MAPE "
+          f"{statistics.mean(abs(e) for e in errors):.1%}")
+
+    # MAMF (stas00/ml-engineering: best shape of a brute-force torch.matmul sweep) per GPU and dtype. The
+    # sweep's core is below Hopper FP8's MAMF by the factor `typical`; the other dtypes and Blackwell, which
+    # have no published sweep, take their MAMF times that factor.
+    mamf = {(r["gpu"], r["dtype"].split()[0]): float(r["tflops"]) / float(r["peak_tflops"])
+            for r in gemm if r["source"].startswith("stas00/")}
+    typical = hopper_fp8 / statistics.mean([mamf[("H100 SXM", "fp8")], mamf[("H200 SXM", "fp8")]])
+    print(f"typical / MAMF {typical:.3f}  (Hopper FP8 sweep core over the H100 and H200 FP8 MAMF)")
+    hopper_bf16 = mamf[("H100 SXM", "bf16")] * typical
+    print(f"hopper gemm (16-bit) {hopper_bf16:.3f}  H100 bf16 MAMF {mamf[('H100 SXM', 'bf16')]:.3f} x typical")
+    for dtype, name in (("bf16", "gemm (16-bit)"), ("fp8", "gemm_fp8")):
+        each = {g: mamf[(g, dtype)] for g in ("B200 SXM", "B300 SXM", "GB200 SXM")}
+        value = statistics.mean(each.values()) * typical
+        print(f"blackwell {name} {value:.3f}  mean MAMF of {', '.join(f'{g} {v:.3f}' for g, v in each.items())}"
+              " x typical")
+        for gpu in each:  # leave one GPU out
+            rest = statistics.mean(v for g, v in each.items() if g != gpu) * typical
+            print(f"  leave {gpu} out: {rest:.3f}, error on {gpu} {rest / (each[gpu] * typical) - 1:+.1%}")
+    print("blackwell gemm_fp4: no published NVFP4 GEMM sweep or MAMF: the gemm_fp8 figure")
+
+    # Memory-bound: the mean of STREAM copy, mul, add and triad over datasheet HBM bandwidth, per GPU.
+    bench = rows(os.path.join(kernels, "azure_microbench_hbm_nvbw_flashattn.csv"))
+    hbm_peak = {"A100-SXM4-80GB": 2039, "H100-SXM5-80GB": 3350, "H200-SXM-141GB": 4800}
+    per_gpu = {}
+    for r in bench:
+        if r["gpu"] in hbm_peak and r["metric"] in ("HBM stream Copy", "HBM stream Mul", "HBM stream Add",
+                                                    "HBM stream Triad"):
+            per_gpu.setdefault(r["gpu"], []).append(float(r["value"]) * 1000 / hbm_peak[r["gpu"]])
+    for gpu, fractions in per_gpu.items():
+        print(f"memory_bound {gpu} {statistics.mean(fractions):.3f}  mean of STREAM copy/mul/add/triad")
+    hopper = statistics.mean(statistics.mean(per_gpu[g]) for g in ("H100-SXM5-80GB", "H200-SXM-141GB"))
+    print(f"hopper memory_bound {hopper:.3f}  (H100, H200); Blackwell: no published STREAM figure, Hopper's")
+
+    # Attention: the forward kernel Megatron-Bridge runs (Transformer Engine's cuDNN fused attention, FA3-class
+    # on Hopper) and its backward, which reaches 0.86 of the forward's fraction (FlashAttention-2 paper,
+    # arXiv:2307.08691: forward up to 73%, backward up to 63% of A100 peak). Forward and backward weighted by
+    # their FLOPs (1 : 2.5) as times.
+    def combined(forward):
+        backward = forward * 63 / 73
+        return 3.5 / (1 / forward + 2.5 / backward)
+    fa3 = 614.2 / 989  # pytorch/benchmark@ff65cb6 (PR 2391): FA3 forward, batch 2, 16 heads, seq 8192, hdim 128
+    cudnn_b200 = 1605 / 1.3 / 2250  # FlashAttention-4 (arXiv, together.ai blog): 1,605 TFLOP/s, 1.3x cuDNN 9.13
+    print(f"hopper attention {combined(fa3):.3f}  FA3 forward {fa3:.3f} (pytorch/benchmark PR 2391)")
+    print(f"blackwell attention {combined(cudnn_b200):.3f}  cuDNN 9.13 forward {cudnn_b200:.3f} on B200 "
+          "(FlashAttention-4's 1,605 TFLOP/s / 1.3)")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ cudnnDataType_t cudnn_data_type(DType dtype) {
     case DType::BF16:
       return CUDNN_DATA_BFLOAT16;
     case DType::FP8:
+    case DType::FP4:
       break;
   }
-  throw Unsupported("cuDNN's legacy API has no fp8 kernels");
+  throw Unsupported("cuDNN's legacy API has no fp8 or fp4 kernels");
 }
 
 cudnnTensorFormat_t cudnn_layout(DType dtype) {

@@ -34,6 +34,7 @@ LtTypes lt_types(DType dtype) {
     case DType::BF16:
       return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
     case DType::FP8:
+    case DType::FP4:  // never requested: supports() says no
       return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
   return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};

@@ -47,6 +47,10 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.begin_object();
   w.field("gemm", e.gemm);
   w.field("conv", e.conv);
+  w.field("gemm_fp8", e.gemm_fp8);
+  w.field("gemm_fp4", e.gemm_fp4);
+  w.field("gemm_tile_m", e.gemm_tile_m);
+  w.field("gemm_tile_n", e.gemm_tile_n);
   w.field("gemm_tf32", e.gemm_tf32);
   w.field("conv_tf32", e.conv_tf32);
   w.field("gemm_fp32", e.gemm_fp32);

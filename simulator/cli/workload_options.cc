@@ -23,8 +23,9 @@ void add_workload_options(po::options_description& options) {
       "batch-per-gpu", po::value<int>()->default_value(256), "micro-batch per GPU, in samples")(
       "grad-accum", po::value<int>()->default_value(1), "micro-batches accumulated per optimizer step")(
       "precision", po::value<std::string>()->default_value("amp"),
-      "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8")("seq-len", po::value<int>()->default_value(0),
-                                                   "tokens per sequence (0 = the model's default)")(
+      "fp32 | tf32 | amp (fp16) | amp-bf16 | fp8 (--fp8-recipe delayed | tensorwise | blockwise | mxfp8) | "
+      "nvfp4 (Blackwell)")("seq-len", po::value<int>()->default_value(0),
+                           "tokens per sequence (0 = the model's default)")(
       "bucket-mb", po::value<double>()->default_value(25), "DDP gradient bucket size in MiB")(
       "optimizer", po::value<std::string>(), "sgd | adam | lamb (default: sgd for CNNs, adam otherwise)")(
       "framework", po::value<std::string>()->default_value("ddp"),
@@ -106,7 +107,8 @@ bool wants_model_parallelism(const po::variables_map& vm) {
   if (vm.count("impl") && vm["impl"].as<std::string>() == "megatron") return true;
   for (const char* name : kParallelOptions)
     if (vm.count(name) && !vm[name].defaulted()) return true;
-  return vm.count("precision") && vm["precision"].as<std::string>() == "fp8";
+  return vm.count("precision") &&
+         (vm["precision"].as<std::string>() == "fp8" || vm["precision"].as<std::string>() == "nvfp4");
 }
 
 workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
@@ -124,13 +126,14 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   if (vm.count("host"))
     throw Error("--host: applies to eager data-parallel steps (--impl torchvision or hf), not to megatron");
   const std::string precision = vm["precision"].as<std::string>();
-  if (precision == "fp8") {
+  if (precision == "fp8" || precision == "nvfp4") {
     c.fp8 = true;
     c.precision = workload::Precision::AMP_BF16;
+    if (precision == "nvfp4") c.quant_recipe = workload::QuantRecipe::NVFP4;
   } else if (auto p = workload::parse_precision(precision)) {
     c.precision = *p;
   } else {
-    throw Error("--precision: unknown precision '" + precision + "' (fp32, tf32, amp, amp-bf16, fp8)");
+    throw Error("--precision: unknown precision '" + precision + "' (fp32, tf32, amp, amp-bf16, fp8, nvfp4)");
   }
   c.tp = vm["tp"].as<int>();
   c.sp = vm.count("sp") > 0;

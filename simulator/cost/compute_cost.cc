@@ -43,6 +43,26 @@ std::optional<trace::ComputeSpec> pointwise_conv_as_gemm(const trace::ComputeSpe
   return gemm;
 }
 
+// The tensor-core GEMM efficiency of a dtype: 8- and 4-bit GEMMs reach their own fractions of their peaks.
+double tensor_core_gemm_efficiency(const calibration::Efficiencies& eff, DType dtype) {
+  if (dtype == DType::FP8) return eff.gemm_fp8;
+  if (dtype == DType::FP4) return eff.gemm_fp4;
+  return eff.gemm;
+}
+
+// The fraction of the SMs a GEMM's output tiles keep busy: tiles run one per SM in waves, so a GEMM with
+// fewer tiles than SMs, or a last wave that fills few of them, wastes the rest (1 when not modelled, or for a
+// shape that is not {m, n, k}).
+double wave_fraction(const calibration::Efficiencies& eff, int sm_count, const trace::ComputeSpec& kernel) {
+  if (eff.gemm_tile_m <= 0 || eff.gemm_tile_n <= 0 || sm_count <= 0 || kernel.shape.size() != 3) return 1;
+  const auto tiles_along = [](std::int64_t extent, int tile) { return (extent + tile - 1) / tile; };
+  const std::int64_t tiles =
+      tiles_along(kernel.shape[0], eff.gemm_tile_m) * tiles_along(kernel.shape[1], eff.gemm_tile_n);
+  if (tiles <= 0) return 1;
+  const std::int64_t waves = (tiles + sm_count - 1) / sm_count;
+  return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
+}
+
 }  // namespace
 
 ComputeCostModel::ComputeCostModel(const calibration::CalibrationProfile& profile)
@@ -68,7 +88,10 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
     double efficiency = eff.memory_bound;
     switch (kernel.kind) {
       case trace::ComputeKind::Gemm:
-        efficiency = simt ? eff.gemm_fp32 : tf32 ? eff.gemm_tf32 : eff.gemm;
+        efficiency = simt   ? eff.gemm_fp32
+                     : tf32 ? eff.gemm_tf32
+                            : tensor_core_gemm_efficiency(eff, kernel.dtype);
+        efficiency *= wave_fraction(eff, profile_.device.sm_count, kernel);
         break;
       case trace::ComputeKind::Conv:
         efficiency = simt ? eff.conv_fp32 : tf32 ? eff.conv_tf32 : eff.conv;

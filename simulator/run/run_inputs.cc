@@ -54,6 +54,14 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
   return j;
 }
 
+// "fp8" for Transformer Engine's default (delayed scaling), "fp8-<recipe>" for the others, "nvfp4".
+std::string precision_name(const workload::ParallelConfig& c) {
+  if (!c.fp8) return std::string(workload::to_string(c.precision));
+  if (c.quant_recipe == workload::QuantRecipe::NVFP4) return "nvfp4";
+  if (c.quant_recipe == workload::QuantRecipe::Delayed) return "fp8";
+  return "fp8-" + std::string(workload::to_string(c.quant_recipe));
+}
+
 json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace& trace) {
   const int dp = c.dp > 0 ? c.dp : c.gpus / std::max(1, c.tp * c.pp * c.cp);
   return {{"source", "generated"},
@@ -61,7 +69,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
           {"framework", c.zero > 0                           ? "deepspeed"
                         : c.fsdp != workload::FsdpMode::None ? "fsdp"
                                                              : "megatron"},
-          {"precision", c.fp8 ? std::string("fp8") : std::string(workload::to_string(c.precision))},
+          {"precision", precision_name(c)},
           {"micro_batch", c.micro_batch},
           {"global_batch", c.global_batch > 0 ? c.global_batch : c.micro_batch * dp},
           {"seq_len", resolved_seq_len(c.seq_len, trace)},

@@ -89,6 +89,30 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
   return workload::generate_megatron_trace(*model.transformer, model.name, resolved);
 }
 
+namespace {
+
+// FP8 GEMMs need Hopper or later (an FP8 peak); MXFP8's block-scaled FP8 and NVFP4 need Blackwell's
+// block-scaled tensor cores, which the profiles with an FP4 peak have.
+void check_low_precision_support(const workload::ParallelConfig& config,
+                                 const calibration::CalibrationProfile& profile) {
+  if (!config.fp8) return;
+  const std::string gpu = profile.device.name;
+  if (config.quant_recipe == workload::QuantRecipe::NVFP4) {
+    if (profile.peak_flops(DType::FP4) <= 0)
+      throw Error("--precision nvfp4: " + gpu + " has no FP4 tensor cores (NVFP4 needs Blackwell)",
+                  ErrorKind::Infeasible);
+    return;
+  }
+  if (profile.peak_flops(DType::FP8) <= 0)
+    throw Error("--precision fp8: " + gpu + " has no FP8 tensor cores (FP8 needs Hopper or later)",
+                ErrorKind::Infeasible);
+  if (config.quant_recipe == workload::QuantRecipe::MXFP8 && profile.peak_flops(DType::FP4) <= 0)
+    throw Error("--fp8-recipe mxfp8: " + gpu + " has no block-scaled tensor cores (MXFP8 needs Blackwell)",
+                ErrorKind::Infeasible);
+}
+
+}  // namespace
+
 RunOutput simulate(const RunRequest& request) {
   const int sources = request.workload.has_value() + request.parallel.has_value() +
                       !request.trace_paths.empty() + request.trace.has_value();
@@ -128,6 +152,7 @@ RunOutput simulate(const RunRequest& request) {
   }
   out.profile = calibration::load_profile(profile_name);
   if (source.spec) apply_fabric_efficiencies(*source.spec, out.profile);
+  if (request.parallel) check_low_precision_support(*request.parallel, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)
     throw Error(memory_error(out.trace, out.profile, request), ErrorKind::Infeasible);

@@ -49,6 +49,9 @@ constexpr KnownArgument kArguments[] = {
     {"fp16", Arity::Switch, Effect::Read},
     {"bf16", Arity::Switch, Effect::Read},
     {"fp8-format", Arity::One, Effect::Read},
+    {"fp8-recipe", Arity::One, Effect::Read},
+    {"fp4-format", Arity::One, Effect::Read},
+    {"fp4-recipe", Arity::One, Effect::Read},
     {"transformer-impl", Arity::One, Effect::Read},
     {"use-flash-attn", Arity::Switch, Effect::Read},
     {"train-iters", Arity::One, Effect::Read},
@@ -379,6 +382,26 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (in.choice("fp8-format", {"e4m3", "hybrid"})) {
     if (fp16) throw Error("--fp8-format: simtrain models FP8 over bf16 (give --bf16)");
     c.fp8 = true;
+    c.precision = Precision::AMP_BF16;
+  }
+  // Megatron's --fp8-recipe (Transformer Engine's scaling recipes); "rowwise" is simtrain's alias of
+  // blockwise. Megatron reads it only with --fp8-format; simtrain also with --precision fp8.
+  if (const auto recipe =
+          in.choice("fp8-recipe", {"delayed", "tensorwise", "blockwise", "rowwise", "mxfp8"})) {
+    if (!c.fp8 || c.quant_recipe == QuantRecipe::NVFP4)
+      throw Error("--fp8-recipe " + *recipe +
+                  ": applies to FP8 training (give --fp8-format or --precision fp8)");
+    c.quant_recipe = *parse_quant_recipe(*recipe);
+  }
+  // Megatron's NVFP4 training: --fp4-format e2m1 with --fp4-recipe nvfp4 (its default).
+  const auto fp4_format = in.choice("fp4-format", {"e2m1"});
+  const auto fp4_recipe = in.choice("fp4-recipe", {"nvfp4"});
+  if (fp4_format || fp4_recipe) {
+    if (!fp4_format) throw Error("--fp4-recipe: applies with --fp4-format e2m1");
+    if (fp16) throw Error("--fp4-format: simtrain models NVFP4 over bf16 (give --bf16)");
+    if (in.has("fp8-format")) throw Error("--fp4-format and --fp8-format: give one of them");
+    c.fp8 = true;
+    c.quant_recipe = QuantRecipe::NVFP4;
     c.precision = Precision::AMP_BF16;
   }
   // Transformer Engine (Megatron's default) fuses attention; the local implementation does only with

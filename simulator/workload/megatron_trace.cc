@@ -90,7 +90,11 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   if (c.fsdp != FsdpMode::None) text += c.fsdp == FsdpMode::FullShard ? " fsdp" : " hsdp";
   if (c.schedule == PipelineSchedule::GPipe && c.pp > 1) text += " gpipe";
   if (c.recompute != Recompute::None) text += " recompute-" + std::string(to_string(c.recompute));
-  if (c.fp8) text += " fp8";
+  if (c.fp8 && c.quant_recipe == QuantRecipe::NVFP4)
+    text += " nvfp4";
+  else if (c.fp8)
+    text += c.quant_recipe == QuantRecipe::Delayed ? std::string(" fp8")
+                                                   : " fp8-" + std::string(to_string(c.quant_recipe));
   return text;
 }
 
@@ -118,7 +122,10 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.ep = config.ep;
   shard.capacity_factor = config.capacity_factor;
   shard.activation = activation_dtype(config.precision);
-  shard.gemm = config.fp8 ? DType::FP8 : matmul_dtype(config.precision);
+  shard.gemm = !config.fp8                                 ? matmul_dtype(config.precision)
+               : config.quant_recipe == QuantRecipe::NVFP4 ? DType::FP4
+                                                           : DType::FP8;
+  shard.quant = config.quant_recipe;
   shard.flash_attention = config.flash_attention;
   shard.async_tp_all_reduce = config.async_tp_all_reduce;
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;

@@ -39,7 +39,8 @@ struct ParallelConfig {
   Recompute recompute = Recompute::None;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Precision precision = Precision::AMP_BF16;
-  bool fp8 = false;  // Transformer Engine FP8 GEMMs (Hopper and later)
+  bool fp8 = false;  // Transformer Engine low-precision GEMMs (FP8 on Hopper and later, NVFP4 on Blackwell)
+  QuantRecipe quant_recipe = QuantRecipe::Delayed;  // how their operands are quantized, when fp8
   // Fused flash attention (current Megatron-LM, Transformer Engine), or the unfused attention of Megatron-LM
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;

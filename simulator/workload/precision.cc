@@ -18,6 +18,31 @@ std::string_view to_string(Precision precision) {
   return "unknown";
 }
 
+std::string_view to_string(QuantRecipe recipe) {
+  switch (recipe) {
+    case QuantRecipe::Delayed:
+      return "delayed";
+    case QuantRecipe::Tensorwise:
+      return "tensorwise";
+    case QuantRecipe::Blockwise:
+      return "blockwise";
+    case QuantRecipe::MXFP8:
+      return "mxfp8";
+    case QuantRecipe::NVFP4:
+      return "nvfp4";
+  }
+  return "delayed";
+}
+
+std::optional<QuantRecipe> parse_quant_recipe(std::string_view text) {
+  if (text == "delayed") return QuantRecipe::Delayed;
+  if (text == "tensorwise") return QuantRecipe::Tensorwise;
+  if (text == "blockwise" || text == "rowwise") return QuantRecipe::Blockwise;
+  if (text == "mxfp8") return QuantRecipe::MXFP8;
+  if (text == "nvfp4") return QuantRecipe::NVFP4;
+  return std::nullopt;
+}
+
 std::optional<Precision> parse_precision(std::string_view text) {
   if (text == "fp32") return Precision::FP32;
   if (text == "tf32") return Precision::TF32;

@@ -27,7 +27,7 @@ struct Dims {
         heads(static_cast<double>(m.heads) / s.tp),
         kv_heads(static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) / s.tp),
         e(bytes_per_element(s.activation)),
-        ge(bytes_per_element(s.gemm)),
+        ge(storage_bytes_per_element(s.gemm)),
         causal(m.causal) {
     if (s.micro_batch < 1 || s.seq_len < 1 || s.tp < 1 || s.cp < 1 || s.ep < 1)
       throw Error("transformer kernels: micro-batch, sequence length and parallel sizes must be positive");
@@ -80,12 +80,33 @@ LayerStep elementwise(std::string name, ComputeKind kind, Pass pass, const Dims&
                      (reads + writes) * elements * d.e, {whole(elements)});
 }
 
-// Transformer Engine casts a GEMM's activation operand to FP8 (computing its amax on the way).
+// Transformer Engine quantizes a low-precision GEMM's 16-bit operand (the activation forward, the output
+// gradient backward) before the GEMM, in both layouts: the rowwise copy for this GEMM and the columnwise
+// (transposed) copy the weight-gradient GEMM reads. What the kernels move per element, by recipe
+// (TransformerEngine's transformer_engine/common/recipe and cast kernels):
+// - delayed: one fused cast-transpose reading 16 bits and writing two FP8 copies; the amax is recorded on
+//   the way and reduced once per step (its scale comes from earlier steps' amax history);
+// - tensorwise: current scaling needs this tensor's amax before casting: an amax pass reads it first;
+// - blockwise: one kernel, FP8 copies in both directions plus an fp32 scale per 128 elements each;
+// - mxfp8: one kernel, FP8 copies along rows and along columns plus an e8m0 scale per 32 elements each;
+// - nvfp4: an amax pass (the per-tensor fp32 scale), then 4-bit copies in both directions plus an e4m3
+//   scale per 16 elements each (the random Hadamard transform of the weight-gradient operands is fused in).
+// Casts run on the vector units: the memory-bound roofline costs them, which is why FP8 training gains less
+// than the tensor cores' 2x. Weights are quantized once per step and their cost is not modelled here.
 void fp8_cast(std::vector<LayerStep>& steps, const std::string& name, Pass pass, const Dims& d,
               double elements) {
-  if (d.shard.gemm != DType::FP8) return;
-  steps.push_back(kernel_step(name + ".fp8_cast", ComputeKind::Elementwise, pass, d.shard.activation,
-                              elements, elements * (d.e + 1), {whole(elements)}));
+  if (d.shard.gemm != DType::FP8 && d.shard.gemm != DType::FP4) return;
+  const QuantRecipe recipe = d.shard.quant;
+  if (recipe == QuantRecipe::Tensorwise || recipe == QuantRecipe::NVFP4)
+    steps.push_back(kernel_step(name + ".amax", ComputeKind::Elementwise, pass, d.shard.activation, elements,
+                                elements * d.e, {whole(elements)}));
+  double written = 2 * d.ge;  // rowwise and columnwise copies
+  if (recipe == QuantRecipe::Blockwise) written += 2 * 4.0 / 128;
+  if (recipe == QuantRecipe::MXFP8) written += 2 * 1.0 / 32;
+  if (recipe == QuantRecipe::NVFP4) written += 2 * 1.0 / 16;
+  steps.push_back(kernel_step(name + (d.shard.gemm == DType::FP4 ? ".fp4_cast" : ".fp8_cast"),
+                              ComputeKind::Elementwise, pass, d.shard.activation, elements,
+                              elements * (d.e + written), {whole(elements)}));
 }
 
 // Y[m x n] = X[m x k] W[k x n] forward and its two backward GEMMs (shapes as the zoo's: forward {m, n, k},
@@ -98,15 +119,15 @@ struct Gemm {
 };
 
 void gemm_forward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
-  if (dtype == DType::FP8) fp8_cast(steps, g.name, Pass::Forward, d, g.m * g.k);
-  const double ge = bytes_per_element(dtype);
+  if (dtype == DType::FP8 || dtype == DType::FP4) fp8_cast(steps, g.name, Pass::Forward, d, g.m * g.k);
+  const double ge = storage_bytes_per_element(dtype);
   steps.push_back(kernel_step(g.name + ".fwd", ComputeKind::Gemm, Pass::Forward, dtype, 2 * g.m * g.n * g.k,
                               g.m * g.k * ge + g.weights * g.k * g.n * ge + g.m * g.n * d.e,
                               {whole(g.m), whole(g.n), whole(g.k)}));
 }
 
 LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
-  const double ge = bytes_per_element(dtype);
+  const double ge = storage_bytes_per_element(dtype);
   return kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
                      g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e,
                      {whole(g.m), whole(g.k), whole(g.n)});
@@ -115,7 +136,7 @@ LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
 // The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
 // fusion) or, as Megatron-LM's backward hook did before it, by an add kernel after a 16-bit GEMM output.
 void gemm_weight_grad(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
-  const double ge = bytes_per_element(dtype), weights = g.weights * g.k * g.n;
+  const double ge = storage_bytes_per_element(dtype), weights = g.weights * g.k * g.n;
   const bool fused = d.shard.gradient_accumulation_fusion;
   steps.push_back(kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
                               2 * g.m * g.n * g.k,
@@ -131,7 +152,8 @@ void gemm_weight_grad(std::vector<LayerStep>& steps, const Gemm& g, const Dims& 
 
 // Backward of a row-parallel linear (its input is local): data then weight gradient.
 void row_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
-  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  if (dtype == DType::FP8 || dtype == DType::FP4)
+    fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   steps.push_back(gemm_data_grad(g, d, dtype));
   gemm_weight_grad(steps, g, d, dtype);
 }
@@ -142,8 +164,9 @@ void row_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const D
 void column_parallel_backward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype,
                               bool sp) {
   const int tp = d.shard.tp;
-  // The gradient's FP8 cast first, so that the gather hides under the data-gradient GEMM itself.
-  if (dtype == DType::FP8) fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  // The gradient's cast first, so that the gather hides under the data-gradient GEMM itself.
+  if (dtype == DType::FP8 || dtype == DType::FP4)
+    fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
   if (tp > 1 && sp)
     steps.push_back(collective_step(g.name + ".sp_all_gather_input", CollectiveKind::AllGather,
                                     LayerGroup::TensorParallel, g.m * g.k * d.e, true));

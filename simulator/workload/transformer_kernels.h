@@ -8,6 +8,7 @@
 
 #include "simulator/trace/trace.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/precision.h"
 
 namespace simtrain::workload {
 
@@ -20,8 +21,9 @@ struct LayerSharding {
   int cp = 1;
   int ep = 1;
   double capacity_factor = 1;
-  DType gemm = DType::BF16;        // FP8 under Transformer Engine's FP8 training
-  DType activation = DType::BF16;  // attention, memory-bound kernels, communicated activations
+  DType gemm = DType::BF16;                  // FP8 (or FP4) under Transformer Engine's low-precision training
+  QuantRecipe quant = QuantRecipe::Delayed;  // how FP8/FP4 GEMM operands are quantized (precision.h)
+  DType activation = DType::BF16;            // attention, memory-bound kernels, communicated activations
   // One fused flash-attention kernel, or attention as Megatron-LM ran it before FlashAttention (2022):
   // batched GEMMs around a fused scale-mask-softmax and a dropout, with the seq x seq scores in memory.
   bool flash_attention = true;

@@ -138,4 +138,13 @@ printf '{"schema": "simtrain-host", "version": 1, "name": "x", "launch_s": 3e-5}
 expect_error "host profile with an unknown field names it" "host2.json: launch_s: unknown key" \
   run --model resnet50 --gpus 1 --batch-per-gpu 32 --host "$work/host2.json"
 
+expect_infeasible "NVFP4 needs Blackwell" "--precision nvfp4: H100-SXM5-80GB has no FP4 tensor cores (NVFP4 needs Blackwell)" \
+  run --model llama3-8b --gpus 8 --platform dgx-h100 --precision nvfp4
+expect_infeasible "MXFP8 needs Blackwell" "--fp8-recipe mxfp8: H100-SXM5-80GB has no block-scaled tensor cores" \
+  run --model llama3-8b --gpus 8 --platform dgx-h100 --precision fp8 --fp8-recipe mxfp8
+expect_infeasible "FP8 needs Hopper" "--precision fp8: A100-SXM4-80GB has no FP8 tensor cores" \
+  run --model llama3-8b --gpus 8 --platform dgx-a100 --precision fp8
+expect_error "an FP8 recipe without FP8" "--fp8-recipe tensorwise: applies to FP8 training" \
+  run --model llama3-8b --gpus 8 --platform dgx-h100 --fp8-recipe tensorwise
+
 finish

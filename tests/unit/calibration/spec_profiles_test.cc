@@ -68,14 +68,13 @@ TEST_CASE("spec profile names are sorted and cover the datasheet GPUs") {
   const std::vector<std::string> names = spec_profile_names();
   CHECK(std::is_sorted(names.begin(), names.end()));
   for (const char* name : {"v100-sxm2-16gb", "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb",
-                           "h100-sxm5", "h200-sxm", "b200"}) {
+                           "h100-sxm5", "h200-sxm", "b200", "b300", "gb200", "gb300"}) {
     CAPTURE(name);
     CHECK(std::find(names.begin(), names.end(), name) != names.end());
   }
 }
 
-TEST_CASE(
-    "every spec profile is a valid spec profile that cites its sources and keeps default efficiencies") {
+TEST_CASE("every spec profile is a valid spec profile that cites its sources") {
   for (const std::string& name : spec_profile_names()) {
     CAPTURE(name);
     const auto profile = spec_profile(name);
@@ -83,7 +82,6 @@ TEST_CASE(
     CHECK(profile->kind == ProfileKind::Spec);
     CHECK_NOTHROW(validate_profile(*profile, name));
     CHECK(profile->environment.source.find("stas00/ml-engineering@744d01e") != std::string::npos);
-    CHECK(profile->efficiencies == Efficiencies{});
     CHECK(profile->gemm.empty());
     CHECK(profile->collectives.empty());
   }
@@ -102,12 +100,12 @@ TEST_CASE(
                         {"a100-sxm4-80gb", "A100 80GB", "SXM4"},
                         {"h100-sxm5", "H100", "SXM5"},
                         {"h200-sxm", "H200", "SXM"},
-                        {"b200", "B200", "SXM (HGX)"}};
-  const std::pair<DType, const char*> columns[] = {{DType::FP32, "fp32_tflops"},
-                                                   {DType::TF32, "tf32_tflops"},
-                                                   {DType::FP16, "fp16_tflops"},
-                                                   {DType::BF16, "bf16_tflops"},
-                                                   {DType::FP8, "fp8_tflops"}};
+                        {"b200", "B200", "SXM (HGX)"},
+                        {"b300", "B300", "SXM"},
+                        {"gb200", "GB200 (per B200 die)", "NVL72"}};
+  const std::pair<DType, const char*> columns[] = {{DType::FP32, "fp32_tflops"}, {DType::TF32, "tf32_tflops"},
+                                                   {DType::FP16, "fp16_tflops"}, {DType::BF16, "bf16_tflops"},
+                                                   {DType::FP8, "fp8_tflops"},   {DType::FP4, "fp4_tflops"}};
   for (const Case& c : cases) {
     CAPTURE(c.name);
     const CsvRow row = datasheet_row(c.gpu, c.form_factor);
@@ -137,6 +135,35 @@ TEST_CASE(
     CHECK(profile.device.clock_mhz > 0);
     CHECK(profile.device.pcie_bandwidth_Bps > 0);
   }
+}
+
+TEST_CASE("efficiencies are one set per GPU generation: Volta and Ampere, Hopper, Blackwell") {
+  const auto efficiencies = [](const char* name) { return spec_profile(name)->efficiencies; };
+  // Volta and Ampere keep the first central set, which the Selene and DLE validations stand on.
+  for (const char* name : {"v100-sxm2-16gb", "v100-pcie-16gb", "a100-sxm4-40gb", "a100-sxm4-80gb"}) {
+    CAPTURE(name);
+    CHECK(efficiencies(name) == Efficiencies{});
+  }
+  CHECK(efficiencies("h100-sxm5") == efficiencies("h200-sxm"));
+  for (const char* name : {"b300", "gb200", "gb300"}) {
+    CAPTURE(name);
+    CHECK(efficiencies(name) == efficiencies("b200"));
+  }
+  CHECK(efficiencies("h100-sxm5") != efficiencies("b200"));
+  CHECK(efficiencies("h100-sxm5") != Efficiencies{});
+  // FP8 GEMMs reach a smaller fraction of their peak than 16-bit ones (tools/derive_efficiencies.py).
+  CHECK(efficiencies("h100-sxm5").gemm_fp8 < efficiencies("h100-sxm5").gemm);
+}
+
+TEST_CASE("GB300's figures are NVIDIA's GB300 NVL72 rack figures per GPU, dense") {
+  const CalibrationProfile gb300 = *spec_profile("gb300");
+  CHECK(gb300.peak_flops(DType::FP4) == 15000e12);  // 1,080 PFLOP/s dense FP4 / 72
+  CHECK(gb300.peak_flops(DType::FP8) == 5000e12);   // 720 PFLOP/s sparse / 2 / 72
+  CHECK(gb300.peak_flops(DType::BF16) == 2500e12);  // 360 PFLOP/s sparse / 2 / 72
+  CHECK(gb300.device.memory_bytes == 288e9);
+  CHECK(gb300.device.memory_bandwidth_Bps == 8000e9);
+  // Hopper and older have no FP4 tensor cores.
+  CHECK(spec_profile("h100-sxm5")->peak_flops(DType::FP4) == 0);
 }
 
 TEST_CASE("the datasheet's headline figures are the expected ones") {
@@ -197,7 +224,7 @@ TEST_CASE("load_profile of neither a spec name nor a file lists the spec names")
   } catch (const Error& error) {
     const std::string message = error.what();
     CHECK(message.find("unknown profile '/nonexistent/tpu-v5.json'") == 0);
-    CHECK(message.find("a100-sxm4-80gb, b200, h100-sxm5") != std::string::npos);
+    CHECK(message.find("a100-sxm4-80gb, b200, b300, gb200, gb300, h100-sxm5") != std::string::npos);
     CHECK(message.find("nor a readable file") != std::string::npos);
   }
 }

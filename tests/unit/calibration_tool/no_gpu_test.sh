@@ -23,7 +23,7 @@ expect_one_line_error "simtrain-calibrate: no CUDA device: " \
   env CUDA_VISIBLE_DEVICES= "$tool" --gemm --quick -o "$dir/profile.json"
 [ ! -e "$dir/profile.json" ] || fail "a profile was written without a GPU"
 expect_one_line_error "simtrain-calibrate: --frobnicate: unknown option" "$tool" --frobnicate
-expect_one_line_error "simtrain-calibrate: --dtypes: unknown dtype 'fp4'" "$tool" --dtypes fp16,fp4
+expect_one_line_error "simtrain-calibrate: --dtypes: unknown dtype 'fp6'" "$tool" --dtypes fp16,fp6
 expect_one_line_error "simtrain-calibrate: --model: unknown model 'alexnet'" "$tool" --model alexnet
 "$tool" --help >"$dir/out" 2>&1 || fail "--help failed"
 grep -q "usage: simtrain-calibrate" "$dir/out" || fail "--help printed no usage"

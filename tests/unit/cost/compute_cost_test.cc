@@ -264,6 +264,37 @@ TEST_CASE("cost_programs gives every op its duration and counts ops by where the
   CHECK(costs.roofline_ops == 1);
 }
 
+TEST_CASE("FP8 and FP4 GEMMs take their own fractions of their own peaks") {
+  auto profile = test_profile();
+  profile.device.peak_flops_per_s[DType::FP8] = 400e12;
+  profile.device.peak_flops_per_s[DType::FP4] = 800e12;
+  profile.efficiencies.gemm_fp8 = 0.25;
+  profile.efficiencies.gemm_fp4 = 0.125;
+  const cost::ComputeCostModel model(profile);
+  // 1e12 FLOPs: at 400 TFLOP/s x 0.25 and at 800 TFLOP/s x 0.125 both take 10 ms, as fp16's 200 x 0.5.
+  for (DType dtype : {DType::FP8, DType::FP4, DType::FP16}) {
+    CAPTURE(to_string(dtype));
+    CHECK(model.cost(kernel(ComputeKind::Gemm, dtype, 1e12, 0)).duration_s ==
+          doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+  }
+}
+
+TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last wave runs slower") {
+  auto profile = test_profile();
+  profile.device.sm_count = 4;
+  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const cost::ComputeCostModel model(profile);
+  trace::ComputeSpec full = kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0);
+  full.shape = {256, 256, 4096};  // 2 x 2 = 4 tiles on 4 SMs: one full wave
+  trace::ComputeSpec ragged = full;
+  ragged.shape = {256, 384, 4096};  // 2 x 3 = 6 tiles: two waves, the second half empty (6 / 8 busy)
+  CHECK(model.cost(full).duration_s == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(ragged).duration_s == doctest::Approx(10e-3 / 0.75 + kLaunch).epsilon(kRel));
+  // Without a shape (a kernel from a trace of unknown dimensions) nothing is lost.
+  CHECK(model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0)).duration_s ==
+        doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("cost sources have the names the Result reports") {
   CHECK(cost::to_string(cost::CostSource::Trace) == "trace");
   CHECK(cost::to_string(cost::CostSource::Measured) == "measured");

@@ -56,7 +56,9 @@ TEST_CASE("every shipped spec parses") {
     const ClusterSpec spec = load_cluster_spec(name);
     CHECK(spec.name == name);
     // An HGX-style node has 8 GPUs; an NVL72 spec's node is its NVLink domain (OCI's 16 hosts of 4 GPUs).
-    CHECK((spec.gpus_per_node == 8 || (name.find("nvl72") != std::string::npos && spec.gpus_per_node == 64)));
+    CHECK((spec.gpus_per_node == 8 ||
+           ((name.find("nvl72") != std::string::npos || name.starts_with("dgx-gb")) &&
+            spec.gpus_per_node == 64)));
     CHECK(!spec.description.empty());
     CHECK((spec.gpus_per_node % spec.nics.count == 0 || spec.nics.count % spec.gpus_per_node == 0));
   }

@@ -282,6 +282,39 @@ TEST_CASE("FP8 training runs the layers' GEMMs in FP8 and says so in the paralle
   CHECK(t.metadata.compute_dtype == DType::BF16);
 }
 
+TEST_CASE(
+    "each quantization recipe launches its casts: amax passes for current scaling and NVFP4, FP4 GEMMs") {
+  const auto casts = [](QuantRecipe recipe, int& amax, int& fp4_gemms) {
+    ParallelConfig c = plan(1, 1, 1, 1);
+    c.fp8 = true;
+    c.quant_recipe = recipe;
+    const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+    amax = 0;
+    fp4_gemms = 0;
+    double cast_bytes = 0;
+    for (const trace::Op& op : t.programs[0].ops) {
+      if (op.type != trace::OpType::Compute) continue;
+      fp4_gemms += op.compute.dtype == DType::FP4 && op.compute.kind == trace::ComputeKind::Gemm;
+      amax += op.name.find(".amax") != std::string::npos;
+      if (op.name.find("_cast") != std::string::npos) cast_bytes += op.compute.bytes;
+    }
+    return cast_bytes;
+  };
+  int amax = 0, fp4 = 0;
+  const double delayed = casts(QuantRecipe::Delayed, amax, fp4);
+  CHECK(amax == 0);
+  CHECK(fp4 == 0);
+  const double tensorwise = casts(QuantRecipe::Tensorwise, amax, fp4);
+  CHECK(amax == 8 * 2 * 4);                       // 8 layers x (activation, output gradient) x 4 GEMMs
+  CHECK(tensorwise == doctest::Approx(delayed));  // the same cast; the amax pass is a kernel of its own
+  // MXFP8 adds an e8m0 scale per 32 elements in each direction to the bf16 read and two FP8 copies.
+  CHECK(casts(QuantRecipe::MXFP8, amax, fp4) == doctest::Approx(delayed * (2 + 2 + 2.0 / 32) / 4));
+  // NVFP4: two 4-bit copies and an e4m3 scale per 16 elements each, after an amax pass; FP4 GEMMs.
+  CHECK(casts(QuantRecipe::NVFP4, amax, fp4) == doctest::Approx(delayed * (2 + 1 + 2.0 / 16) / 4));
+  CHECK(amax == 8 * 2 * 4);
+  CHECK(fp4 == 8 * 3 * 4);
+}
+
 TEST_CASE("tied embeddings across stages add an all-reduce group of the first and last stage") {
   TransformerConfig m = small_gpt();
   m.tied_embeddings = true;

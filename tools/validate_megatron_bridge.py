@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Predicts the rows of validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv (NVIDIA
+Megatron-Bridge's published pre-training throughputs on DGX H100, B200, B300, GB200 and GB300, releases 25.09 to
+26.08) from the spec profiles and prints predicted vs measured tokens/s per GPU, the MAPE per system and per
+model family, and leave-one-family-out errors.
+
+Reading the table (it is messy; each decision is listed here and applied in parse()):
+- Lines starting with '#' are its source notes. A row whose field count differs from the header's is
+  malformed and listed as skipped (the source notes one such row).
+- A value in parentheses is the same run with an alternate setting (another quantization, or other parallel
+  sizes in 25.09's rows): the value before the parentheses is taken, in every column of the row, so a row
+  stays one consistent configuration. Footnote markers ('[^...]') are dropped.
+- Precision: FP8 and FP8-CS are Transformer Engine's current (per-tensor) scaling, simtrain's
+  `--fp8-recipe tensorwise`; FP8-MX and MXFP8 are `--fp8-recipe mxfp8`; NVFP4 is `--precision nvfp4`; BF16 is
+  `--precision amp-bf16`. A blank precision (release 25.09) is FP8-CS: 25.11 lists the same configurations
+  with "FP8-CS (FP8-MX)" and throughputs within 1% of 25.09's.
+- FSDP: 0 or blank is Megatron's distributed optimizer; any other value (a flag in some releases, the shard
+  group size in others) is Megatron-FSDP, simtrain's `--fsdp full`.
+- VP and EP 'n/a' are 1. GA is implied by GBS / (MBS x DP) and not read.
+- Model suffixes '(tokendrop)', '(dropless)', '(w/o MTP)', '(w/ MTP)' name the routing or MTP setting of the
+  same model: the zoo key is the model's, and the suffix stays in the configuration key.
+- Deduplication: rows with the same system, model (suffix included), precision and parallel configuration
+  in several releases are one configuration; the latest release's throughput is taken (simtrain models
+  current software, and throughputs rise release over release as the recipes are tuned).
+Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
+overlapped gradient reduction (simtrain's default) and no activation recomputation unless the table says so
+(it never does); memory is not checked (--allow-oom): the table's runs fit.
+
+A row whose model, option or system simtrain lacks is listed as not expressible with simtrain's error line
+and not counted. No figure is fitted to this table: the spec profiles' efficiencies come from kernel
+benchmarks (tools/derive_efficiencies.py). As a diagnostic of what a fit would buy, a per-system throughput
+scale is fitted without each model family and tested on it (leave-one-family-out), and printed.
+
+Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override).
+usage: tools/validate_megatron_bridge.py [--simtrain PATH] [--reference CSV] [-j 2] [--timeout 300]
+                                        [--max-mape 10] [--system-max-mape dgx-h100=15 ...]
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PLATFORMS = {"DGX-H100": "dgx-h100", "DGX-B200": "dgx-b200", "DGX-B300": "dgx-b300", "DGX-GB200": "dgx-gb200",
+             "DGX-GB300": "dgx-gb300"}
+
+# Zoo keys of the table's models (the other model helpers add the MoE and hybrid models).
+MODELS = {
+    "LLAMA3_8B": "llama3-8b", "LLAMA3_70B": "llama3-70b", "LLAMA3.1_405B": "llama3.1-405b",
+    "DeepSeekV3": "deepseek-v3", "DeepSeekV4 Flash": "deepseek-v4-flash", "Kimi_K2": "kimi-k2",
+    "Qwen3_30B_a3B": "qwen3-30b-a3b", "Qwen3_235B_a22B": "qwen3-235b-a22b", "GPT OSS 120B": "gpt-oss-120b",
+    "Nemotron_3_Nano": "nemotron-3-nano", "Nemotron_3_Super": "nemotron-3-super",
+    "Nemotron_3_Ultra": "nemotron-3-ultra", "Nemotron_3_5_Lightning": "nemotron-3.5-lightning",
+}
+
+# Llama 3.1 405B's 126 layers do not divide over its pipelines: Megatron-Bridge counts the embedding and the
+# loss as layers of the first and last stages (its recipes set both options).
+MODEL_OPTIONS = {"LLAMA3.1_405B": ["--account-for-embedding-in-pipeline-split",
+                                   "--account-for-loss-in-pipeline-split"]}
+
+FAMILIES = [("Llama", "LLAMA"), ("DeepSeek/Kimi", "DeepSeek"), ("DeepSeek/Kimi", "Kimi"), ("Qwen3", "Qwen3"),
+            ("GPT-OSS", "GPT OSS"), ("Nemotron", "Nemotron")]
+
+PRECISIONS = {  # table precision -> simtrain options
+    "FP8": ["--precision", "fp8", "--fp8-recipe", "tensorwise"],
+    "FP8-CS": ["--precision", "fp8", "--fp8-recipe", "tensorwise"],
+    "": ["--precision", "fp8", "--fp8-recipe", "tensorwise"],
+    "FP8-MX": ["--precision", "fp8", "--fp8-recipe", "mxfp8"],
+    "MXFP8": ["--precision", "fp8", "--fp8-recipe", "mxfp8"],
+    "NVFP4": ["--precision", "nvfp4"],
+    "BF16": ["--precision", "amp-bf16"],
+}
+
+
+def primary(text):
+    """The value before an alternate in parentheses, without footnote markers."""
+    text = re.sub(r"\[\^[^\]]*\]", "", text or "")
+    return text.split("(")[0].strip()
+
+
+def release_key(release):
+    return tuple(int(part) for part in release.split("."))
+
+
+def family(model):
+    for name, prefix in FAMILIES:
+        if model.startswith(prefix):
+            return name
+    return "other"
+
+
+def parse(path):
+    """Rows as dicts of primary values, the malformed rows, and the configurations after deduplication."""
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    reader = csv.reader(lines)
+    header = next(reader)
+    rows, malformed = [], []
+    for fields in reader:
+        if not fields:
+            continue
+        if len(fields) != len(header):
+            malformed.append(",".join(fields))
+            continue
+        row = {name: primary(value) for name, value in zip(header, fields)}
+        row["base_model"] = primary(row["Model"])
+        row["label"] = re.sub(r"\[\^[^\]]*\]", "", fields[header.index("Model")]).strip()
+        rows.append(row)
+    configs = {}
+    for row in rows:
+        key = (row["System"], row["label"], tuple(PRECISIONS[row["Precision"]]), row["n_GPUs"], row["GBS"],
+               row["MBS"], row["Sequence_Length"], "fsdp" if row["FSDP"] not in ("", "0") else "",
+               *(size(row[c]) for c in ("TP", "PP", "CP", "VP", "EP")))
+        if key not in configs or release_key(row["release"]) > release_key(configs[key]["release"]):
+            configs[key] = row
+    return rows, malformed, list(configs.values())
+
+
+def size(text):
+    return "1" if text in ("", "n/a") else text
+
+
+def run_args(row):
+    tp = size(row["TP"])
+    args = ["--model", MODELS.get(row["base_model"], row["base_model"].lower()), "--gpus", row["n_GPUs"],
+            "--platform", PLATFORMS[row["System"]], "--tp", tp, "--pp", size(row["PP"]), "--cp", size(row["CP"]),
+            "--vpp", size(row["VP"]), "--ep", size(row["EP"]), "--micro-batch", row["MBS"],
+            "--global-batch", row["GBS"], "--seq-len", row["Sequence_Length"], *PRECISIONS[row["Precision"]],
+            *MODEL_OPTIONS.get(row["base_model"], []), "--allow-oom"]
+    if int(tp) > 1:
+        args.append("--sp")
+    args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
+    return args
+
+
+def predict(simtrain, row, timeout, tmp, index):
+    out = os.path.join(tmp, f"row{index}.json")
+    cmd = [simtrain, "run", *run_args(row), "--json", out]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout} s"
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
+        # The error line, without the list of known names an unknown model's message carries.
+        return None, lines[-1].split(" (known:")[0] if lines else f"exit status {proc.returncode}"
+    with open(out) as f:
+        result = json.load(f)
+    tokens = int(row["GBS"]) * int(row["Sequence_Length"])
+    return tokens / (result["iteration_time_s"] * int(row["n_GPUs"])), None
+
+
+def mape(pairs):
+    return statistics.mean(abs(p / m - 1) for p, m in pairs) * 100 if pairs else float("nan")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
+    parser.add_argument("--reference", default=os.path.join(
+        here, "..", "validation", "reference", "training", "nemo_megatron_bridge_pretrain_perf.csv"))
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per row")
+    parser.add_argument("--max-mape", type=float, default=10.0, help="per system, percent")
+    parser.add_argument("--system-max-mape", nargs="*", default=[], metavar="SYSTEM=PCT",
+                        help="per-system overrides, e.g. dgx-b200=15")
+    parser.add_argument("--systems", nargs="*", help="only these systems (dgx-h100 ...)")
+    args = parser.parse_args()
+    limits = {k: float(v) for k, v in (item.split("=") for item in args.system_max_mape)}
+
+    rows, malformed, configs = parse(args.reference)
+    if args.systems:
+        configs = [c for c in configs if PLATFORMS[c["System"]] in args.systems]
+    configs.sort(key=lambda r: (r["System"], family(r["base_model"]), r["label"], r["Precision"]))
+    print(f"{len(rows)} rows read, {len(malformed)} malformed, {len(configs)} configurations after keeping "
+          f"the latest release of each")
+    for line in malformed:
+        print(f"  malformed (skipped): {line}")
+
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(predict, args.simtrain, row, args.timeout, tmp, i) for i, row in enumerate(configs)]
+        outcomes = [f.result() for f in futures]
+
+    print(f"\n{'system':<10} {'release':<8} {'model':<30} {'prec':<7} {'GPUs':>5} {'tp':>2} {'pp':>2} {'cp':>2} "
+          f"{'vp':>3} {'ep':>3} {'mbs':>3} {'measured':>9} {'predicted':>9} {'error':>7}")
+    done, skipped = [], []
+    for row, (predicted, error) in zip(configs, outcomes):
+        head = (f"{PLATFORMS[row['System']]:<10} {row['release']:<8} {row['label'][:30]:<30} "
+                f"{(row['Precision'] or 'FP8-CS'):<7} {row['n_GPUs']:>5} {size(row['TP']):>2} {size(row['PP']):>2} "
+                f"{size(row['CP']):>2} {size(row['VP']):>3} {size(row['EP']):>3} {row['MBS']:>3}")
+        measured = float(row["Tokens_per_sec_per_GPU"])
+        if predicted is None:
+            skipped.append((head, error))
+            continue
+        done.append((row, predicted, measured))
+        print(f"{head} {measured:>9.0f} {predicted:>9.0f} {(predicted / measured - 1) * 100:>+6.1f}%")
+
+    if skipped:
+        print(f"\nnot expressible ({len(skipped)} configurations, not counted):")
+        for head, error in skipped:
+            print(f"{head}  {error}")
+
+    print("\nper system:")
+    failed = False
+    for system in sorted({PLATFORMS[r["System"]] for r, _, _ in done}):
+        pairs = [(p, m) for r, p, m in done if PLATFORMS[r["System"]] == system]
+        limit = limits.get(system, args.max_mape)
+        value = mape(pairs)
+        worst = max(abs(p / m - 1) for p, m in pairs) * 100
+        ok = value <= limit
+        failed |= not ok
+        print(f"  {system:<10} {len(pairs):>3} configurations: MAPE {value:5.1f}% (limit {limit:.0f}%), "
+              f"worst {worst:5.1f}%{'' if ok else '  FAIL'}")
+    print(f"  {'all':<10} {len(done):>3} configurations: MAPE {mape([(p, m) for _, p, m in done]):5.1f}%")
+
+    print("\nper model family (no figure is fitted to this table, so these are already out-of-sample):")
+    families = sorted({family(r["base_model"]) for r, _, _ in done})
+    for name in families:
+        pairs = [(p, m) for r, p, m in done if family(r["base_model"]) == name]
+        print(f"  {name:<14} {len(pairs):>3} configurations: MAPE {mape(pairs):5.1f}%")
+
+    # Diagnostic: a per-system scale s (predicted x s), fitted as the median of measured / predicted without
+    # family F, then applied to F. It says how much of each system's error one generation-wide figure would
+    # remove without overfitting a family.
+    print("\nleave-one-family-out, a per-system throughput scale fitted without the family (diagnostic, "
+          "not applied):")
+    for system in sorted({PLATFORMS[r["System"]] for r, _, _ in done}):
+        here_rows = [(family(r["base_model"]), p, m) for r, p, m in done if PLATFORMS[r["System"]] == system]
+        for name in sorted({f for f, _, _ in here_rows}):
+            rest = [m / p for f, p, m in here_rows if f != name]
+            held = [(p, m) for f, p, m in here_rows if f == name]
+            if not rest:
+                print(f"  {system:<10} {name:<14} no other family on this system")
+                continue
+            scale = statistics.median(rest)
+            print(f"  {system:<10} {name:<14} scale {scale:.3f} from {len(rest)} rows: MAPE {mape(held):5.1f}% "
+                  f"unscaled, {mape([(p * scale, m) for p, m in held]):5.1f}% scaled")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
