@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/pipeline_split.h"
 
 namespace simtrain::workload {
 namespace {
@@ -88,13 +89,16 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   require_feasible(model.ffn_hidden % c.tp == 0, "--tp " + str(c.tp) + ": FFN size " + str(model.ffn_hidden) +
                                                      " is not divisible by " + str(c.tp));
   require_feasible(!c.sp || c.tp > 1, "--sp: sequence parallelism needs --tp > 1");
+  // Megatron-Core's MambaMixer splits the Mamba heads and the B/C groups over TP ranks.
+  if (model.hybrid_pattern.find('M') != std::string::npos)
+    require_feasible(model.mamba_heads % c.tp == 0 && model.mamba_groups % c.tp == 0,
+                     "--tp " + str(c.tp) + ": " + str(model.mamba_heads) + " Mamba heads and " +
+                         str(model.mamba_groups) + " groups are not divisible by " + str(c.tp));
 
-  // Every pipeline rank holds vpp chunks of the same number of layers.
+  // Every pipeline rank holds vpp chunks of the same number of layers (pipeline_split.h for uneven splits).
   require_feasible(c.vpp == 1 || c.pp > 1,
                    "--vpp " + str(c.vpp) + ": interleaved virtual stages need --pp > 1");
-  require_feasible(model.layers % (c.pp * c.vpp) == 0,
-                   "--pp " + str(c.pp) + " --vpp " + str(c.vpp) + ": " + str(model.layers) +
-                       " layers are not divisible by pp x vpp = " + str(c.pp * c.vpp));
+  pipeline_split(c, model.layers);
 
   if (c.global_batch > 0) {
     require_feasible(c.global_batch % (c.micro_batch * dp) == 0,
@@ -103,9 +107,9 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                          str(c.micro_batch * dp));
     // Every micro-batch is unrolled into each pipeline rank's program.
     const long long micro_batches = c.global_batch / (c.micro_batch * dp);
-    require(micro_batches <= kMaxMicroBatches,
-            "--global-batch " + str(c.global_batch) + ": " + str(micro_batches) +
-                " micro-batches per step; at most " + str(kMaxMicroBatches) + " are simulated");
+    require(micro_batches <= kMaxMicroBatches, "--global-batch " + str(c.global_batch) + ": " +
+                                                   str(micro_batches) + " micro-batches per step; at most " +
+                                                   str(kMaxMicroBatches) + " are simulated");
   }
   // Load-balanced causal context parallelism cuts the sequence into 2 x cp chunks.
   if (c.cp > 1 && c.seq_len > 0) {
