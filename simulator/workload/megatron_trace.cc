@@ -82,6 +82,11 @@ double megatron_model_flops(const TransformerConfig& model, int seq_len, double 
 std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   std::string text = "tp" + std::to_string(c.tp) + (c.sp ? " sp" : "") + " pp" + std::to_string(c.pp) +
                      " vpp" + std::to_string(c.vpp);
+  if (!c.pp_layers.empty()) {
+    text += " layers";
+    for (std::size_t s = 0; s < c.pp_layers.size(); ++s)
+      text += (s ? "," : " ") + std::to_string(c.pp_layers[s]);
+  }
   if (c.pp_first_layers >= 0) text += " first" + std::to_string(c.pp_first_layers);
   if (c.pp_last_layers >= 0) text += " last" + std::to_string(c.pp_last_layers);
   if (c.pp_embedding_in_split) text += " +embedding";

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "simulator/workload/precision.h"
 
@@ -36,6 +37,9 @@ struct ParallelConfig {
   int pp_last_layers = -1;
   bool pp_embedding_in_split = false;
   bool pp_loss_in_split = false;
+  // An explicit split: the decoder layers of each pipeline rank (empty = the rules above), each rank's
+  // count split evenly over its vpp chunks (what Megatron-Bridge's explicit layouts give, for the layers).
+  std::vector<int> pp_layers;
   int dp = 0;    // data parallel size; 0 = gpus / (tp * pp * cp)
   int zero = 0;  // DeepSpeed ZeRO stage 0-3
   FsdpMode fsdp = FsdpMode::None;

@@ -31,8 +31,19 @@ int PipelineSplit::max_chunk_layers() const {
 }
 
 bool is_uneven_split(const ParallelConfig& c) {
-  return c.pp_first_layers >= 0 || c.pp_last_layers >= 0 || c.pp_embedding_in_split || c.pp_loss_in_split;
+  return c.pp_first_layers >= 0 || c.pp_last_layers >= 0 || c.pp_embedding_in_split || c.pp_loss_in_split ||
+         !c.pp_layers.empty();
 }
+
+namespace {
+
+std::string layer_list(const std::vector<int>& counts) {
+  std::string text;
+  for (int n : counts) text += (text.empty() ? "" : ",") + str(n);
+  return text;
+}
+
+}  // namespace
 
 PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
   const int pp = std::max(1, c.pp), vpp = std::max(1, c.vpp);
@@ -52,7 +63,25 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
                        "--pp-embedding-in-split or --pp-loss-in-split");
 
   std::vector<int> per_rank(static_cast<std::size_t>(pp));
-  if (first_given || last_given) {
+  if (!c.pp_layers.empty()) {
+    const std::string option = "--pp-layers " + layer_list(c.pp_layers);
+    require_feasible(!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split,
+                     option + ": give either the layers of every stage or first/last/embedding/loss rules");
+    require_feasible(
+        static_cast<int>(c.pp_layers.size()) == pp,
+        option + ": " + str(static_cast<int>(c.pp_layers.size())) + " counts for --pp " + str(pp));
+    int total = 0;
+    for (int s = 0; s < pp; ++s) {
+      const int n = c.pp_layers[static_cast<std::size_t>(s)];
+      require_feasible(n >= 0 && n % vpp == 0, option + ": pipeline stage " + str(s) + "'s " + str(n) +
+                                                   " layers do not split into " + str(vpp) +
+                                                   " virtual stages");
+      total += n;
+      per_rank[static_cast<std::size_t>(s)] = n;
+    }
+    require_feasible(total == layers,
+                     option + ": " + str(total) + " layers in all, the model has " + str(layers));
+  } else if (first_given || last_given) {
     int rest = layers, middle = pp;
     if (first_given) rest -= c.pp_first_layers, --middle;
     if (last_given) rest -= c.pp_last_layers, --middle;

@@ -148,6 +148,10 @@ expect_infeasible "an uneven split without pipeline stages" "--pp-last-layers 2:
   run --model llama3-8b --gpus 8 --tp 8 --pp-last-layers 2
 expect_error "a negative first-stage layer count" "--pp-first-layers: must not be negative, got -1" \
   run --model llama3-8b --gpus 32 --pp 4 --pp-first-layers -1
+expect_error "an explicit split that is not a list of counts" "--pp-layers 4,x: expected comma-separated layer counts" \
+  run --model llama3-8b --gpus 16 --pp 2 --pp-layers 4,x
+expect_infeasible "an explicit split that misses layers" "--pp-layers 16,8: 24 layers in all, the model has 32" \
+  run --model llama3-8b --gpus 16 --pp 2 --pp-layers 16,8
 expect_infeasible "126 layers on 64 virtual stages without the embedding and loss counted" \
   "--pp 8 --vpp 8: 126 layers are not divisible by pp x vpp = 64" \
   run --model llama3.1-405b --gpus 512 --tp 8 --pp 8 --vpp 8

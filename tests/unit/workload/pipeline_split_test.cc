@@ -127,3 +127,25 @@ TEST_CASE("an impossible uneven split is one line naming the option") {
   CHECK_THROWS_WITH_AS(pipeline_split(c, 32),
                        doctest::Contains("--pp-first-layers 8: Megatron-LM does not combine"), Error);
 }
+
+TEST_CASE("an explicit split gives every pipeline rank its layers") {
+  // DeepSeek-V3 on PP 16, as an explicit layout would give it: 3 layers first, 2 last, 4 in between.
+  ParallelConfig c = pipeline(16, 1);
+  c.pp_layers = {3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2};
+  const PipelineSplit s = pipeline_split(c, 61);
+  CHECK(s.stage_layers(0) == 3);
+  CHECK(s.stage_layers(8) == 4);
+  CHECK(s.stage_layers(15) == 2);
+  c = pipeline(4, 2);
+  c.pp_layers = {6, 8, 8, 8};
+  CHECK(pipeline_split(c, 30).layers(0, 1) == 3);
+  CHECK(pipeline_split(c, 30).first(0, 1) == 15);
+  CHECK_THROWS_WITH_AS(pipeline_split(c, 32), "--pp-layers 6,8,8,8: 30 layers in all, the model has 32",
+                       Error);
+  c.pp_layers = {7, 8, 8, 7};
+  CHECK_THROWS_WITH_AS(pipeline_split(c, 30),
+                       "--pp-layers 7,8,8,7: pipeline stage 0's 7 layers do not split into 2 virtual stages",
+                       Error);
+  c.pp_layers = {10, 10, 10};
+  CHECK_THROWS_WITH_AS(pipeline_split(c, 30), "--pp-layers 10,10,10: 3 counts for --pp 4", Error);
+}
