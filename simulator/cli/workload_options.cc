@@ -3,6 +3,8 @@
 
 #include "simulator/cli/option_bounds.h"
 
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -44,6 +46,11 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "sp",
                                             "pp",
                                             "vpp",
+                                            "pp-first-layers",
+                                            "pp-last-layers",
+                                            "pp-embedding-in-split",
+                                            "pp-loss-in-split",
+                                            "pp-layers",
                                             "cp",
                                             "ep",
                                             "dp",
@@ -68,6 +75,16 @@ void add_parallel_options(po::options_description& options) {
   options.add_options()("tp", po::value<int>()->default_value(1), "tensor-parallel size")(
       "sp", "sequence parallelism (with --tp)")("pp", po::value<int>()->default_value(1), "pipeline stages")(
       "vpp", po::value<int>()->default_value(1), "virtual stages per pipeline rank (interleaved 1F1B)")(
+      "pp-first-layers", po::value<int>(),
+      "decoder layers on the first pipeline rank; the middle ranks share the rest (Megatron's "
+      "--decoder-first-pipeline-num-layers)")(
+      "pp-last-layers", po::value<int>(),
+      "decoder layers on the last pipeline rank (--decoder-last-pipeline-num-layers)")(
+      "pp-embedding-in-split",
+      "count the embedding as a layer when splitting (--account-for-embedding-in-pipeline-split)")(
+      "pp-loss-in-split", "count the loss as a layer when splitting (--account-for-loss-in-pipeline-split)")(
+      "pp-layers", po::value<std::string>(),
+      "decoder layers of each pipeline rank, comma-separated (e.g. 4,4,4,3: an explicit split)")(
       "cp", po::value<int>()->default_value(1), "context-parallel size")(
       "ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")(
       "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
@@ -139,6 +156,30 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.sp = vm.count("sp") > 0;
   c.pp = vm["pp"].as<int>();
   c.vpp = vm["vpp"].as<int>();
+  for (const auto& [name, field] :
+       {std::pair{"pp-first-layers", &c.pp_first_layers}, std::pair{"pp-last-layers", &c.pp_last_layers}}) {
+    if (!vm.count(name)) continue;
+    *field = vm[name].as<int>();
+    if (*field < 0)
+      throw Error(std::string("--") + name + ": must not be negative, got " + std::to_string(*field));
+  }
+  if (vm.count("pp-layers")) {
+    const std::string text = vm["pp-layers"].as<std::string>();
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', at), text.size());
+      const std::string item = text.substr(at, comma - at);
+      int value = -1;
+      const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+      if (item.empty() || error != std::errc() || end != item.data() + item.size() || value < 0 ||
+          value > 100000)
+        throw Error("--pp-layers " + text + ": expected comma-separated layer counts, e.g. 4,4,4,3");
+      c.pp_layers.push_back(value);
+      at = comma + 1;
+    }
+  }
+  c.pp_embedding_in_split = vm.count("pp-embedding-in-split") > 0;
+  c.pp_loss_in_split = vm.count("pp-loss-in-split") > 0;
   c.cp = vm["cp"].as<int>();
   c.ep = vm["ep"].as<int>();
   c.dp = vm["dp"].as<int>();

@@ -315,14 +315,20 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
   const Communicators groups = communicators(plan, dp);
   const Pricer price(context, groups, config.cp);
 
-  // The first and last stages carry the embedding and the LM head; the slower paces the pipeline.
-  const double layers = static_cast<double>(model.layers) / config.pp;
+  // The first and last stages carry the embedding and the LM head; the slowest stage paces the pipeline.
+  // Under an uneven split (pipeline_split.h) each stage holds its own layer count; the sliding-window layers
+  // of a model that alternates are priced as full-attention ones (an overestimate).
   const double share = moe_share(model);
+  double layers = plan.split.stage_layers(0);
   StageCost stage = stage_cost(plan, price, layers, share, true, config.pp == 1);
-  if (config.pp > 1) {
-    StageCost last = stage_cost(plan, price, layers, share, false, true);
-    if (last.forward.total_s() + last.backward.total_s() > stage.forward.total_s() + stage.backward.total_s())
-      stage = last;
+  for (int s = 1; s < config.pp; ++s) {
+    const double stage_layers = plan.split.stage_layers(s);
+    const StageCost other = stage_cost(plan, price, stage_layers, share, false, s == config.pp - 1);
+    if (other.forward.total_s() + other.backward.total_s() >
+        stage.forward.total_s() + stage.backward.total_s()) {
+      stage = other;
+      layers = stage_layers;
+    }
   }
 
   // Pipeline: each micro-batch's chunk receives, runs and sends on; sends block the next kernel. Without

@@ -82,6 +82,10 @@ SearchResult search_plans(const PlanRequest& request) {
     throw Error("--model " + request.space.model + ": plans split transformer models; this one is not",
                 ErrorKind::BadInput);
   out.model = *model.transformer;
+  // The estimate prices attention + MLP layers; a hybrid model's Mamba blocks are not in it yet.
+  if (!out.model.hybrid_pattern.empty())
+    throw Error("--model " + request.space.model + ": plans for hybrid (Mamba) models are not searched yet",
+                ErrorKind::BadInput);
   out.space = request.space;
   if (out.space.seq_len == 0) out.space.seq_len = model.seq_len;
   if (out.space.global_batch < 1) throw Error("--global-batch: must be at least 1");

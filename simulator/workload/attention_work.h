@@ -1,6 +1,7 @@
 // How much of the seq x seq score square a fused (flash) attention kernel computes.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 namespace simtrain::workload {
@@ -14,6 +15,16 @@ inline double flash_attention_tile_fraction(double keys, bool causal) {
   if (!causal) return 1.0;
   const double tiles = std::ceil(keys / 128.0);
   return tiles <= 1 ? 1.0 : (tiles + 1) / (2 * tiles);
+}
+
+// Under a causal sliding window of `window` keys, a 128-row query tile reaches back window keys and so
+// visits ceil(window / 128) + 1 key tiles (the diagonal one included), of `keys` / 128 in all: the kernel's
+// work grows with the window, not with the sequence (FlashAttention-2's and cuDNN's local masks skip the
+// tiles left of the window as they skip those above the diagonal).
+inline double sliding_window_tile_fraction(double keys, double window) {
+  const double tiles = std::ceil(keys / 128.0);
+  if (window <= 0 || tiles <= 1) return flash_attention_tile_fraction(keys, true);
+  return std::min(flash_attention_tile_fraction(keys, true), (std::ceil(window / 128.0) + 1) / tiles);
 }
 
 }  // namespace simtrain::workload

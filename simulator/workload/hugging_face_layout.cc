@@ -30,7 +30,8 @@ Layer projection(const Layer& fused, const std::string& name, std::int64_t out, 
 Model with_hugging_face_projections(Model model) {
   if (!model.transformer) return model;
   const TransformerConfig& t = *model.transformer;
-  const std::int64_t head_dim = t.hidden / t.heads;
+  // An explicit head size (Qwen3, GPT-OSS) when given; multi-latent attention has no fused QKV to split.
+  const std::int64_t head_dim = t.head_dim > 0 ? t.head_dim : t.hidden / t.heads;
   std::vector<Layer> layers;
   layers.reserve(model.layers.size() + 4 * static_cast<std::size_t>(t.layers));
   for (Layer& layer : model.layers) {

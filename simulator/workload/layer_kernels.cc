@@ -230,13 +230,19 @@ LayerKernels rope(const Context& c) {
 // Q, K, V, O, dO, dQ, dK, dV backward (K, V and their gradients with kv_heads heads under grouped-query
 // attention). Backward recomputes the scores: 2.5x the forward FLOPs. Under a causal mask the kernels skip
 // the empty tiles (attention_work.h); the model's FLOPs for MFU still count the full square.
+// Values and outputs may be narrower than queries and keys (dims[5], multi-latent attention); a sliding
+// window (dims[6]) bounds the tiles visited.
 LayerKernels attention(const Context& c) {
   const double seq = dim(c, 0), heads = dim(c, 1), head_dim = dim(c, 2);
   const double kv_heads = c.layer.dims.size() > 4 ? dim(c, 4) : heads;
-  const double tensor = c.n * seq * heads * head_dim;
-  const double kv_tensor = c.n * seq * kv_heads * head_dim;
+  const double v_dim = c.layer.dims.size() > 5 ? dim(c, 5) : head_dim;
+  const double window = c.layer.dims.size() > 6 ? dim(c, 6) : 0;
+  const double tensor = c.n * seq * heads * (head_dim + v_dim) / 2;
+  const double kv_tensor = c.n * seq * kv_heads * (head_dim + v_dim) / 2;
   const bool causal = c.layer.dims.size() > 3 && c.layer.dims[3] != 0;
-  const double flops = 4 * c.n * heads * seq * seq * head_dim * flash_attention_tile_fraction(seq, causal);
+  const double fraction = window > 0 && causal ? sliding_window_tile_fraction(seq, window)
+                                               : flash_attention_tile_fraction(seq, causal);
+  const double flops = 2 * c.n * heads * seq * seq * (head_dim + v_dim) * fraction;
   const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
                                            c.layer.dims.at(0), c.layer.dims.at(2)};
   LayerKernels k;
@@ -244,6 +250,25 @@ LayerKernels attention(const Context& c) {
                            (2 * tensor + 2 * kv_tensor) * c.e, shape));
   k.backward.push_back(spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops,
                             (4 * tensor + 4 * kv_tensor) * c.e, shape));
+  return k;
+}
+
+// The Mamba-2 mixer's sequence part as one fused kernel per pass: the causal conv1d over x, B and C (2 x
+// kernel taps FLOPs per element), the chunked SSD scan (chunks of 128 tokens; the cost model of
+// transformer_kernels.cc's mamba_block) and the gated RMSNorm. dims {tokens, heads, head_dim, state, groups,
+// conv_kernel}.
+LayerKernels mamba_ssm(const Context& c) {
+  const double tokens = c.n * dim(c, 0), heads = dim(c, 1), p = dim(c, 2), n = dim(c, 3), groups = dim(c, 4);
+  const double taps = dim(c, 5), q = 128, inner = heads * p, conv_channels = inner + 2 * groups * n;
+  const double flops =
+      tokens * (2 * taps * conv_channels + heads * (2 * q * p + 4 * n * p) + groups * 2 * q * n);
+  const double bytes = tokens * (2 * conv_channels + 2 * inner + heads + 3 * inner) * c.e;
+  const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
+                                           c.layer.dims.at(0), c.layer.dims.at(2)};
+  LayerKernels k;
+  k.forward.push_back(spec(ComputeKind::Attention, Pass::Forward, c.matmul, flops, bytes, shape));
+  k.backward.push_back(
+      spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops, 2 * bytes, shape));
   return k;
 }
 
@@ -290,6 +315,7 @@ LayerKernels kernels_for(const Layer& layer, const Model& model, int batch, Prec
   if (type == "class_token") return class_token(c);
   if (type == "rope") return rope(c);
   if (type == "attention") return attention(c);
+  if (type == "mamba_ssm") return mamba_ssm(c);
   if (type == "cross_entropy") return cross_entropy(c);
   throw Error("layer " + layer.name + " of " + model.name + " has unknown type '" + type + "'");
 }

@@ -58,6 +58,93 @@ TransformerConfig deepseek_moe_16b() {
   return t;
 }
 
+// DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json): 61 layers of hidden 7,168 with multi-latent
+// attention (128 heads; q_lora_rank 1,536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64,
+// v_head_dim 128); the first 3 layers dense (intermediate_size 18,432, first_k_dense_replace 3), the rest
+// 256 routed experts of 2,048 (moe_intermediate_size) top-8 plus 1 shared; vocabulary 129,280, untied
+// head; one multi-token-prediction module (num_nextn_predict_layers 1). Published: 671 B parameters of
+// which 37 B active, plus 14 B for the MTP module (its own embedding and head copies included).
+TransformerConfig deepseek_v3() {
+  TransformerConfig t = llama(61, 7168, 128, 128, 18432, 129280);
+  t.experts = 256;
+  t.experts_per_token = 8;
+  t.moe_ffn_hidden = 2048;
+  t.shared_experts = 1;
+  t.first_moe_layer = 3;
+  t.q_lora_rank = 1536;
+  t.kv_lora_rank = 512;
+  t.qk_nope_head_dim = 128;
+  t.qk_rope_head_dim = 64;
+  t.v_head_dim = 128;
+  t.mtp_layers = 1;
+  return t;
+}
+
+// Kimi K2 (moonshotai/Kimi-K2-Instruct config.json): DeepSeek-V3's architecture with 64 heads, 384 routed
+// experts (top-8, 1 shared), one dense layer (first_k_dense_replace 1), vocabulary 163,840 and no MTP
+// module (num_nextn_predict_layers 0). Published: 1.04 T parameters, 32.6 B active.
+TransformerConfig kimi_k2() {
+  TransformerConfig t = deepseek_v3();
+  t.heads = t.kv_heads = 64;
+  t.experts = 384;
+  t.first_moe_layer = 1;
+  t.vocab = 163840;
+  t.mtp_layers = 0;
+  return t;
+}
+
+// Qwen3 MoE (Qwen/Qwen3-30B-A3B and Qwen/Qwen3-235B-A22B config.json): grouped-query attention with an
+// explicit head_dim of 128 (heads x head_dim differs from hidden_size), every layer MoE (128 experts, top-8,
+// no shared expert), vocabulary 151,936, untied head. The per-head RMSNorms on q and k (QK-norm, 2 x 128
+// parameters per layer) are left out. Published: 30.5 B / 3.3 B active and 235 B / 22 B active.
+TransformerConfig qwen3_moe(int layers, int hidden, int heads, int moe_ffn) {
+  TransformerConfig t = llama(layers, hidden, heads, 4, 0, 151936);
+  t.head_dim = 128;
+  t.experts = 128;
+  t.experts_per_token = 8;
+  t.moe_ffn_hidden = moe_ffn;
+  t.ffn_hidden = moe_ffn;
+  return t;
+}
+
+// GPT-OSS-120B (openai/gpt-oss-120b config.json): 36 layers of hidden 2,880, 64 heads of head_dim 64 with
+// 8 KV heads and biases on the attention projections (attention_bias), 128 experts of 2,880 top-4 with
+// biases (num_local_experts, experts_per_token), a 128-token sliding window on every other layer
+// (layer_types: sliding_attention first, then full_attention; Megatron's --window-size 128
+// --window-attn-skip-freq 2), vocabulary 201,088, untied head. Its attention sinks (one learned logit per
+// head, 64 parameters per layer) are left out: they change neither GEMMs nor the attention's tile count.
+// Published (OpenAI's model card): 116.8 B parameters, 5.1 B active.
+TransformerConfig gpt_oss_120b() {
+  TransformerConfig t = llama(36, 2880, 64, 8, 2880, 201088);
+  t.bias = true;
+  t.head_dim = 64;
+  t.experts = 128;
+  t.experts_per_token = 4;
+  t.moe_ffn_hidden = 2880;
+  t.window_size = 128;
+  t.window_skip_freq = 2;
+  return t;
+}
+
+// Nemotron-H-8B (nvidia/Nemotron-H-8B-Base-8K config.json; NVIDIA 2025, "Nemotron-H: A Family of Accurate
+// and Efficient Hybrid Mamba-Transformer Models"): 52 single-block layers of hidden 4,096 after
+// hybrid_override_pattern: 24 Mamba-2 mixers (mamba_num_heads 128 of mamba_head_dim 64, ssm_state_size
+// 128, n_groups 8, conv_kernel 4), 4 attention blocks (32 heads, 8 KV heads, head_dim 128) and 24
+// squared-ReLU MLPs of 21,504 (intermediate_size; not gated), no biases, RMSNorm, untied vocabulary of
+// 131,072.
+TransformerConfig nemotron_h_8b() {
+  TransformerConfig t = llama(52, 4096, 32, 8, 21504, 131072);
+  t.gated_mlp = false;
+  t.head_dim = 128;
+  t.hybrid_pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-";
+  t.mamba_heads = 128;
+  t.mamba_head_dim = 64;
+  t.mamba_state = 128;
+  t.mamba_groups = 8;
+  t.mamba_conv_kernel = 4;
+  return t;
+}
+
 }  // namespace
 
 std::vector<ZooEntry> llm_entries() {
@@ -82,6 +169,17 @@ std::vector<ZooEntry> llm_entries() {
       entry("mixtral-8x7b", "Mixtral-8x7B (MoE, 8 experts, top-2)", mixtral_8x7b(), 4096),
       entry("deepseek-moe-16b", "DeepSeekMoE 16B (64 routed top-6 + 2 shared experts)", deepseek_moe_16b(),
             4096),
+      entry("deepseek-v3", "DeepSeek-V3 (MLA, 256 routed top-8 + 1 shared experts, MTP)", deepseek_v3(), 4096,
+            163840),
+      entry("kimi-k2", "Kimi K2 (MLA, 384 routed top-8 + 1 shared experts)", kimi_k2(), 4096, 131072),
+      entry("qwen3-30b-a3b", "Qwen3-30B-A3B (GQA, 128 experts top-8)", qwen3_moe(48, 2048, 32, 768), 4096,
+            40960),
+      entry("qwen3-235b-a22b", "Qwen3-235B-A22B (GQA, 128 experts top-8)", qwen3_moe(94, 4096, 64, 1536),
+            4096, 40960),
+      entry("gpt-oss-120b", "GPT-OSS-120B (GQA, sliding window 128 on alternate layers, 128 experts top-4)",
+            gpt_oss_120b(), 4096, 131072),
+      entry("nemotron-h-8b", "Nemotron-H-8B (hybrid: 24 Mamba-2, 4 attention, 24 MLP blocks)",
+            nemotron_h_8b(), 8192),
   };
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.h"
 #include "simulator/workload/model_zoo.h"
@@ -31,6 +32,10 @@ constexpr KnownArgument kArguments[] = {
     {"pipeline-model-parallel-size", Arity::One, Effect::Read},
     {"virtual-pipeline-model-parallel-size", Arity::One, Effect::Read},
     {"num-layers-per-virtual-pipeline-stage", Arity::One, Effect::Read},
+    {"decoder-first-pipeline-num-layers", Arity::One, Effect::Read},
+    {"decoder-last-pipeline-num-layers", Arity::One, Effect::Read},
+    {"account-for-embedding-in-pipeline-split", Arity::Switch, Effect::Read},
+    {"account-for-loss-in-pipeline-split", Arity::Switch, Effect::Read},
     {"context-parallel-size", Arity::One, Effect::Read},
     {"expert-model-parallel-size", Arity::One, Effect::Read},
     {"sequence-parallel", Arity::Switch, Effect::Read},
@@ -76,6 +81,29 @@ constexpr KnownArgument kArguments[] = {
     {"num-experts", Arity::One, Effect::Read},
     {"moe-router-topk", Arity::One, Effect::Read},
     {"moe-ffn-hidden-size", Arity::One, Effect::Read},
+    {"moe-shared-expert-intermediate-size", Arity::One, Effect::Read},
+    {"moe-layer-freq", Arity::One, Effect::Read},
+    // simtrain runs routed experts as grouped GEMMs over evenly balanced tokens, as Megatron-Bridge's
+    // benchmarks force them to be: these say so.
+    {"moe-grouped-gemm", Arity::Switch, Effect::Read},
+    {"moe-router-force-load-balancing", Arity::Switch, Effect::Read},
+    {"moe-token-dispatcher-type", Arity::One, Effect::Read},
+    {"moe-router-load-balancing-type", Arity::One, Effect::None},
+    {"moe-aux-loss-coeff", Arity::One, Effect::None},
+    {"multi-latent-attention", Arity::Switch, Effect::Read},
+    {"q-lora-rank", Arity::One, Effect::Read},
+    {"kv-lora-rank", Arity::One, Effect::Read},
+    {"qk-head-dim", Arity::One, Effect::Read},
+    {"qk-pos-emb-head-dim", Arity::One, Effect::Read},
+    {"v-head-dim", Arity::One, Effect::Read},
+    {"window-size", Arity::One, Effect::Read},
+    {"window-attn-skip-freq", Arity::One, Effect::Read},
+    {"mtp-num-layers", Arity::One, Effect::Read},
+    {"hybrid-override-pattern", Arity::One, Effect::Read},
+    {"mamba-num-heads", Arity::One, Effect::Read},
+    {"mamba-head-dim", Arity::One, Effect::Read},
+    {"mamba-state-dim", Arity::One, Effect::Read},
+    {"mamba-num-groups", Arity::One, Effect::Read},
     // Data, tokenizer, schedule, logging and checkpoints: no effect on a step's time.
     {"data-path", Arity::List, Effect::None},
     {"vocab-file", Arity::One, Effect::None},
@@ -193,6 +221,82 @@ class Reader {
   const GivenOption& given_;
 };
 
+// --moe-layer-freq: 1 (every layer MoE) or Megatron's pattern "([0]*k+[1]*n)" with k + n layers, the first k
+// dense (DeepSeek-V3: ([0]*3+[1]*58)). Other patterns (MoE every n-th layer) are not modelled.
+int first_moe_layer(const Reader& in, int layers) {
+  const std::string* text = in.value("moe-layer-freq");
+  if (!text || *text == "1") return 0;
+  std::string compact;
+  for (char ch : *text)
+    if (ch != ' ' && ch != '\'' && ch != '"') compact += ch;
+  int dense = 0, moe = 0;
+  if (std::sscanf(compact.c_str(), "([0]*%d+[1]*%d)", &dense, &moe) == 2 && dense >= 0 && moe > 0 &&
+      dense + moe == layers &&
+      compact == "([0]*" + std::to_string(dense) + "+[1]*" + std::to_string(moe) + ")")
+    return dense;
+  throw Error("--moe-layer-freq " + *text + ": expected 1 or ([0]*K+[1]*N) with K + N = --num-layers " +
+              std::to_string(layers));
+}
+
+// --window-size: Megatron's (left, right) tuple, "(128,0)", or a plain left size; a causal model attends
+// to the left window only.
+int window_size(const std::string& text) {
+  std::string compact;
+  for (char ch : text)
+    if (ch != ' ' && ch != '(' && ch != ')' && ch != '\'' && ch != '"') compact += ch;
+  int left = 0, right = 0;
+  char tail = 0;
+  const int read = std::sscanf(compact.c_str(), "%d,%d%c", &left, &right, &tail);
+  const bool plain =
+      compact.find(',') == std::string::npos && std::sscanf(compact.c_str(), "%d%c", &left, &tail) == 1;
+  if (!(plain || read == 2) || left < 1 || right != 0)
+    throw Error("--window-size " + text + ": expected a left window of at least 1 token, as (128,0)");
+  return left;
+}
+
+// A hybrid model (--hybrid-override-pattern, one of M, *, - or E per layer) and its Mamba-2 mixers
+// (--mamba-num-heads, --mamba-head-dim 64, --mamba-state-dim 128, --mamba-num-groups 8: Megatron's defaults).
+void hybrid(const Reader& in, TransformerConfig& t) {
+  const std::string* pattern = in.value("hybrid-override-pattern");
+  if (!pattern) {
+    for (const char* option : {"mamba-num-heads", "mamba-head-dim", "mamba-state-dim", "mamba-num-groups"})
+      if (in.has(option))
+        throw Error(std::string("--") + option + ": give --hybrid-override-pattern with it");
+    return;
+  }
+  if (static_cast<int>(pattern->size()) != t.layers ||
+      pattern->find_first_not_of("M*-E") != std::string::npos)
+    throw Error("--hybrid-override-pattern " + *pattern + ": expected one of M, *, - or E for each of the " +
+                std::to_string(t.layers) + " layers (--num-layers)");
+  if (pattern->find('E') != std::string::npos && t.experts == 0)
+    throw Error("--hybrid-override-pattern: MoE layers (E) need --num-experts");
+  t.hybrid_pattern = *pattern;
+  t.mamba_head_dim = in.integer("mamba-head-dim").value_or(64);
+  t.mamba_heads = in.integer("mamba-num-heads").value_or(2 * t.hidden / t.mamba_head_dim);
+  t.mamba_state = in.integer("mamba-state-dim").value_or(128);
+  t.mamba_groups = in.integer("mamba-num-groups").value_or(8);
+  if (t.mamba_heads % t.mamba_groups != 0)
+    throw Error("--mamba-num-groups " + std::to_string(t.mamba_groups) + ": does not divide the " +
+                std::to_string(t.mamba_heads) + " Mamba heads");
+}
+
+// Multi-latent attention (--multi-latent-attention with --q-lora-rank, --kv-lora-rank, --qk-head-dim,
+// --qk-pos-emb-head-dim, --v-head-dim; Megatron's defaults where one is left out: no query latent, 512,
+// 128, 64, 128).
+void multi_latent_attention(const Reader& in, TransformerConfig& t) {
+  const char* options[] = {"q-lora-rank", "kv-lora-rank", "qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim"};
+  if (!in.has("multi-latent-attention")) {
+    for (const char* option : options)
+      if (in.has(option)) throw Error(std::string("--") + option + ": give --multi-latent-attention with it");
+    return;
+  }
+  t.q_lora_rank = in.integer("q-lora-rank").value_or(0);
+  t.kv_lora_rank = in.integer("kv-lora-rank").value_or(512);
+  t.qk_nope_head_dim = in.integer("qk-head-dim").value_or(128);
+  t.qk_rope_head_dim = in.integer("qk-pos-emb-head-dim").value_or(64);
+  t.v_head_dim = in.integer("v-head-dim").value_or(128);
+}
+
 // The model given by its shapes, as Megatron's GPT builds it by default: learned absolute positions, GeLU
 // MLP four times the hidden size, biases, LayerNorm, tied embeddings, dropout 0.1, the vocabulary padded to
 // a multiple of 128 x TP.
@@ -219,12 +323,11 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
   t.hidden = *in.integer("hidden-size");
   t.heads = *in.integer("num-attention-heads");
   if (t.layers > 10'000) throw Error("--num-layers: at most 10,000");
-  if (t.hidden % t.heads != 0)
+  // --kv-channels gives the head size explicitly (Qwen3, GPT-OSS: heads x head size != hidden).
+  if (auto kv = in.integer("kv-channels"); kv && *kv != t.hidden / t.heads) t.head_dim = *kv;
+  if (t.head_dim == 0 && !in.has("multi-latent-attention") && t.hidden % t.heads != 0)
     throw Error("--num-attention-heads " + std::to_string(t.heads) + ": does not divide --hidden-size " +
-                std::to_string(t.hidden));
-  if (auto kv = in.integer("kv-channels"); kv && *kv != t.hidden / t.heads)
-    throw Error("--kv-channels " + std::to_string(*kv) + ": a head size other than hidden / heads (" +
-                std::to_string(t.hidden / t.heads) + ") is not modelled");
+                std::to_string(t.hidden) + " (give the head size with --kv-channels)");
   t.kv_heads = t.heads;
   if (in.has("group-query-attention")) {
     if (!in.has("num-query-groups")) throw Error("--group-query-attention: give --num-query-groups");
@@ -250,7 +353,29 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
     t.experts_per_token = in.integer("moe-router-topk").value_or(2);
     if (t.experts_per_token > t.experts) throw Error("--moe-router-topk: more than --num-experts");
     t.moe_ffn_hidden = in.integer("moe-ffn-hidden-size").value_or(t.ffn_hidden);
+    // Megatron gives shared experts as one MLP of this width; simtrain counts them in moe_ffn_hidden units.
+    if (auto shared = in.integer("moe-shared-expert-intermediate-size")) {
+      if (*shared % t.moe_ffn_hidden != 0)
+        throw Error("--moe-shared-expert-intermediate-size " + std::to_string(*shared) +
+                    ": not a multiple of the expert width " + std::to_string(t.moe_ffn_hidden));
+      t.shared_experts = *shared / t.moe_ffn_hidden;
+    }
+    t.first_moe_layer = first_moe_layer(in, t.layers);
+    const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
+    if (dispatcher && *dispatcher != "alltoall")
+      throw Error("--moe-token-dispatcher-type " + *dispatcher +
+                  ": only the all-to-all dispatcher is modelled (give alltoall)");
+  } else {
+    for (const char* moe : {"moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq"})
+      if (in.has(moe)) throw Error(std::string("--") + moe + ": give --num-experts with it");
   }
+  multi_latent_attention(in, t);
+  if (auto window = in.value("window-size")) t.window_size = window_size(*window);
+  t.window_skip_freq = in.integer("window-attn-skip-freq").value_or(0);
+  if (t.window_skip_freq > 0 && t.window_size == 0)
+    throw Error("--window-attn-skip-freq: give --window-size with it");
+  t.mtp_layers = in.integer("mtp-num-layers", 0).value_or(0);
+  hybrid(in, t);
   const std::string positions =
       in.choice("position-embedding-type", {"learned_absolute", "rope", "none"}).value_or("learned_absolute");
   if (positions == "learned_absolute")
@@ -435,6 +560,16 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     in.agree("num-layers-per-virtual-pipeline-stage", "vpp", std::to_string(vpp));
     c.vpp = vpp;
   }
+  if (auto first = in.integer("decoder-first-pipeline-num-layers", 0)) {
+    in.agree("decoder-first-pipeline-num-layers", "pp-first-layers", std::to_string(*first));
+    c.pp_first_layers = *first;
+  }
+  if (auto last = in.integer("decoder-last-pipeline-num-layers", 0)) {
+    in.agree("decoder-last-pipeline-num-layers", "pp-last-layers", std::to_string(*last));
+    c.pp_last_layers = *last;
+  }
+  if (in.has("account-for-embedding-in-pipeline-split")) c.pp_embedding_in_split = true;
+  if (in.has("account-for-loss-in-pipeline-split")) c.pp_loss_in_split = true;
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   const int chunk_layers = std::max(1, layers / std::max(1, c.pp * c.vpp));
   const Recompute recompute = recompute_policy(in, chunk_layers);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "simulator/workload/attention_shape.h"
+
 namespace simtrain::workload::megatron {
 namespace {
 
@@ -33,6 +35,22 @@ struct Unit {
   std::string name;
   bool layer = false;
 };
+
+}  // namespace
+
+const LayerSteps& StagePlan::layer_steps(int index) const {
+  if (const char block = hybrid_block(*model, index)) return hybrid_layers.at(block);
+  const bool moe = is_moe_layer(*model, index), window = is_window_layer(*model, index);
+  if (window) return moe ? window_moe_layer : window_dense_layer;
+  return moe ? moe_layer : dense_layer;
+}
+
+const PartParameters& StagePlan::layer_params(int index) const {
+  if (const char block = hybrid_block(*model, index)) return hybrid_params.at(block);
+  return is_moe_layer(*model, index) ? moe_params : dense_params;
+}
+
+namespace {
 
 class StageBuilder {
  public:
@@ -63,19 +81,26 @@ class StageBuilder {
 
   std::vector<Unit> units(int chunk) const {
     std::vector<Unit> list;
-    const int first_layer = (chunk * plan_.pp + stage_) * plan_.layers_per_chunk;
-    if (first_layer == 0) list.push_back({&plan_.embedding, plan_.embedding_params, "embedding", false});
-    for (int i = first_layer; i < first_layer + plan_.layers_per_chunk; ++i) {
-      const bool moe = is_moe_layer(*plan_.model, i);
-      list.push_back({moe ? &plan_.moe_layer : &plan_.dense_layer,
-                      moe ? plan_.moe_params : plan_.dense_params, "layer" + std::to_string(i), true});
-    }
-    if (first_layer + plan_.layers_per_chunk == plan_.model->layers)
+    const int first_layer = plan_.split.first(stage_, chunk);
+    const int end_layer = first_layer + plan_.split.layers(stage_, chunk);
+    if (chunk == 0 && stage_ == 0)
+      list.push_back({&plan_.embedding, plan_.embedding_params, "embedding", false});
+    for (int i = first_layer; i < end_layer; ++i)
+      list.push_back({&plan_.layer_steps(i), plan_.layer_params(i), "layer" + std::to_string(i), true});
+    if (chunk == plan_.vpp - 1 && stage_ == plan_.pp - 1)
       list.push_back({&plan_.lm_head, plan_.lm_head_params, "lm_head", false});
     return list;
   }
 
   std::uint32_t append(trace::Op op) { return trace::append(program_, std::move(op)); }
+
+  // A virtual stage with no layer (an uneven split's) passes on what it received as soon as it arrives.
+  std::vector<std::uint32_t> send_deps(const std::vector<Unit>& list) {
+    if (!list.empty()) return after_last_kernel();
+    std::vector<std::uint32_t> deps = std::move(pending_);
+    pending_.clear();
+    return deps;
+  }
 
   std::vector<std::uint32_t> after_last_kernel() const {
     return last_kernel_ ? std::vector<std::uint32_t>{*last_kernel_} : std::vector<std::uint32_t>{};
@@ -235,7 +260,7 @@ class StageBuilder {
     });
     if (vs + 1 < virtual_stages()) {
       const std::uint32_t send = p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
-                                     tag(true, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel());
+                                     tag(true, s.micro_batch, vs), plan_.p2p_bytes, send_deps(list));
       if (!async_sends_) pending_.push_back(send);
     }
   }
@@ -306,7 +331,7 @@ class StageBuilder {
     flush(expert_, g_.edp, prefix);
     if (vs > 0) {
       const std::uint32_t send = p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
-                                     tag(false, s.micro_batch, vs), plan_.p2p_bytes, after_last_kernel());
+                                     tag(false, s.micro_batch, vs), plan_.p2p_bytes, send_deps(list));
       if (!async_sends_) pending_.push_back(send);
     }
   }

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 
 #include "simulator/trace/trace.h"
 #include "simulator/workload/parallel_config.h"
 #include "simulator/workload/pipeline_schedule.h"
+#include "simulator/workload/pipeline_split.h"
 #include "simulator/workload/transformer_kernels.h"
 
 namespace simtrain::workload::megatron {
@@ -23,12 +25,21 @@ struct GroupIds {
 struct StagePlan {
   const TransformerConfig* model = nullptr;
   const ParallelConfig* config = nullptr;
-  int pp = 1, vpp = 1, micro_batches = 1, layers_per_chunk = 1;
-  int data_shards = 1;    // ranks a dense gradient is reduced (and sharded) over: dp x cp
-  int expert_shards = 1;  // dp x cp / ep
+  int pp = 1, vpp = 1, micro_batches = 1;
+  int layers_per_chunk = 1;  // the most layers of a virtual stage (they differ under an uneven split)
+  PipelineSplit split;       // which layers each virtual stage runs
+  int data_shards = 1;       // ranks a dense gradient is reduced (and sharded) over: dp x cp
+  int expert_shards = 1;     // dp x cp / ep
   PipelineOrder order;
   LayerSharding shard;
+  // The LM head carries the multi-token-prediction modules' steps and parameters when the model has them
+  // (they run on the last stage after it).
   LayerSteps dense_layer, moe_layer, embedding, lm_head;
+  // Sliding-window variants of the layers, for models that alternate (GPT-OSS).
+  LayerSteps window_dense_layer, window_moe_layer;
+  // Hybrid models' blocks by their pattern character ('M', '*', '-', 'E').
+  std::map<char, LayerSteps> hybrid_layers;
+  std::map<char, PartParameters> hybrid_params;
   PartParameters dense_params, moe_params, embedding_params, lm_head_params;
   GroupIds groups;
   double p2p_bytes = 0;            // activation (or its gradient) one rank sends between stages
@@ -38,6 +49,10 @@ struct StagePlan {
   bool shard_optimizer = false;    // distributed optimizer, ZeRO >= 1 or FSDP
   bool shard_gradients_each_micro_batch = false;  // ZeRO 2
   bool shard_parameters = false;                  // ZeRO 3 or FSDP
+
+  // The steps and parameters of decoder layer `index` (0-based): dense or MoE, full or windowed attention.
+  const LayerSteps& layer_steps(int index) const;
+  const PartParameters& layer_params(int index) const;
 };
 
 inline constexpr const char* kStreamNames[] = {"compute",      "tp",           "ep",           "dp",

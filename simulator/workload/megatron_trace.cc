@@ -82,6 +82,15 @@ double megatron_model_flops(const TransformerConfig& model, int seq_len, double 
 std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   std::string text = "tp" + std::to_string(c.tp) + (c.sp ? " sp" : "") + " pp" + std::to_string(c.pp) +
                      " vpp" + std::to_string(c.vpp);
+  if (!c.pp_layers.empty()) {
+    text += " layers";
+    for (std::size_t s = 0; s < c.pp_layers.size(); ++s)
+      text += (s ? "," : " ") + std::to_string(c.pp_layers[s]);
+  }
+  if (c.pp_first_layers >= 0) text += " first" + std::to_string(c.pp_first_layers);
+  if (c.pp_last_layers >= 0) text += " last" + std::to_string(c.pp_last_layers);
+  if (c.pp_embedding_in_split) text += " +embedding";
+  if (c.pp_loss_in_split) text += " +loss";
   if (c.cp > 1) text += " cp" + std::to_string(c.cp);
   if (c.ep > 1) text += " ep" + std::to_string(c.ep);
   text += " dp" + std::to_string(dp);
@@ -112,7 +121,8 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   plan.pp = config.pp;
   plan.vpp = config.vpp;
   plan.micro_batches = static_cast<int>(global_batch / (1LL * config.micro_batch * dp));
-  plan.layers_per_chunk = model.layers / (config.pp * config.vpp);
+  plan.split = pipeline_split(config, model.layers);
+  plan.layers_per_chunk = std::max(1, plan.split.max_chunk_layers());
   LayerSharding& shard = plan.shard;
   shard.micro_batch = config.micro_batch;
   shard.seq_len = config.seq_len;
@@ -142,11 +152,31 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
     plan.moe_layer = transformer_layer_steps(model, shard, true);
     plan.moe_params = transformer_layer_parameters(model, shard, true);
   }
+  for (const char block : model.hybrid_pattern) {
+    if (plan.hybrid_layers.count(block)) continue;
+    plan.hybrid_layers[block] = hybrid_layer_steps(model, shard, block);
+    plan.hybrid_params[block] = hybrid_layer_parameters(model, shard, block);
+  }
+  if (model.window_size > 0) {
+    plan.window_dense_layer = transformer_layer_steps(model, shard, false, true);
+    if (model.experts > 0) plan.window_moe_layer = transformer_layer_steps(model, shard, true, true);
+  }
   plan.embedding = embedding_steps(model, shard);
   plan.lm_head = lm_head_steps(model, shard);
   plan.embedding_params = embedding_parameters(model, shard);
   const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
   plan.lm_head_params = lm_head_parameters(model, shard, tied_across_stages);
+  if (model.mtp_layers > 0) {
+    // The MTP modules run on the last stage after the main head (Megatron-Core's MultiTokenPredictionBlock);
+    // they ride with the LM head's unit.
+    const LayerSteps mtp = mtp_steps(model, shard);
+    plan.lm_head.forward.insert(plan.lm_head.forward.end(), mtp.forward.begin(), mtp.forward.end());
+    plan.lm_head.backward.insert(plan.lm_head.backward.begin(), mtp.backward.begin(), mtp.backward.end());
+    const PartParameters extra = mtp_parameters(model, shard);
+    plan.lm_head_params.total += extra.total;
+    plan.lm_head_params.per_gpu += extra.per_gpu;
+    plan.lm_head_params.expert_per_gpu += extra.expert_per_gpu;
+  }
 
   const int dcp = dp * config.cp;
   // FSDP hybrid shard shards within a node's worth (8 GPUs) of data-parallel ranks.
@@ -165,11 +195,14 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   // refuse a step that cannot be held before building it.
   const LayerSteps& widest =
       plan.moe_layer.forward.size() > plan.dense_layer.forward.size() ? plan.moe_layer : plan.dense_layer;
-  const double ops_per_stage = static_cast<double>(plan.micro_batches) * plan.layers_per_chunk * plan.vpp *
+  int stage_layers = 0;
+  for (int stage = 0; stage < plan.pp; ++stage)
+    stage_layers = std::max(stage_layers, plan.split.stage_layers(stage));
+  const double ops_per_stage = static_cast<double>(plan.micro_batches) * std::max(1, stage_layers) *
                                (2.0 * widest.forward.size() + widest.backward.size());
   if (ops_per_stage > static_cast<double>(kMaxOpsPerProgram))
     throw Error("--global-batch " + std::to_string(global_batch) + ": " + std::to_string(plan.micro_batches) +
-                " micro-batches of " + std::to_string(plan.layers_per_chunk * plan.vpp) +
+                " micro-batches of " + std::to_string(stage_layers) +
                 " layers per pipeline rank would take about " +
                 std::to_string(static_cast<long long>(ops_per_stage)) +
                 " kernels per GPU and step; at most " + std::to_string(kMaxOpsPerProgram) + " are simulated");

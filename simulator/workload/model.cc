@@ -1,5 +1,6 @@
 // Model-level facts (parameter count, forward FLOPs) and the zoo's catalogue: the one place that maps a
 // model name and its options to an architecture.
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -83,7 +84,9 @@ double Model::active_parameters() const {
   const double matrices = t.gated_mlp ? 3 : 2;
   const double biases = t.bias ? (t.gated_mlp ? 2 : 1) * ffn + h : 0;
   const double idle_experts = t.experts - t.experts_per_token;
-  return parameters() - (t.layers - t.first_moe_layer) * idle_experts * (matrices * h * ffn + biases);
+  // Multi-token-prediction layers are MoE layers too when the model's last layer is.
+  const int moe_layers = t.layers - t.first_moe_layer + (t.mtp_layers > 0 ? t.mtp_layers : 0);
+  return parameters() - moe_layers * idle_experts * (matrices * h * ffn + biases);
 }
 
 double Model::forward_flops_per_sample() const {
@@ -91,14 +94,19 @@ double Model::forward_flops_per_sample() const {
   for (const Layer& layer : layers) {
     if (layer.type == "attention") {
       // The whole score square, causal or not, as Megatron-LM's MFU counts it (the kernels skip the tiles a
-      // causal mask empties: attention_work.h). dims: {seq, heads, head_dim, ...}.
+      // causal mask empties: attention_work.h). dims: {seq, heads, head_dim, causal, kv_heads, v_head_dim,
+      // window}; a sliding window counts min(window, seq) keys per query.
       const auto& d = layer.dims;
-      total += 4.0 * static_cast<double>(d.at(1)) * static_cast<double>(d.at(0)) *
-               static_cast<double>(d.at(0)) * static_cast<double>(d.at(2));
+      const double seq = static_cast<double>(d.at(0)), qk = static_cast<double>(d.at(2));
+      const double v = d.size() > 5 ? static_cast<double>(d[5]) : qk;
+      const double keys = d.size() > 6 && d[6] > 0 ? std::min(seq, static_cast<double>(d[6])) : seq;
+      total += 2.0 * static_cast<double>(d.at(1)) * seq * keys * (qk + v);
       continue;
     }
     for (const trace::ComputeSpec& kernel : kernels_for(layer, *this, 1, Precision::FP32).forward) {
-      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv)
+      // A Mamba-2 mixer's conv1d and SSD scan count as its attention does (layer_kernels.cc).
+      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv ||
+          layer.type == "mamba_ssm")
         total += kernel.flops;
     }
   }

@@ -116,14 +116,38 @@ void read_moe(const Section& moe, TransformerConfig& t) {
   }
 }
 
+// [mamba]: the Mamba-2 mixers of a hybrid model (model.hybrid_pattern's 'M' layers).
+void read_mamba(const Section& mamba, TransformerConfig& t) {
+  mamba.only_keys({"heads", "head_dim", "state", "groups", "conv_kernel"});
+  t.mamba_heads = mamba.integer("heads");
+  t.mamba_head_dim = mamba.integer("head_dim");
+  t.mamba_state = mamba.integer("state");
+  t.mamba_groups = mamba.integer("groups");
+  if (t.mamba_heads % t.mamba_groups != 0)
+    mamba.fail("groups", "must divide heads = " + std::to_string(t.mamba_heads) + ", got " +
+                             std::to_string(t.mamba_groups));
+  t.mamba_conv_kernel = mamba.integer_or("conv_kernel", 4);
+}
+
+// [mla]: multi-latent attention (DeepSeek-V3); q_lora_rank 0 = a plain query projection.
+void read_mla(const Section& mla, TransformerConfig& t) {
+  mla.only_keys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  t.q_lora_rank = mla.integer_or("q_lora_rank", 0, 0);
+  t.kv_lora_rank = mla.integer("kv_lora_rank");
+  t.qk_nope_head_dim = mla.integer("qk_nope_head_dim");
+  t.qk_rope_head_dim = mla.integer("qk_rope_head_dim");
+  t.v_head_dim = mla.integer("v_head_dim");
+}
+
 }  // namespace
 
 Model parse_model_toml(const std::string& toml_text, const std::string& origin, const ModelOptions& options) {
   const toml::table document = parse_toml(toml_text, origin);
   for (auto&& [key, node] : document) {
-    if (key.str() != "model" && key.str() != "moe") {
+    if (key.str() != "model" && key.str() != "moe" && key.str() != "mla" && key.str() != "mamba") {
       throw Error(origin, static_cast<int>(key.source().begin.line), std::string(key.str()),
-                  "unknown key (expected the tables [model] and, for a mixture of experts, [moe])");
+                  "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
+                  "multi-latent attention, [mla]; for a hybrid model, [mamba])");
     }
     if (!node.is_table()) {
       throw Error(origin, line_of(node), std::string(key.str()),
@@ -133,9 +157,12 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (!document.contains("model")) throw Error(origin, 0, "model", "missing the [model] table");
 
   const Section model(*document["model"].as_table(), origin, "model");
-  model.only_keys({"name", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
-                   "seq_len", "gated_mlp", "causal", "tied_embeddings", "rms_norm", "bias", "positions",
-                   "dropout"});
+  model.only_keys({"name",          "description", "layers",           "hidden",
+                   "heads",         "kv_heads",    "ffn_hidden",       "vocab",
+                   "seq_len",       "gated_mlp",   "causal",           "tied_embeddings",
+                   "rms_norm",      "bias",        "positions",        "dropout",
+                   "head_dim",      "window_size", "window_skip_freq", "mtp_layers",
+                   "hybrid_pattern"});
   zoo::DecoderSpec spec;
   spec.name = model.string("name");
   if (spec.name.empty()) model.fail("name", "must not be empty");
@@ -143,9 +170,10 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   t.layers = model.integer("layers", 1, kMaxLayers);
   t.hidden = model.integer("hidden");
   t.heads = model.integer("heads");
-  if (t.hidden % t.heads != 0) {
-    model.fail("heads",
-               "must divide hidden = " + std::to_string(t.hidden) + ", got " + std::to_string(t.heads));
+  t.head_dim = model.integer_or("head_dim", 0);
+  if (t.head_dim == 0 && !document.contains("mla") && t.hidden % t.heads != 0) {
+    model.fail("heads", "must divide hidden = " + std::to_string(t.hidden) + " (or give head_dim), got " +
+                            std::to_string(t.heads));
   }
   t.kv_heads = model.integer_or("kv_heads", t.heads);
   if (t.heads % t.kv_heads != 0) {
@@ -165,6 +193,23 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
     model.fail("positions", "unknown value \"" + positions + "\" (expected rope | learned)");
   }
   if (document.contains("moe")) read_moe(Section(*document["moe"].as_table(), origin, "moe"), t);
+  if (document.contains("mla")) read_mla(Section(*document["mla"].as_table(), origin, "mla"), t);
+  t.window_size = model.integer_or("window_size", 0);
+  t.window_skip_freq = model.integer_or("window_skip_freq", 0);
+  if (t.window_skip_freq > 0 && t.window_size == 0) model.fail("window_skip_freq", "needs window_size");
+  t.mtp_layers = model.integer_or("mtp_layers", 0, 0);
+  if (model.has("hybrid_pattern")) {
+    t.hybrid_pattern = model.string("hybrid_pattern");
+    if (static_cast<int>(t.hybrid_pattern.size()) != t.layers ||
+        t.hybrid_pattern.find_first_not_of("M*-E") != std::string::npos)
+      model.fail("hybrid_pattern", "expected one of M, *, - or E per layer (" + std::to_string(t.layers) +
+                                       "), got \"" + t.hybrid_pattern + "\"");
+    if (t.hybrid_pattern.find('M') != std::string::npos && !document.contains("mamba"))
+      model.fail("hybrid_pattern", "Mamba layers (M) need a [mamba] table");
+    if (t.hybrid_pattern.find('E') != std::string::npos && !document.contains("moe"))
+      model.fail("hybrid_pattern", "MoE layers (E) need a [moe] table");
+  }
+  if (document.contains("mamba")) read_mamba(Section(*document["mamba"].as_table(), origin, "mamba"), t);
   // A model whose every layer is MoE needs no dense width: it defaults to the experts' width.
   const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0;
   t.ffn_hidden = has_dense_layer || model.has("ffn_hidden") ? model.integer("ffn_hidden") : t.moe_ffn_hidden;

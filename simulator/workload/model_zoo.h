@@ -45,6 +45,38 @@ struct TransformerConfig {
   int moe_ffn_hidden = 0;
   int shared_experts = 0;  // always-active experts (DeepSeek-style)
   int first_moe_layer = 0;
+  // Attention head size when it is not hidden / heads (Megatron's --kv-channels, Hugging Face's head_dim:
+  // Qwen3, GPT-OSS); 0 = hidden / heads. The projections are hidden x heads * head_dim.
+  int head_dim = 0;
+  // Multi-latent attention (DeepSeek-V2/V3, Kimi K2) when kv_lora_rank > 0: queries through a
+  // q_lora_rank latent (0 = a plain query projection), keys and values through a kv_lora_rank latent plus
+  // one shared rotary key of qk_rope_head_dim; scores over qk_nope_head_dim + qk_rope_head_dim, values of
+  // v_head_dim. head_dim and kv_heads are then unused (every head has its own K and V).
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  // Sliding-window attention (GPT-OSS; Megatron's --window-size): each query sees the last window_size
+  // keys on the layers that use it; 0 = full attention everywhere. With window_skip_freq = n every n-th
+  // layer (1-based, Megatron's --window-attn-skip-freq) keeps full attention; 0 = every layer windowed.
+  int window_size = 0;
+  int window_skip_freq = 0;
+  // DeepSeek-V3 multi-token prediction (Megatron's --mtp-num-layers): that many extra transformer layers,
+  // each after a projection of [norm(hidden), norm(embedding of the next token)] to hidden, sharing the
+  // embedding and LM head, run on the last pipeline stage with their own LM head GEMM and loss.
+  int mtp_layers = 0;
+  // Hybrid models (Nemotron-H; Megatron's --hybrid-override-pattern): one character per layer, each layer a
+  // single block with its own norm and residual: 'M' a Mamba-2 mixer, '*' self-attention, '-' the dense MLP,
+  // 'E' the MoE MLP. Empty = every layer is attention followed by an MLP (or MoE).
+  std::string hybrid_pattern;
+  // The Mamba-2 mixer (Dao and Gu 2024): mamba_heads heads of mamba_head_dim (d_inner = their product),
+  // mamba_groups groups of B and C of mamba_state each, a causal depthwise conv1d of mamba_conv_kernel taps.
+  int mamba_heads = 0;
+  int mamba_head_dim = 0;
+  int mamba_state = 0;
+  int mamba_groups = 0;
+  int mamba_conv_kernel = 4;
 
   bool operator==(const TransformerConfig&) const = default;
 };
@@ -87,7 +119,8 @@ struct ModelOptions {
 // The zoo's keys in listing order: lenet5, resnet50, densenet121, vit-b16, bert-large (default seq 128),
 // gpt2-xl (1024), llama2-7b (4096); gpt3-175b and the Megatron GPT family (megatron-gpt-1.7b ...
 // megatron-gpt-1t, megatron-22b, mt-nlg-530b, megatron-1t; seq 2048); llama2-13b/70b (4096),
-// llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096).
+// llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096);
+// deepseek-v3, kimi-k2, qwen3-30b-a3b, qwen3-235b-a22b and gpt-oss-120b (4096).
 std::vector<std::string> model_names();
 
 // The model of `shape` at `seq_len` tokens per sample; Error when a learned position table is shorter.

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/pipeline_split.h"
 
 namespace simtrain::workload {
 namespace {
@@ -90,13 +91,16 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   require_feasible(!c.sp || c.tp > 1, "--sp: sequence parallelism needs --tp > 1");
   require_feasible(!c.tp_comm_overlap || (c.tp > 1 && c.sp),
                    "--tp-comm-overlap: overlapping TP communication with GEMMs needs --tp > 1 and --sp");
+  // Megatron-Core's MambaMixer splits the Mamba heads and the B/C groups over TP ranks.
+  if (model.hybrid_pattern.find('M') != std::string::npos)
+    require_feasible(model.mamba_heads % c.tp == 0 && model.mamba_groups % c.tp == 0,
+                     "--tp " + str(c.tp) + ": " + str(model.mamba_heads) + " Mamba heads and " +
+                         str(model.mamba_groups) + " groups are not divisible by " + str(c.tp));
 
-  // Every pipeline rank holds vpp chunks of the same number of layers.
+  // Every pipeline rank holds vpp chunks of the same number of layers (pipeline_split.h for uneven splits).
   require_feasible(c.vpp == 1 || c.pp > 1,
                    "--vpp " + str(c.vpp) + ": interleaved virtual stages need --pp > 1");
-  require_feasible(model.layers % (c.pp * c.vpp) == 0,
-                   "--pp " + str(c.pp) + " --vpp " + str(c.vpp) + ": " + str(model.layers) +
-                       " layers are not divisible by pp x vpp = " + str(c.pp * c.vpp));
+  pipeline_split(c, model.layers);
 
   if (c.global_batch > 0) {
     require_feasible(c.global_batch % (c.micro_batch * dp) == 0,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "simulator/workload/precision.h"
 
@@ -29,8 +30,18 @@ struct ParallelConfig {
   int vpp = 1;      // virtual stages (model chunks) per pipeline rank; > 1 = interleaved 1F1B
   int cp = 1;       // context parallel size (ring attention)
   int ep = 1;       // expert parallel size (MoE layers)
-  int dp = 0;       // data parallel size; 0 = gpus / (tp * pp * cp)
-  int zero = 0;     // DeepSpeed ZeRO stage 0-3
+  // Uneven pipeline splits (pipeline_split.h): layers on the first and last pipeline ranks (-1 = the even
+  // share; Megatron's --decoder-first/last-pipeline-num-layers), or the embedding and the loss counted as a
+  // layer each (--account-for-embedding/loss-in-pipeline-split).
+  int pp_first_layers = -1;
+  int pp_last_layers = -1;
+  bool pp_embedding_in_split = false;
+  bool pp_loss_in_split = false;
+  // An explicit split: the decoder layers of each pipeline rank (empty = the rules above), each rank's
+  // count split evenly over its vpp chunks (what Megatron-Bridge's explicit layouts give, for the layers).
+  std::vector<int> pp_layers;
+  int dp = 0;    // data parallel size; 0 = gpus / (tp * pp * cp)
+  int zero = 0;  // DeepSpeed ZeRO stage 0-3
   FsdpMode fsdp = FsdpMode::None;
   bool distributed_optimizer = false;  // Megatron's: optimizer states sharded over DP (like ZeRO-1)
   int micro_batch = 1;                 // sequences per micro-batch

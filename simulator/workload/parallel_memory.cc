@@ -7,6 +7,9 @@
 #include <string>
 
 #include "common/error.h"
+#include "simulator/workload/attention_shape.h"
+#include "simulator/workload/pipeline_split.h"
+#include "simulator/workload/transformer_kernels.h"
 
 namespace simtrain::workload {
 namespace {
@@ -33,49 +36,33 @@ struct StageParameters {
   bool has_moe = false;
 };
 
-// One MLP (or expert) sharded Megatron's way: the first matrix (two for gated MLPs) column-parallel with its
-// bias, the last row-parallel with its bias replicated (it is added after the all-reduce).
-double mlp_parameters(const TransformerConfig& m, double ffn, int tp) {
-  const double matrices = m.gated_mlp ? 3 : 2;
-  double params = matrices * m.hidden * ffn / tp;
-  if (m.bias) params += (m.gated_mlp ? 2 : 1) * ffn / tp + m.hidden;
-  return params;
-}
-
 double norm_parameters(const TransformerConfig& m) { return m.rms_norm ? m.hidden : 2.0 * m.hidden; }
 
-// Attention with grouped-query K/V: QKV column-parallel, output projection row-parallel.
-double attention_parameters(const TransformerConfig& m, int tp) {
-  const int kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  const double head_dim = static_cast<double>(m.hidden) / m.heads;
-  const double qkv = m.hidden + 2.0 * kv_heads * head_dim;
-  double params = (m.hidden * qkv + 1.0 * m.hidden * m.hidden) / tp;
-  if (m.bias) params += qkv / tp + m.hidden;
-  return params;
-}
-
+// The layers of `stage` under the plan's split (pipeline_split.h), their parameters sharded Megatron's way
+// (transformer_kernels.h), and the multi-token-prediction modules on the last stage.
 StageParameters stage_parameters(const TransformerConfig& m, const ParallelConfig& c, int stage) {
-  const int chunks = c.pp * c.vpp;
-  const int chunk_layers = (m.layers + chunks - 1) / chunks;
-  const double moe_ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
+  const PipelineSplit split = pipeline_split(c, m.layers);
+  LayerSharding shard;
+  shard.tp = c.tp;
+  shard.ep = c.ep;
   StageParameters p;
-  for (int i = 0; i < m.layers; ++i) {
-    if ((i / chunk_layers) % c.pp != stage) continue;  // chunk k of the model runs on rank k mod pp
-    const bool moe = m.experts > 0 && i >= m.first_moe_layer;
-    double dense = attention_parameters(m, c.tp) + 2 * norm_parameters(m);
-    double expert = 0;
-    if (moe) {
-      dense += 1.0 * m.hidden * m.experts + m.shared_experts * mlp_parameters(m, moe_ffn, c.tp);  // router
-      expert = static_cast<double>(m.experts) / c.ep * mlp_parameters(m, moe_ffn, c.tp);
-    } else {
-      dense += mlp_parameters(m, m.ffn_hidden, c.tp);
-    }
-    p.dense += dense;
-    p.expert += expert;
-    p.largest_layer = std::max(p.largest_layer, dense + expert);
+  const auto add = [&](const PartParameters& part, bool moe, int count) {
+    p.dense += (part.per_gpu - part.expert_per_gpu);
+    p.expert += part.expert_per_gpu;
+    p.largest_layer = std::max(p.largest_layer, part.per_gpu / std::max(1, count));
     p.has_moe = p.has_moe || moe;
-    ++p.layers;
+    p.layers += count;
+  };
+  for (int chunk = 0; chunk < split.vpp; ++chunk) {
+    for (int i = split.first(stage, chunk); i < split.first(stage, chunk) + split.layers(stage, chunk); ++i) {
+      const bool moe = is_moe_layer(m, i);
+      const char block = hybrid_block(m, i);
+      add(block ? hybrid_layer_parameters(m, shard, block) : transformer_layer_parameters(m, shard, moe), moe,
+          1);
+    }
   }
+  if (stage == c.pp - 1 && m.mtp_layers > 0)
+    add(mtp_parameters(m, shard), is_moe_layer(m, m.layers - 1), m.mtp_layers);
   const double vocab_parallel = 1.0 * m.vocab * m.hidden / c.tp;
   if (stage == 0) p.dense += vocab_parallel;
   if (stage == c.pp - 1) {
@@ -108,8 +95,7 @@ double communication_buffer_bytes(const TransformerConfig& m, const ParallelConf
     bytes += 2 * tokens * m.experts_per_token * c.capacity_factor * m.hidden * activation_bytes_per_element;
   }
   if (c.cp > 1) {
-    const int kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
-    const double kv_width = static_cast<double>(kv_heads) * m.hidden / m.heads / c.tp;
+    const double kv_width = kv_heads(m) * (qk_head_dim(m) + v_head_dim(m)) / 2 / c.tp;
     bytes += 2 * 2 * tokens * kv_width * activation_bytes_per_element;  // K and V, sending and receiving
   }
   return bytes;

@@ -4,6 +4,7 @@
 #include "simulator/workload/transformer_kernels.h"
 
 #include "common/error.h"
+#include "simulator/workload/attention_shape.h"
 #include "simulator/workload/attention_work.h"
 
 namespace simtrain::workload {
@@ -23,9 +24,10 @@ struct Dims {
         tokens(static_cast<double>(s.micro_batch) * s.seq_len / s.cp),
         norm_tokens(s.sp ? tokens / s.tp : tokens),
         hidden(m.hidden),
-        head_dim(static_cast<double>(m.hidden) / m.heads),
+        head_dim(qk_head_dim(m)),
+        v_head_dim(workload::v_head_dim(m)),
         heads(static_cast<double>(m.heads) / s.tp),
-        kv_heads(static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) / s.tp),
+        kv_heads(workload::kv_heads(m) / s.tp),
         e(bytes_per_element(s.activation)),
         ge(storage_bytes_per_element(s.gemm)),
         causal(m.causal) {
@@ -35,8 +37,9 @@ struct Dims {
       throw Error("transformer kernels: the model needs layers, hidden size and heads");
   }
   const LayerSharding& shard;
-  double tokens, norm_tokens, hidden, head_dim, heads, kv_heads, e, ge;
+  double tokens, norm_tokens, hidden, head_dim, v_head_dim, heads, kv_heads, e, ge;
   bool causal;
+  int window = 0;  // keys a query sees on a sliding-window layer; 0 = all
   double activation_bytes() const { return tokens * hidden * e; }  // what a TP collective moves
 };
 
@@ -244,23 +247,28 @@ double gated(const TransformerConfig& m) { return m.gated_mlp ? 2.0 : 1.0; }
 // scores (2.5x the forward FLOPs). With context parallelism each rank runs cp rounds of its queries against
 // the K/V chunk passed round the ring; `kernel` is one round, and load-balanced causal rounds each do about
 // half a square's work too.
+// Queries and keys are head_dim wide, values and outputs v_head_dim (they differ under multi-latent
+// attention). A sliding-window layer visits the tiles its window reaches (attention_work.h).
 void attention(Steps& forward, Steps& backward, const Dims& d) {
   const double keys = d.tokens / d.shard.micro_batch;  // keys of one round: the local sequence
-  const double q = d.tokens * d.heads * d.head_dim, kv = d.tokens * d.kv_heads * d.head_dim;
-  const double flops = 4 * d.tokens * keys * d.heads * d.head_dim *
-                       flash_attention_tile_fraction(d.tokens / d.shard.micro_batch * d.shard.cp, d.causal);
+  const double qo = d.tokens * d.heads * (d.head_dim + d.v_head_dim);     // Q and O
+  const double kv = d.tokens * d.kv_heads * (d.head_dim + d.v_head_dim);  // K and V
+  const double all_keys = d.tokens / d.shard.micro_batch * d.shard.cp;
+  const double fraction = d.window > 0 ? sliding_window_tile_fraction(all_keys, d.window)
+                                       : flash_attention_tile_fraction(all_keys, d.causal);
+  const double flops = 2 * d.tokens * keys * d.heads * (d.head_dim + d.v_head_dim) * fraction;
   const std::vector<std::int64_t> shape = {d.shard.micro_batch, whole(d.heads), whole(keys),
                                            whole(d.head_dim)};
   LayerStep f = kernel_step("attention.fwd", ComputeKind::Attention, Pass::Forward, d.shard.activation, flops,
-                            (2 * q + 2 * kv) * d.e, shape);
+                            (qo + kv) * d.e, shape);
   LayerStep b = kernel_step("attention.bwd_data", ComputeKind::Attention, Pass::BackwardData,
-                            d.shard.activation, 2.5 * flops, (4 * q + 4 * kv) * d.e, shape);
+                            d.shard.activation, 2.5 * flops, (2 * qo + 2 * kv) * d.e, shape);
   f.attention_core = true;
   if (d.shard.cp > 1) {
     f.type = b.type = LayerStep::Type::RingAttention;
     f.group = b.group = LayerGroup::ContextParallel;
-    f.bytes = 2 * kv * d.e;  // K and V
-    b.bytes = 4 * kv * d.e;  // K, V and their gradients
+    f.bytes = kv * d.e;      // K and V
+    b.bytes = 2 * kv * d.e;  // K, V and their gradients
   }
   forward.push_back(f);
   backward.push_back(b);
@@ -378,20 +386,67 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
 }
 
-}  // namespace
+// An RMSNorm over `width`-wide latents of every local token (multi-latent attention's q and kv norms).
+void latent_norm(Steps& forward, Steps& backward, const std::string& name, const Dims& d, double width) {
+  const double elements = d.tokens * width;
+  forward.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements, 1, 1, 5));
+  backward.push_back(
+      elementwise(name + ".bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d, elements, 2, 1, 8));
+}
 
-LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerSharding& shard, bool moe) {
-  const Dims d(m, shard);
+// Multi-latent attention's projections (Megatron-Core's MLASelfAttention, DeepSeek-V3): the down-projections
+// to the query latent (q_lora_rank) and to the key/value latent plus the shared rotary key run whole on
+// every TP rank (their weights are duplicated); their RMSNorms; the column-parallel up-projections to the
+// local heads' queries (nope + rope) and keys/values (nope + v). Backward: each up-projection's latent
+// gradient is all-reduced over TP (as a column-parallel linear's input gradient), then the down-projections'
+// gradients run locally. Returns the backward steps in execution order.
+Steps mla_projections(Steps& f, const TransformerConfig& m, const Dims& d, DType dtype) {
+  const double heads = d.heads, q_rank = m.q_lora_rank, kv_rank = m.kv_lora_rank;
+  const double kv_down_width = kv_rank + m.qk_rope_head_dim;
+  const Gemm kv_down{"kv_down_proj", d.tokens, kv_down_width, d.hidden};
+  const Gemm kv_up{"kv_up_proj", d.tokens, heads * (m.qk_nope_head_dim + m.v_head_dim), kv_rank};
+  Steps b_latent, b_down;  // backward: norms and up-projections, then down-projections
+  if (q_rank > 0) {
+    const Gemm q_down{"q_down_proj", d.tokens, q_rank, d.hidden};
+    const Gemm q_up{"q_up_proj", d.tokens, heads * d.head_dim, q_rank};
+    gemm_forward(f, q_down, d, dtype);
+    latent_norm(f, b_down, "q_norm", d, q_rank);
+    gemm_forward(f, q_up, d, dtype);
+    column_parallel_backward(b_latent, q_up, d, dtype, false);
+    b_down.push_back(gemm_data_grad(q_down, d, dtype));
+    gemm_weight_grad(b_down, q_down, d, dtype);
+  } else {
+    const Gemm q{"q_proj", d.tokens, heads * d.head_dim, d.hidden};
+    gemm_forward(f, q, d, dtype);
+    column_parallel_backward(b_latent, q, d, dtype, false);
+  }
+  gemm_forward(f, kv_down, d, dtype);
+  latent_norm(f, b_down, "kv_norm", d, kv_rank);
+  gemm_forward(f, kv_up, d, dtype);
+  column_parallel_backward(b_latent, kv_up, d, dtype, false);
+  b_down.push_back(gemm_data_grad(kv_down, d, dtype));
+  gemm_weight_grad(b_down, kv_down, d, dtype);
+  b_latent.insert(b_latent.end(), b_down.begin(), b_down.end());
+  return b_latent;
+}
+
+// The attention block of a layer: norm, projections, core, output projection, residual.
+LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shard, const Dims& d) {
+  const bool mla = is_mla(m);
   const Gemm qkv{"qkv", d.tokens, (d.heads + 2 * d.kv_heads) * d.head_dim, d.hidden};
-  const Gemm proj{"out_proj", d.tokens, d.hidden, d.heads * d.head_dim};
-  const double rope = d.tokens * (d.heads + d.kv_heads) * d.head_dim;
+  const Gemm proj{"out_proj", d.tokens, d.hidden, d.heads * d.v_head_dim};
+  // Rotary embedding of q and k: under MLA only their rope parts (the key's is shared by all heads).
+  const double rope =
+      mla ? d.tokens * (d.heads + 1) * m.qk_rope_head_dim : d.tokens * (d.heads + d.kv_heads) * d.head_dim;
   LayerSteps s;
-  Steps mlp_backward;  // the MLP block's backward in execution order
   Steps& f = s.forward;
-
   norm_forward(f, "input_norm", d);
   enter_tp_region(f, "qkv", d);
-  gemm_forward(f, qkv, d, shard.gemm);
+  Steps projection_backward;
+  if (mla)
+    projection_backward = mla_projections(f, m, d, shard.gemm);
+  else
+    gemm_forward(f, qkv, d, shard.gemm);
   // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings).
   if (m.rms_norm)
     f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
@@ -404,26 +459,121 @@ LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerShardi
   gemm_forward(f, proj, d, shard.gemm);
   leave_tp_region(f, "out_proj", d);
   dropout_add(f, "attention.dropout_add", d, true);
-  norm_forward(f, "mlp_norm", d);
-  if (moe)
-    moe_mlp(f, mlp_backward, m, d);
-  else
-    dense_mlp(f, mlp_backward, m, d, m.ffn_hidden, "mlp", true);
-  dropout_add(f, "mlp.dropout_add", d, true);
 
   Steps& b = s.backward;
-  dropout_add(b, "mlp.dropout_add", d, false);
-  b.insert(b.end(), mlp_backward.begin(), mlp_backward.end());
-  norm_backward(b, "mlp_norm", d, norm_parameters(m));
   dropout_add(b, "attention.dropout_add", d, false);
   leave_tp_region_backward(b, "out_proj", d);
   row_parallel_backward(b, proj, d, shard.gemm);
   b.insert(b.end(), core_backward.begin(), core_backward.end());
   if (m.rms_norm)
     b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
-  column_parallel_backward(b, qkv, d, shard.gemm, shard.sp);
+  if (mla) {
+    b.insert(b.end(), projection_backward.begin(), projection_backward.end());
+    // With sequence parallelism the whole-sequence input gradient goes back to sequence shards.
+    if (shard.tp > 1 && shard.sp)
+      b.push_back(collective_step("qkv.sp_reduce_scatter_grad", CollectiveKind::ReduceScatter,
+                                  LayerGroup::TensorParallel, d.activation_bytes(), true));
+  } else {
+    column_parallel_backward(b, qkv, d, shard.gemm, shard.sp);
+  }
   norm_backward(b, "input_norm", d, norm_parameters(m));
   return s;
+}
+
+// The MLP (or MoE) block of a layer: norm, MLP, residual.
+LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
+  LayerSteps s;
+  Steps mlp_backward;  // the MLP block's backward in execution order
+  norm_forward(s.forward, "mlp_norm", d);
+  if (moe)
+    moe_mlp(s.forward, mlp_backward, m, d);
+  else
+    dense_mlp(s.forward, mlp_backward, m, d, m.ffn_hidden, "mlp", true);
+  dropout_add(s.forward, "mlp.dropout_add", d, true);
+  dropout_add(s.backward, "mlp.dropout_add", d, false);
+  s.backward.insert(s.backward.end(), mlp_backward.begin(), mlp_backward.end());
+  norm_backward(s.backward, "mlp_norm", d, norm_parameters(m));
+  return s;
+}
+
+// The Mamba-2 mixer block as Megatron-Core's MambaMixer runs it under TP (heads and groups split over TP
+// ranks): norm; the column-parallel in_proj to z, x, B, C and dt; the causal depthwise conv1d over x, B and C
+// (memory-bound: every element read and written once, 2 x kernel FLOPs each); the chunked SSD scan
+// (mamba_chunk_scan_combined, chunks of kSsdChunk tokens: per token and head 2 Q P for the intra-chunk
+// outputs and 4 N P for the chunk states and their contribution, plus 2 Q N per group for C B^T; reads x,
+// B, C and dt, writes y; the chunk states cross HBM in fp32), costed like a fused attention kernel whose
+// backward does 2.5x its FLOPs; the gated RMSNorm of y by z; the row-parallel out_proj; residual.
+constexpr double kSsdChunk = 128;  // Megatron-Core's MambaMixer chunk_size
+
+LayerSteps mamba_block(const TransformerConfig& m, const LayerSharding& shard, const Dims& d) {
+  const double tp = shard.tp, heads = m.mamba_heads / tp, groups = m.mamba_groups / tp;
+  const double p = m.mamba_head_dim, n = m.mamba_state, inner = heads * p;
+  const double conv_channels = inner + 2 * groups * n;
+  const Gemm in_proj{"mamba.in_proj", d.tokens, 2 * inner + 2 * groups * n + heads, d.hidden};
+  const Gemm out_proj{"mamba.out_proj", d.tokens, d.hidden, inner};
+  const double ssd_flops = d.tokens * (heads * (2 * kSsdChunk * p + 4 * n * p) + groups * 2 * kSsdChunk * n);
+  const double ssd_bytes =
+      d.tokens * (2 * inner + 2 * groups * n + heads) * d.e + d.tokens / kSsdChunk * heads * p * n * 4 * 2;
+  const std::vector<std::int64_t> shape = {d.shard.micro_batch, whole(heads), whole(d.tokens), whole(p)};
+  LayerSteps s;
+  Steps& f = s.forward;
+  norm_forward(f, "input_norm", d);
+  enter_tp_region(f, "mamba.in_proj", d);
+  gemm_forward(f, in_proj, d, shard.gemm);
+  f.push_back(elementwise("mamba.conv1d.fwd", ComputeKind::Elementwise, Pass::Forward, d,
+                          d.tokens * conv_channels, 1, 1, 2 * m.mamba_conv_kernel));
+  f.push_back(kernel_step("mamba.ssd_scan.fwd", ComputeKind::Attention, Pass::Forward, shard.activation,
+                          ssd_flops, ssd_bytes, shape));
+  f.push_back(elementwise("mamba.gated_norm.fwd", ComputeKind::LayerNorm, Pass::Forward, d, d.tokens * inner,
+                          2, 1, 8));
+  gemm_forward(f, out_proj, d, shard.gemm);
+  leave_tp_region(f, "mamba.out_proj", d);
+  dropout_add(f, "mamba.dropout_add", d, true);
+
+  Steps& b = s.backward;
+  dropout_add(b, "mamba.dropout_add", d, false);
+  leave_tp_region_backward(b, "mamba.out_proj", d);
+  row_parallel_backward(b, out_proj, d, shard.gemm);
+  b.push_back(elementwise("mamba.gated_norm.bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d,
+                          d.tokens * inner, 3, 2, 12));
+  b.push_back(kernel_step("mamba.ssd_scan.bwd_data", ComputeKind::Attention, Pass::BackwardData,
+                          shard.activation, 2.5 * ssd_flops, 2 * ssd_bytes, shape));
+  b.push_back(elementwise("mamba.conv1d.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d,
+                          d.tokens * conv_channels, 2, 2, 4 * m.mamba_conv_kernel));
+  column_parallel_backward(b, in_proj, d, shard.gemm, shard.sp);
+  norm_backward(b, "input_norm", d, norm_parameters(m));
+  return s;
+}
+
+}  // namespace
+
+LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerSharding& shard, bool moe,
+                                   bool sliding_window) {
+  Dims d(m, shard);
+  if (sliding_window) d.window = m.window_size;
+  const LayerSteps attention = attention_block(m, shard, d);
+  const LayerSteps mlp = mlp_block(m, d, moe);
+  LayerSteps s = attention;
+  s.forward.insert(s.forward.end(), mlp.forward.begin(), mlp.forward.end());
+  s.backward = mlp.backward;
+  s.backward.insert(s.backward.end(), attention.backward.begin(), attention.backward.end());
+  return s;
+}
+
+LayerSteps hybrid_layer_steps(const TransformerConfig& m, const LayerSharding& shard, char block) {
+  Dims d(m, shard);
+  switch (block) {
+    case 'M':
+      return mamba_block(m, shard, d);
+    case '*':
+      return attention_block(m, shard, d);
+    case '-':
+      return mlp_block(m, d, false);
+    case 'E':
+      return mlp_block(m, d, true);
+    default:
+      throw Error(std::string("hybrid layer pattern: unknown block '") + block + "' (M, *, -, E)");
+  }
 }
 
 LayerSteps embedding_steps(const TransformerConfig& m, const LayerSharding& shard) {
@@ -469,6 +619,40 @@ LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard)
                                    shard.activation, 2 * logits, logits * (8 + 4 + d.e), shape));
   column_parallel_backward(s.backward, head, d, shard.activation, shard.sp);
   norm_backward(s.backward, "final_norm", d, norm_parameters(m));
+  return s;
+}
+
+LayerSteps mtp_steps(const TransformerConfig& m, const LayerSharding& shard) {
+  const Dims d(m, shard);
+  const Gemm eh_proj{"mtp.eh_proj", d.tokens, d.hidden, 2 * d.hidden / shard.tp};
+  const LayerSteps layer =
+      transformer_layer_steps(m, shard, is_moe_layer(m, m.layers - 1), is_window_layer(m, m.layers - 1));
+  const LayerSteps head = lm_head_steps(m, shard);
+  LayerSteps s;
+  for (int k = 0; k < m.mtp_layers; ++k) {
+    const std::string prefix = "mtp" + std::to_string(k) + ".";
+    const auto named = [&](std::vector<LayerStep> steps) {
+      for (LayerStep& step : steps) step.name = prefix + step.name;
+      return steps;
+    };
+    Steps f, b;
+    norm_forward(f, "enorm", d);
+    norm_forward(f, "hnorm", d);
+    gemm_forward(f, eh_proj, d, shard.gemm);
+    leave_tp_region(f, "eh_proj", d);
+    f.insert(f.end(), layer.forward.begin(), layer.forward.end());
+    f.insert(f.end(), head.forward.begin(), head.forward.end());
+    b.insert(b.end(), head.backward.begin(), head.backward.end());
+    b.insert(b.end(), layer.backward.begin(), layer.backward.end());
+    leave_tp_region_backward(b, "eh_proj", d);
+    row_parallel_backward(b, eh_proj, d, shard.gemm);
+    norm_backward(b, "hnorm", d, norm_parameters(m));
+    norm_backward(b, "enorm", d, norm_parameters(m));
+    const Steps fn = named(std::move(f)), bn = named(std::move(b));
+    s.forward.insert(s.forward.end(), fn.begin(), fn.end());
+    // Backward runs the last module first.
+    s.backward.insert(s.backward.begin(), bn.begin(), bn.end());
+  }
   return s;
 }
 

@@ -91,9 +91,22 @@ struct PartParameters {
 // after each row-parallel linear forward and after each column-parallel linear's data-gradient backward, or
 // with sequence parallelism an all-gather before and a reduce-scatter after each linear pair (backward: the
 // mirror, plus the all-gather of the saved sharded input that the weight gradient needs).
-LayerSteps transformer_layer_steps(const TransformerConfig& model, const LayerSharding& shard, bool moe);
+// `sliding_window`: the layer attends through the model's window (is_window_layer, attention_shape.h).
+// Multi-latent attention replaces the QKV GEMM by its down- and up-projections (transformer_kernels.cc).
+LayerSteps transformer_layer_steps(const TransformerConfig& model, const LayerSharding& shard, bool moe,
+                                   bool sliding_window = false);
 PartParameters transformer_layer_parameters(const TransformerConfig& model, const LayerSharding& shard,
                                             bool moe);
+
+// One layer of a hybrid model (TransformerConfig::hybrid_pattern), a single block with its norm and
+// residual: 'M' the Mamba-2 mixer (in_proj, conv1d, SSD scan, gated norm, out_proj: transformer_kernels.cc
+// documents the scan's cost model), '*' attention, '-' the dense MLP, 'E' the MoE MLP.
+LayerSteps hybrid_layer_steps(const TransformerConfig& model, const LayerSharding& shard, char block);
+PartParameters hybrid_layer_parameters(const TransformerConfig& model, const LayerSharding& shard,
+                                       char block);
+
+// The block of layer `index` of a hybrid model, or 0 for a standard transformer layer.
+char hybrid_block(const TransformerConfig& model, int index);
 
 // Vocabulary-parallel word embedding (vocab / tp rows per GPU) with its TP all-reduce (reduce-scatter with
 // sequence parallelism); on the first pipeline stage.
@@ -101,11 +114,20 @@ LayerSteps embedding_steps(const TransformerConfig& model, const LayerSharding& 
 // Final norm, vocabulary-parallel LM head GEMM and cross-entropy (its three small TP all-reduces of the
 // logits' max, sum of exponentials and target logit); on the last pipeline stage.
 LayerSteps lm_head_steps(const TransformerConfig& model, const LayerSharding& shard);
+// DeepSeek-V3's multi-token-prediction modules (TransformerConfig::mtp_layers), each: the norms of the
+// hidden state and of the next token's embedding, their concatenation projected 2h -> h (with its TP
+// all-reduce), a transformer layer (MoE when the model's last layer is), and its own final norm, LM head
+// GEMM and cross-entropy. The next token's embedding lookup is left out (a gather, small beside the rest).
+LayerSteps mtp_steps(const TransformerConfig& model, const LayerSharding& shard);
 // Parameters of the embedding and of the LM head with the final norm (a tied head holds its own copy when
 // it lives on another stage than the embedding; `separate_copy` says so).
 PartParameters embedding_parameters(const TransformerConfig& model, const LayerSharding& shard);
 PartParameters lm_head_parameters(const TransformerConfig& model, const LayerSharding& shard,
                                   bool separate_copy);
+
+// The multi-token-prediction modules (TransformerConfig::mtp_layers) on the last stage: their layers,
+// norms and projections; the embedding and LM head they share are counted with the model's.
+PartParameters mtp_parameters(const TransformerConfig& model, const LayerSharding& shard);
 
 // Whether layer `index` (0-based) is a mixture-of-experts layer.
 bool is_moe_layer(const TransformerConfig& model, int index);
@@ -114,6 +136,10 @@ bool is_moe_layer(const TransformerConfig& model, int index);
 // attention square not halved under a causal mask; routed experts counted k times per token, capacity
 // padding not counted). Three times this per token is Megatron-LM's model FLOPs without recomputation:
 // for GPT, 72 B s l h^2 (1 + s / 6h + V / 12lh) per iteration.
+// Multi-latent attention counts its down- and up-projections, sliding-window layers min(window, seq) keys
+// per query, and each MTP module its projection, layer and LM head.
 double forward_flops_per_token(const TransformerConfig& model, int seq_len);
+// One layer's share of it (layer `index`, 0-based; the LM head not included).
+double layer_forward_flops_per_token(const TransformerConfig& model, int index, int seq_len);
 
 }  // namespace simtrain::workload

@@ -147,4 +147,33 @@ expect_infeasible "FP8 needs Hopper" "--precision fp8: A100-SXM4-80GB has no FP8
 expect_error "an FP8 recipe without FP8" "--fp8-recipe tensorwise: applies to FP8 training" \
   run --model llama3-8b --gpus 8 --platform dgx-h100 --fp8-recipe tensorwise
 
+# Model families and uneven pipeline splits (issue 16): impossible splits name the option; bad model-file
+# fields name the file and field.
+expect_infeasible "first-stage layers that leave an uneven rest" \
+  "--pp-first-layers 6: the other 26 layers do not split evenly over 3 pipeline stages" \
+  run --model llama3-8b --gpus 32 --pp 4 --pp-first-layers 6
+expect_infeasible "an uneven split without pipeline stages" "--pp-last-layers 2: an uneven pipeline split needs --pp > 1" \
+  run --model llama3-8b --gpus 8 --tp 8 --pp-last-layers 2
+expect_error "a negative first-stage layer count" "--pp-first-layers: must not be negative, got -1" \
+  run --model llama3-8b --gpus 32 --pp 4 --pp-first-layers -1
+expect_error "an explicit split that is not a list of counts" "--pp-layers 4,x: expected comma-separated layer counts" \
+  run --model llama3-8b --gpus 16 --pp 2 --pp-layers 4,x
+expect_infeasible "an explicit split that misses layers" "--pp-layers 16,8: 24 layers in all, the model has 32" \
+  run --model llama3-8b --gpus 16 --pp 2 --pp-layers 16,8
+expect_infeasible "126 layers on 64 virtual stages without the embedding and loss counted" \
+  "--pp 8 --vpp 8: 126 layers are not divisible by pp x vpp = 64" \
+  run --model llama3.1-405b --gpus 512 --tp 8 --pp 8 --vpp 8
+expect_error "Megatron's window size must be a left window" "--window-size (128,5): expected a left window" \
+  run --platform dgx-h100 --gpus 8 --num-layers 2 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 \
+  --window-size "(128,5)"
+expect_error "MLA ranks without --multi-latent-attention" "--kv-lora-rank: give --multi-latent-attention with it" \
+  run --platform dgx-h100 --gpus 8 --num-layers 2 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 \
+  --kv-lora-rank 64
+printf '[model]\nname = "m"\nlayers = 2\nhidden = 64\nheads = 4\nffn_hidden = 256\nvocab = 100\nseq_len = 16\nwindow_size = -4\n' >"$work/window.toml"
+expect_error "a negative window names file and field" "window.toml:9: model.window_size: must be positive, got -4" \
+  run --model "$work/window.toml"
+printf '[model]\nname = "m"\nlayers = 2\nhidden = 64\nheads = 4\nffn_hidden = 256\nvocab = 100\nseq_len = 16\n[mla]\nkv_lora_rank = 0\n' >"$work/mla.toml"
+expect_error "a zero latent rank names file and field" "mla.toml:10: mla.kv_lora_rank: must be positive, got 0" \
+  run --model "$work/mla.toml"
+
 finish

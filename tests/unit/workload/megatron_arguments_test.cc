@@ -160,3 +160,108 @@ TEST_CASE("arguments that do not change a step's time are listed back") {
 }
 
 }  // namespace simtrain::workload
+
+namespace simtrain::workload {
+
+TEST_CASE("Megatron's uneven pipeline splits: first/last stage layers, embedding and loss in the split") {
+  ParallelConfig base;
+  base.model = "llama3.1-405b";  // 126 layers
+  const MegatronPlan accounted =
+      plan_of({"--pipeline-model-parallel-size", "8", "--virtual-pipeline-model-parallel-size", "8",
+               "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"},
+              base);
+  CHECK(accounted.config.pp_embedding_in_split);
+  CHECK(accounted.config.pp_loss_in_split);
+  CHECK(accounted.config.vpp == 8);
+  base.model = "deepseek-v3";  // 61 layers
+  const MegatronPlan uneven =
+      plan_of({"--pipeline-model-parallel-size", "16", "--decoder-first-pipeline-num-layers", "3",
+               "--decoder-last-pipeline-num-layers", "2"},
+              base);
+  CHECK(uneven.config.pp_first_layers == 3);
+  CHECK(uneven.config.pp_last_layers == 2);
+}
+
+TEST_CASE("a model given by its shapes: head size, multi-latent attention, windows, shared experts, MTP") {
+  const MegatronPlan qwen = plan_of({"--num-layers",
+                                     "48",
+                                     "--hidden-size",
+                                     "2048",
+                                     "--num-attention-heads",
+                                     "32",
+                                     "--group-query-attention",
+                                     "--num-query-groups",
+                                     "4",
+                                     "--kv-channels",
+                                     "128",
+                                     "--seq-length",
+                                     "4096",
+                                     "--num-experts",
+                                     "128",
+                                     "--moe-router-topk",
+                                     "8",
+                                     "--moe-ffn-hidden-size",
+                                     "768",
+                                     "--swiglu"});
+  REQUIRE(qwen.config.decoder);
+  CHECK(qwen.config.decoder->config.head_dim == 128);
+  const MegatronPlan deepseek = plan_of({"--num-layers",
+                                         "61",
+                                         "--hidden-size",
+                                         "7168",
+                                         "--num-attention-heads",
+                                         "128",
+                                         "--seq-length",
+                                         "4096",
+                                         "--ffn-hidden-size",
+                                         "18432",
+                                         "--num-experts",
+                                         "256",
+                                         "--moe-router-topk",
+                                         "8",
+                                         "--moe-ffn-hidden-size",
+                                         "2048",
+                                         "--moe-shared-expert-intermediate-size",
+                                         "2048",
+                                         "--moe-layer-freq",
+                                         "([0]*3+[1]*58)",
+                                         "--multi-latent-attention",
+                                         "--q-lora-rank",
+                                         "1536",
+                                         "--kv-lora-rank",
+                                         "512",
+                                         "--qk-head-dim",
+                                         "128",
+                                         "--qk-pos-emb-head-dim",
+                                         "64",
+                                         "--v-head-dim",
+                                         "128",
+                                         "--mtp-num-layers",
+                                         "1",
+                                         "--moe-grouped-gemm",
+                                         "--moe-router-force-load-balancing",
+                                         "--moe-token-dispatcher-type",
+                                         "alltoall"});
+  const TransformerConfig& t = deepseek.config.decoder->config;
+  CHECK(t.shared_experts == 1);
+  CHECK(t.first_moe_layer == 3);
+  CHECK(t.q_lora_rank == 1536);
+  CHECK(t.kv_lora_rank == 512);
+  CHECK(t.qk_rope_head_dim == 64);
+  CHECK(t.mtp_layers == 1);
+  const MegatronPlan oss =
+      plan_of({"--num-layers", "36", "--hidden-size", "2880", "--num-attention-heads", "64", "--kv-channels",
+               "64", "--seq-length", "4096", "--window-size", "(128,0)", "--window-attn-skip-freq", "2"});
+  CHECK(oss.config.decoder->config.window_size == 128);
+  CHECK(oss.config.decoder->config.window_skip_freq == 2);
+  CHECK_THROWS_WITH_AS(
+      plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+               "128", "--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*2)"}),
+      doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): expected 1 or ([0]*K+[1]*N)"), Error);
+  CHECK_THROWS_WITH_AS(
+      plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+               "128", "--num-experts", "8", "--moe-token-dispatcher-type", "allgather"}),
+      doctest::Contains("only the all-to-all dispatcher is modelled"), Error);
+}
+
+}  // namespace simtrain::workload

@@ -157,14 +157,18 @@ TEST_CASE("a file's [moe] table sets the experts; an all-MoE model needs no ffn_
 }
 
 TEST_CASE("bad model files are errors naming file, line and section.key") {
-  check_error(with("bias = false", "bais = false"), 12, "model.bais",
-              "unknown key (did you mean 'bias'?) (expected one of: name, description, layers, hidden, heads, kv_heads, ffn_hidden, "
-              "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout)");
+  check_error(
+      with("bias = false", "bais = false"), 12, "model.bais",
+      "unknown key (did you mean 'bias'?) (expected one of: name, description, layers, hidden, "
+      "heads, kv_heads, ffn_hidden, "
+      "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout, head_dim, "
+      "window_size, window_skip_freq, mtp_layers, hybrid_pattern)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
               "first_moe_layer)");
   check_error(kValid + "[optimizer]\nlr = 1\n", 18, "optimizer",
-              "unknown key (expected the tables [model] and, for a mixture of experts, [moe])");
+              "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
+              "multi-latent attention, [mla]; for a hybrid model, [mamba])");
   check_error("[moe]\nexperts = 2\n", 0, "model", "missing the [model] table");
   check_error("model = 3\n", 1, "model", "expected a table [model]");
   check_error(with("layers = 4", "layers = \"4\""), 3, "model.layers", "expected an integer");
@@ -175,7 +179,8 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
   check_error(with("layers = 4", "layers = -2"), 3, "model.layers", "must be positive, got -2");
   check_error(with("layers = 4", "layers = 100000"), 3, "model.layers", "too large: 100000 (at most 10000)");
   check_error(with("vocab = 1000\n", ""), 1, "model.vocab", "missing required key");
-  check_error(with("heads = 8", "heads = 12"), 5, "model.heads", "must divide hidden = 256, got 12");
+  check_error(with("heads = 8", "heads = 12"), 5, "model.heads",
+              "must divide hidden = 256 (or give head_dim), got 12");
   check_error(with("kv_heads = 2", "kv_heads = 3"), 6, "model.kv_heads", "must divide heads = 8, got 3");
   check_error(with("bias = false", "positions = \"alibi\""), 12, "model.positions",
               "unknown value \"alibi\" (expected rope | learned)");
@@ -200,4 +205,26 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
 TEST_CASE("a missing model file is an error naming it") {
   CHECK_THROWS_WITH_AS(build_model("no/such/model.toml"),
                        "no/such/model.toml: cannot read: No such file or directory", Error);
+}
+
+TEST_CASE("models/deepseek-v3, gpt-oss-120b and nemotron-h-8b.toml build the zoo's models") {
+  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "nemotron-h-8b"}) {
+    const Model from_file = build_model(kModelsDir + "/" + name + ".toml");
+    const Model zoo = build_model(name);
+    CHECK(from_file.parameters() == zoo.parameters());
+    CHECK(from_file.active_parameters() == zoo.active_parameters());
+    CHECK(from_file.forward_flops_per_sample() == zoo.forward_flops_per_sample());
+    CHECK(*from_file.transformer == *zoo.transformer);
+  }
+}
+
+TEST_CASE("bad head sizes, windows and latent ranks name file, line and field") {
+  check_error(with("kv_heads = 2\n", "kv_heads = 2\nhead_dim = 0\n"), 7, "model.head_dim",
+              "must be positive, got 0");
+  check_error(with("kv_heads = 2\n", "kv_heads = 2\nwindow_skip_freq = 2\n"), 7, "model.window_skip_freq",
+              "needs window_size");
+  check_error(kValid + "[mla]\nkv_lora_rank = 64\nqk_nope_head_dim = 32\n", 18, "mla.qk_rope_head_dim",
+              "missing required key");
+  check_error(with("heads = 8\n", "heads = 7\n"), 5, "model.heads",
+              "must divide hidden = 256 (or give head_dim), got 7");
 }
