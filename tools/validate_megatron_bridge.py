@@ -133,7 +133,9 @@ def run_args(row):
             "--global-batch", row["GBS"], "--seq-len", row["Sequence_Length"], *PRECISIONS[row["Precision"]],
             *MODEL_OPTIONS.get(row["base_model"], []), "--allow-oom"]
     if int(tp) > 1:
-        args.append("--sp")
+        # Megatron-Bridge's performance recipes turn on sequence parallelism and Transformer Engine's
+        # userbuffers (tp_comm_overlap) wherever TP > 1.
+        args += ["--sp", "--tp-comm-overlap"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
     return args
 
