@@ -384,12 +384,22 @@ class StreamActor {
           mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
-    double hop_latency_s = 0;
+    return further_steps_latency_s(plan);
+  }
+
+  // The longest route latency to or from this rank's real peers in a collective.
+  double hop_latency_s(const cost::RankCollectivePlan& plan) {
+    double latency_s = 0;
     for (const auto& send : plan.sends)
-      hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
+      latency_s = std::max(latency_s, state_.route_latency(rank_, send.peer));
     for (const auto& recv : plan.receives)
-      hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
-    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
+      latency_s = std::max(latency_s, state_.route_latency(recv.peer, rank_));
+    return latency_s;
+  }
+
+  // The latency of a collective's steps after the first (which its flows paid), plus its software latency.
+  double further_steps_latency_s(const cost::RankCollectivePlan& plan) {
+    return (plan.steps - 1) * hop_latency_s(plan) + plan.software_latency_s;
   }
 
   // The flows of a collective of a sampled group (lockstep.h, sample_replicas): each flow goes to the
@@ -417,13 +427,8 @@ class StreamActor {
     }
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
-    double hop_latency_s = 0;
-    for (const auto& send : plan.sends)
-      hop_latency_s = std::max(hop_latency_s, state_.route_latency(rank_, send.peer));
-    for (const auto& recv : plan.receives)
-      hop_latency_s = std::max(hop_latency_s, state_.route_latency(recv.peer, rank_));
-    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s +
-           (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s - charged_latency_s));
+    return further_steps_latency_s(plan) +
+           (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s(plan) - charged_latency_s));
   }
 
   // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
