@@ -1,0 +1,118 @@
+// Implements replay_state.h.
+#include "simulator/engine/replay_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sg4 = simgrid::s4u;
+
+namespace simtrain::engine {
+
+ProgramPlan plan_program(const trace::Program& program) {
+  ProgramPlan plan;
+  plan.stream_ops.resize(program.streams.size());
+  plan.awaited_by_other_stream.assign(program.ops.size(), 0);
+  plan.host_stream.assign(program.streams.size(), 0);
+  for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
+    const trace::Op& op = program.ops[i];
+    plan.stream_ops[op.stream].push_back(i);
+    const bool host = op.type == trace::OpType::Compute && op.compute.kind == trace::ComputeKind::Host;
+    if (plan.stream_ops[op.stream].size() == 1) plan.host_stream[op.stream] = host;
+    if (!host) plan.host_stream[op.stream] = 0;
+    for (std::uint32_t dep : op.deps)
+      if (program.ops[dep].stream != op.stream) plan.awaited_by_other_stream[dep] = 1;
+  }
+  return plan;
+}
+
+const CommunicatorFacts& ReplayState::facts(const std::vector<int>& members) {
+  auto it = communicator_facts.find(&members);
+  if (it != communicator_facts.end()) return it->second;
+  CommunicatorFacts f{cost::place_communicator(members, platform.gpus_per_node), 0};
+  for (int member : members) f.simulated_members += lockstep.is_representative(member) ? 1 : 0;
+  return communicator_facts.emplace(&members, std::move(f)).first->second;
+}
+
+cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int rank,
+                                                      const std::vector<int>& members,
+                                                      const CommunicatorFacts& facts) const {
+  cost::CollectiveLayout layout{
+      &members,
+      &facts.placement,
+      communicators.position(op.collective.group, rank),
+      platform.gpus_per_node,
+      platform.intra_node_bandwidth_Bps,
+      platform.intra_node_latency_s,
+      platform.nvls_bandwidth_Bps,
+      platform.nvls_latency_s,
+      platform.nvls_step_latency_s,
+      {platform.ll_step_latency_s, platform.ll_bandwidth_fraction, platform.ll128_step_latency_s,
+       platform.ll128_bandwidth_fraction, platform.simple_step_latency_s},
+      inter_node_latency_s,
+      inter_node_bandwidth_Bps,
+      {platform.nccl_network_channels, platform.nccl_chunk_latency_s, platform.nccl_channel_latency_s,
+       nccl.buffer_bytes},
+      nccl,
+      stepwise,
+      lockstep.whole_nodes};
+  // NVLink nodes (their specs carry NCCL's ring protocol figures) on a network without proxy costs of its
+  // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
+  layout.nccl_tuner = !layout.network.has_costs() && platform.ll128_bandwidth_fraction > 0;
+  layout.nccl_net_overhead_s = platform.nccl_net_overhead_s;
+  return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
+}
+
+std::uint64_t ReplayState::wire_bytes(double bytes, int from, int to) const {
+  return static_cast<std::uint64_t>(std::llround(bytes * wire_scale(from, to)));
+}
+
+double ReplayState::wire_scale(int from, int to) const {
+  return platform.node_of(from) == platform.node_of(to) ? 1 : node_gpus_share_uplink ? lockstep.size : 1;
+}
+
+double ReplayState::route_bandwidth(int from, int to) {
+  std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = route_bandwidth_Bps.find(key);
+  if (it != route_bandwidth_Bps.end()) return it->second;
+  double latency = 0, bandwidth = std::numeric_limits<double>::infinity();
+  std::vector<sg4::Link*> links;
+  platform.gpu_hosts[from]->route_to(platform.gpu_hosts[to], links, &latency);
+  for (const sg4::Link* link : links) bandwidth = std::min(bandwidth, link->get_bandwidth());
+  route_bandwidth_Bps.emplace(key, bandwidth);
+  return bandwidth;
+}
+
+double ReplayState::route_latency(int from, int to) {
+  std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = route_latency_s.find(key);
+  if (it != route_latency_s.end()) return it->second;
+  double latency = 0;
+  std::vector<sg4::Link*> links;
+  platform.gpu_hosts[from]->route_to(platform.gpu_hosts[to], links, &latency);
+  route_latency_s.emplace(key, latency);
+  return latency;
+}
+
+InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform) {
+  InterNodeRoute route;
+  if (platform.nodes < 2) return route;
+  const int other = platform.gpus_per_node;
+  std::vector<sg4::Link*> links;
+  platform.gpu_hosts[0]->route_to(platform.gpu_hosts[other], links, &route.latency_s);
+  const sg4::Link* slowest = nullptr;
+  for (const sg4::Link* link : links)
+    if (!slowest || link->get_bandwidth() < slowest->get_bandwidth()) slowest = link;
+  if (!slowest) return route;
+  route.ring_bandwidth_Bps = slowest->get_bandwidth();
+  if (platform.gpus_per_node < 2) return route;
+  std::vector<sg4::Link*> neighbour_links;
+  double unused = 0;
+  platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
+  route.shared_by_node =
+      std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
+  if (route.shared_by_node) route.ring_bandwidth_Bps /= platform.gpus_per_node;
+  return route;
+}
+
+}  // namespace simtrain::engine

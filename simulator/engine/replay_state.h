@@ -1,0 +1,127 @@
+// What the actors of one replay share (replay.cc builds it, stream_actor.cc runs on it): the trace, its costs
+// and lockstep plan, the built platform, every simulated rank's progress, and caches of communicator facts
+// and route figures. Internal to the engine; replay.h is the API.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "simulator/cost/collective_algorithm.h"
+#include "simulator/engine/busy_intervals.h"
+#include "simulator/engine/lockstep.h"
+#include "simulator/engine/replay.h"
+#include "simulator/platform/simgrid_platform.h"
+
+namespace simtrain::engine {
+
+// Per program: each stream's ops in issue order, and which ops another stream waits for. Ops nobody on
+// another stream waits for can be fused with their neighbours into one simulated interval.
+struct ProgramPlan {
+  std::vector<std::vector<std::uint32_t>> stream_ops;
+  std::vector<char> awaited_by_other_stream;
+  std::vector<char> host_stream;  // [stream]: every op is ComputeKind::Host (an imported trace's host)
+};
+
+ProgramPlan plan_program(const trace::Program& program);
+
+// What one rank's stream actors share: which ops have ended, and a condition variable to wait on.
+struct RankState {
+  std::vector<char> done;
+  simgrid::s4u::MutexPtr mutex;
+  simgrid::s4u::ConditionVariablePtr ended;
+  std::vector<Interval> compute_busy;
+  std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
+  std::vector<Interval> comm_busy;  // collectives
+  std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)
+  std::map<std::uint16_t, std::vector<Interval>> comm_by_group;  // collectives and transfers, by group
+  std::vector<OpEvent> events;
+  double end_s = 0;
+  int streams_finished = 0;
+  // Collectives started so far per (communicator, stream): the instance a rendezvous belongs to.
+  std::map<std::pair<const std::vector<int>*, int>, std::uint64_t> collectives_started;
+};
+
+// Where the simulated members of one collective instance wait for each other: a ring's or tree's result
+// reaches a rank only once every member's data has gone round, so no member is done before the slowest.
+struct Rendezvous {
+  int arrived = 0;
+  simgrid::s4u::ConditionVariablePtr all_arrived;
+};
+
+// A communicator's placement on nodes, and how many of its members have actors of their own (lockstep).
+struct CommunicatorFacts {
+  cost::CommunicatorPlacement placement;
+  int simulated_members = 0;
+};
+struct ReplayState {
+  ReplayState(const trace::Trace& t, const cost::ProgramCosts& c, const calibration::Efficiencies& e,
+              platform::BuiltPlatform p, LockstepPlan l)
+      : trace(t),
+        costs(c),
+        efficiencies(e),
+        communicators(t),
+        platform(std::move(p)),
+        lockstep(std::move(l)) {}
+
+  const trace::Trace& trace;
+  const cost::ProgramCosts& costs;
+  const calibration::Efficiencies& efficiencies;
+  const trace::CommunicatorIndex communicators;
+  platform::BuiltPlatform platform;
+  LockstepPlan lockstep;  // set once, before the actors start (replay())
+  std::vector<ProgramPlan> plans;
+  std::vector<RankState> ranks;
+  std::vector<char> on_timeline;  // [rank]: record this rank's op events
+  std::vector<double> slowdown;   // [rank]: compute slowdown of stragglers; empty = none
+  std::map<const std::vector<int>*, CommunicatorFacts> communicator_facts;
+  std::unordered_map<std::uint64_t, double> route_latency_s;
+  std::unordered_map<std::uint64_t, double> route_bandwidth_Bps;
+  std::uint64_t flows = 0;
+  std::uint64_t compute_waits = 0;
+  cost::NcclOverride nccl;
+  bool stepwise = false;
+  // Between nodes, for the algorithm choice (collective_algorithm.h); 0 on one node.
+  double inter_node_latency_s = 0;
+  double inter_node_bandwidth_Bps = 0;
+  bool node_gpus_share_uplink = true;
+  std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
+  simgrid::s4u::MutexPtr rendezvous_mutex;
+  std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
+
+  // What a communicator's collectives need to know of it, worked out on its first collective.
+  const CommunicatorFacts& facts(const std::vector<int>& members);
+
+  // What one rank does in one collective: NCCL's algorithm and protocol, its flows and analytic parts.
+  cost::RankCollectivePlan collective_plan(const trace::Op& op, int rank, const std::vector<int>& members,
+                                           const CommunicatorFacts& facts) const;
+
+  // Bytes a flow between two ranks carries on the wire. A lockstep representative's flows to another node
+  // stand for its whole group's: through a shared uplink they are the group's bytes; where each GPU has its
+  // own rail, the members' flows run alike on their own rails. Inside a node each member has its own links.
+  std::uint64_t wire_bytes(double bytes, int from, int to) const;
+  double wire_scale(int from, int to) const;
+
+  // The slowest link's bandwidth and the latency of the route between two GPUs, cached.
+  double route_bandwidth(int from, int to);
+  double route_latency(int from, int to);
+};
+
+// Between nodes, for the algorithm choice (collective_algorithm.h) and lockstep: the route from the first GPU
+// of node 0 to the first of node 1, its latency, and the bandwidth one ring of equal local index gets on it
+// (its slowest link, shared by the node's GPUs when their routes all cross it, as they do through an
+// aggregated uplink; not where each GPU has its own rail). Zeros on one node.
+struct InterNodeRoute {
+  double latency_s = 0;
+  double ring_bandwidth_Bps = 0;
+  bool shared_by_node = true;  // the node's GPUs reach other nodes through one bottleneck link
+};
+
+InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform);
+
+}  // namespace simtrain::engine

@@ -1,0 +1,280 @@
+// Implements stream_actor.h: one (rank, stream)'s ops in order, compute as sleeps, collectives and
+// transfers as SimGrid flows.
+#include "simulator/engine/stream_actor.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace sg4 = simgrid::s4u;
+
+namespace simtrain::engine {
+namespace {
+
+sg4::Mailbox* mailbox(char kind, int group, int channel, int from, int to) {
+  return sg4::Mailbox::by_name(std::string(1, kind) + std::to_string(group) + "." + std::to_string(channel) +
+                               ":" + std::to_string(from) + ">" + std::to_string(to));
+}
+
+// The simulated payload: only its size matters.
+char payload_marker;
+
+class StreamActor {
+ public:
+  StreamActor(ReplayState& state, int rank, int stream)
+      : state_(state),
+        rank_(rank),
+        stream_(stream),
+        self_(state.ranks[rank]),
+        program_(state.trace.program_of(rank)),
+        plan_(state.plans[state.trace.rank_program[rank]]),
+        durations_(state.costs.duration_s[state.trace.rank_program[rank]]),
+        // A straggler's GPU is slow, not its host.
+        slowdown_(state.slowdown.empty() || plan_.host_stream[stream] ? 1.0 : state.slowdown[rank]),
+        host_stream_(plan_.host_stream[stream]) {}
+
+  void operator()() {
+    for (std::uint32_t index : plan_.stream_ops[stream_]) {
+      const trace::Op& op = program_.ops[index];
+      wait_for_other_streams(op);
+      double start = sg4::Engine::get_clock() + pending_s_;
+      if (op.type == trace::OpType::Compute) {
+        pending_s_ += durations_[index] * slowdown_;
+        if (plan_.awaited_by_other_stream[index]) flush_compute();
+      } else {
+        flush_compute();
+        start = sg4::Engine::get_clock();
+        if (op.type == trace::OpType::Collective) {
+          run_collective(op);
+          self_.comm_busy.push_back({start, sg4::Engine::get_clock()});
+          self_.comm_by_group[op.collective.group].push_back(self_.comm_busy.back());
+        } else {
+          run_point_to_point(op);
+          self_.p2p_busy.push_back({start, sg4::Engine::get_clock()});
+          self_.comm_by_group[op.p2p.group].push_back(self_.p2p_busy.back());
+        }
+      }
+      if (state_.on_timeline[rank_]) {
+        OpEvent event;
+        event.rank = rank_;
+        event.op = index;
+        event.start_s = start;
+        event.end_s = op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
+                                                        : sg4::Engine::get_clock();
+        // All-to-all is NCCL's point-to-point exchange: no algorithm or protocol is chosen for it.
+        if (op.type == trace::OpType::Collective && op.collective.kind != trace::CollectiveKind::AllToAll)
+          event.algorithm = algorithm_, event.protocol = protocol_;
+        self_.events.push_back(event);
+      }
+      mark_done(index);
+    }
+    flush_compute();
+    self_.end_s = std::max(self_.end_s, sg4::Engine::get_clock());
+    ++self_.streams_finished;
+  }
+
+ private:
+  void wait_for_other_streams(const trace::Op& op) {
+    for (std::uint32_t dep : op.deps) {
+      if (program_.ops[dep].stream == op.stream || self_.done[dep]) continue;
+      flush_compute();
+      std::unique_lock lock(*self_.mutex);
+      while (!self_.done[dep]) self_.ended->wait(lock);
+    }
+  }
+
+  void mark_done(std::uint32_t index) {
+    self_.done[index] = 1;
+    if (plan_.awaited_by_other_stream[index]) {
+      std::unique_lock lock(*self_.mutex);
+      self_.ended->notify_all();
+    }
+  }
+
+  // Back-to-back kernels are simulated as one interval: nothing can observe the boundaries between them.
+  void flush_compute() {
+    if (pending_s_ <= 0) return;
+    double now = sg4::Engine::get_clock();
+    (host_stream_ ? self_.host_busy : self_.compute_busy).push_back({now, now + pending_s_});
+    sg4::this_actor::sleep_for(pending_s_);
+    pending_s_ = 0;
+    ++state_.compute_waits;
+  }
+
+  void run_collective(const trace::Op& op) {
+    const auto& members = state_.communicators.communicator(op.collective.group, rank_);
+    const CommunicatorFacts& facts = state_.facts(members);
+    cost::RankCollectivePlan plan = state_.collective_plan(op, rank_, members, facts);
+    if (members.size() > 1 && op.collective.kind != trace::CollectiveKind::AllToAll)
+      ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
+    algorithm_ = plan.algorithm;
+    protocol_ = plan.protocol;
+    // The intra-node phases' transfers pipeline with the inter-node flows: the collective lasts as long as
+    // the slower, plus every step's latency, intra-node and inter-node, one after the other.
+    const double started = sg4::Engine::get_clock();
+    double extra_latency_s = 0;
+    if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
+      extra_latency_s = folded_flows_s(plan);
+    else if (plan.steps > 0 && op.collective.group == state_.lockstep.sampled_group)
+      extra_latency_s = sampled_flows(op, plan, members);
+    else if (plan.steps > 0)
+      extra_latency_s = run_flows(op, plan);
+    const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
+    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s +
+                          plan.intra_node_latency_s;
+    if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
+    wait_for_members(members, facts.simulated_members);
+  }
+
+  // Blocks until the `expected` simulated members of this collective instance have all reached it.
+  void wait_for_members(const std::vector<int>& members, int expected) {
+    if (expected <= 1) return;
+    const auto key = std::make_tuple(&members, stream_, self_.collectives_started[{&members, stream_}]++);
+    std::unique_lock lock(*state_.rendezvous_mutex);
+    Rendezvous& r = state_.rendezvous[key];
+    if (!r.all_arrived) r.all_arrived = sg4::ConditionVariable::create();
+    if (++r.arrived == expected) {
+      r.all_arrived->notify_all();
+      state_.rendezvous.erase(key);
+      return;
+    }
+    const sg4::ConditionVariablePtr all_arrived = r.all_arrived;
+    while (state_.rendezvous.count(key)) all_arrived->wait(lock);
+  }
+
+  // The flows of a collective over folded replicas, whose other members are not simulated: each flow takes
+  // its route's latency plus its bytes over the route's slowest link, as it would with no other traffic.
+  // Returns the latency of the further steps, like run_flows().
+  double folded_flows_s(const cost::RankCollectivePlan& plan) {
+    double flows_s = 0, hop_latency_s = 0;
+    for (const auto& send : plan.sends) {
+      const double latency = state_.route_latency(rank_, send.peer);
+      hop_latency_s = std::max(hop_latency_s, latency);
+      flows_s = std::max(flows_s, latency + state_.wire_bytes(send.bytes, rank_, send.peer) /
+                                                state_.route_bandwidth(rank_, send.peer));
+    }
+    if (flows_s > 0) sg4::this_actor::sleep_for(flows_s);
+    return (plan.steps - 1) * hop_latency_s + plan.software_latency_s;
+  }
+
+  // Runs the coalesced flows of a collective and returns the latency of the steps they stand for, beyond the
+  // one SimGrid charged. A ring step lasts as long as its slowest hop; each rank charges the slowest of its
+  // own hops, which on a uniform fabric is every hop's latency.
+  double run_flows(const trace::Op& op, const cost::RankCollectivePlan& plan) {
+    if (state_.stepwise) return run_flows_step_by_step(op, plan);
+    std::vector<sg4::CommPtr> comms;
+    for (const auto& send : plan.sends)
+      comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                          ->put_async(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer)));
+    std::vector<char*> received(plan.receives.size());
+    for (std::size_t i = 0; i < plan.receives.size(); ++i)
+      comms.push_back(
+          mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)->get_async(&received[i]));
+    sg4::Comm::wait_all(comms);
+    state_.flows += plan.sends.size();
+    return further_steps_latency_s(plan);
+  }
+
+  // The longest route latency to or from this rank's real peers in a collective.
+  double hop_latency_s(const cost::RankCollectivePlan& plan) {
+    double latency_s = 0;
+    for (const auto& send : plan.sends)
+      latency_s = std::max(latency_s, state_.route_latency(rank_, send.peer));
+    for (const auto& recv : plan.receives)
+      latency_s = std::max(latency_s, state_.route_latency(recv.peer, rank_));
+    return latency_s;
+  }
+
+  // The latency of a collective's steps after the first (which its flows paid), plus its software latency.
+  double further_steps_latency_s(const cost::RankCollectivePlan& plan) {
+    return (plan.steps - 1) * hop_latency_s(plan) + plan.software_latency_s;
+  }
+
+  // The flows of a collective of a sampled group (lockstep.h, sample_replicas): each flow goes to the
+  // simulated member standing for its peer (equal position modulo the sample, on another node when the peer
+  // is on another node), as a host-to-host flow that needs no matching receive: the sample's members,
+  // sending alike, load every simulated node's NICs with one flow per peer in each direction, as the whole
+  // communicator does. Returns the latency of the further steps, like run_flows(), from the real peers'
+  // routes, plus what the real routes' latency exceeds the one SimGrid charged on the sample's routes.
+  double sampled_flows(const trace::Op& op, const cost::RankCollectivePlan& plan,
+                       const std::vector<int>& members) {
+    const int kept = state_.lockstep.sampled_members;
+    const int per_node = state_.lockstep.sampled_per_node;
+    const int my_node = state_.platform.node_of(rank_);
+    std::vector<sg4::CommPtr> comms;
+    double charged_latency_s = 0;
+    for (const auto& send : plan.sends) {
+      const int position = state_.communicators.position(op.collective.group, send.peer);
+      int stand_in = members[position % kept];
+      if (state_.platform.node_of(stand_in) == my_node && state_.platform.node_of(send.peer) != my_node)
+        stand_in = members[(position + per_node) % kept];
+      charged_latency_s = std::max(charged_latency_s, state_.route_latency(rank_, stand_in));
+      comms.push_back(sg4::Comm::sendto_async(state_.platform.gpu_hosts[rank_],
+                                              state_.platform.gpu_hosts[stand_in],
+                                              state_.wire_bytes(send.bytes, rank_, send.peer)));
+    }
+    sg4::Comm::wait_all(comms);
+    state_.flows += plan.sends.size();
+    return further_steps_latency_s(plan) +
+           (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s(plan) - charged_latency_s));
+  }
+
+  // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
+  // lasting until this rank's sends and receives of the step are done; SimGrid charges every step's
+  // latency itself.
+  double run_flows_step_by_step(const trace::Op& op, const cost::RankCollectivePlan& plan) {
+    std::vector<char*> received(plan.receives.size());
+    for (int step = 0; step < plan.steps; ++step) {
+      std::vector<sg4::CommPtr> comms;
+      for (const auto& send : plan.sends)
+        comms.push_back(
+            mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                ->put_async(&payload_marker, state_.wire_bytes(send.bytes / plan.steps, rank_, send.peer)));
+      for (std::size_t i = 0; i < plan.receives.size(); ++i)
+        comms.push_back(mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)
+                            ->get_async(&received[i]));
+      sg4::Comm::wait_all(comms);
+      state_.flows += plan.sends.size();
+    }
+    return plan.software_latency_s;
+  }
+
+  void run_point_to_point(const trace::Op& op) {
+    const auto& members = state_.communicators.communicator(op.p2p.group, rank_);
+    int n = static_cast<int>(members.size());
+    int position = state_.communicators.position(op.p2p.group, rank_);
+    // In 64 bits: an offset near INT32_MAX from a trace file must wrap around the communicator, not overflow.
+    const std::int64_t offset = (std::int64_t{position} + op.p2p.peer_offset) % n;
+    int peer = members[static_cast<std::size_t>((offset + n) % n)];
+    if (op.type == trace::OpType::Send) {
+      mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)
+          ->put(&payload_marker, state_.wire_bytes(op.p2p.bytes, rank_, peer));
+      ++state_.flows;
+    } else {
+      mailbox('p', op.p2p.group, op.p2p.tag, peer, rank_)->get<char>();
+    }
+  }
+
+  ReplayState& state_;
+  int rank_;
+  int stream_;
+  RankState& self_;
+  const trace::Program& program_;
+  const ProgramPlan& plan_;
+  const std::vector<double>& durations_;
+  const double slowdown_;   // a straggler's compute factor, 1 otherwise
+  const bool host_stream_;  // the stream holds the host's work, not the GPU's
+  double pending_s_ = 0;
+  cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective
+  cost::NcclProtocol protocol_ = cost::NcclProtocol::Simple;
+};
+
+}  // namespace
+
+void create_stream_actor(ReplayState& state, int rank, int stream) {
+  sg4::Actor::create("r" + std::to_string(rank) + "s" + std::to_string(stream),
+                     state.platform.gpu_hosts[rank], StreamActor(state, rank, stream));
+}
+
+}  // namespace simtrain::engine
