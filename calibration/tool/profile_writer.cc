@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "calibration/tool/json_writer.h"
@@ -118,10 +117,6 @@ void write_tables(JsonWriter& w, const CalibrationProfile& p) {
     w.end_object();
   }
   w.end_array();
-}
-
-[[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
-  throw Error(path, 0, "", what + ": " + std::strerror(error));
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ struct TransformerConfig {
   // Hybrid models (Nemotron-H; Megatron's --hybrid-override-pattern): one character per layer, each layer a
   // single block with its own norm and residual: 'M' a Mamba-2 mixer, '*' self-attention, '-' the dense MLP,
   // 'E' the MoE MLP. Empty = every layer is attention followed by an MLP (or MoE).
-  std::string hybrid_pattern;
+  std::string hybrid_pattern = {};
   // The Mamba-2 mixer (Dao and Gu 2024): mamba_heads heads of mamba_head_dim (d_inner = their product),
   // mamba_groups groups of B and C of mamba_state each, a causal depthwise conv1d of mamba_conv_kernel taps.
   int mamba_heads = 0;
