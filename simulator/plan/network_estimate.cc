@@ -87,6 +87,23 @@ double NetworkEstimate::send_s(double bytes, int from, int to) const {
   return inter_node_latency_s_ + bytes / inter_node_bandwidth_Bps_;
 }
 
+double NetworkEstimate::ring_step_s(double bytes, const std::vector<int>& ring) const {
+  const int n = static_cast<int>(ring.size()), g = spec_.gpus_per_node;
+  if (n < 2) return 0;
+  // On each ring's node of its first member: members, and members whose successor is off the node.
+  int on_node = 0, sending_off = 0;
+  double slowest_s = 0;
+  for (int i = 0; i < n; ++i) {
+    const int from = ring[i], to = ring[(i + 1) % n];
+    const bool off = from / g != to / g;
+    if (from / g == ring[0] / g) ++on_node, sending_off += off ? 1 : 0;
+    if (!off) slowest_s = std::max(slowest_s, send_s(bytes, from, to));
+  }
+  if (sending_off == 0) return slowest_s;
+  const double share = spec_.fabric.rail_optimized ? 1.0 : static_cast<double>(on_node) / sending_off;
+  return std::max(slowest_s, inter_node_latency_s_ + bytes / (inter_node_bandwidth_Bps_ * share));
+}
+
 std::vector<int> strided_ranks(int first, int size, int stride) {
   std::vector<int> ranks(static_cast<std::size_t>(std::max(0, size)));
   for (int i = 0; i < size; ++i) ranks[static_cast<std::size_t>(i)] = first + i * stride;

@@ -27,6 +27,12 @@ class NetworkEstimate {
   // latency plus the bytes at NVLink speed inside a node, at the GPU's share of the NICs across nodes.
   double send_s(double bytes, int from, int to) const;
 
+  // Seconds for one step of a ring of sends of `bytes` over `ring` (each member to the next, all at once,
+  // as ring attention's rounds): the slowest hop sets every member's pace. Where a node's GPUs share one
+  // uplink (not rail-optimized), the GPUs whose successor is on their own node leave their share of the
+  // NICs to those that send off it.
+  double ring_step_s(double bytes, const std::vector<int>& ring) const;
+
   int gpus_per_node() const { return spec_.gpus_per_node; }
 
  private:

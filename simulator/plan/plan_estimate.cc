@@ -97,9 +97,10 @@ class Pricer {
         }
         (tp ? cost.exposed.tp_s : cost.exposed.ep_s) += exposed;
       } else {
-        // cp rounds; each chunk's transfer runs under the previous round's kernel.
+        // cp rounds; each chunk's transfer runs under the previous round's kernel, at the pace of the
+        // ring's slowest hop (across nodes when the ring spans them).
         const double round_s = kernel_s(step.kernel);
-        const double hop_s = cp_ > 1 ? context_.network->send_s(step.bytes, groups_.cp[0], groups_.cp[1]) : 0;
+        const double hop_s = context_.network->ring_step_s(step.bytes, groups_.cp);
         cost.compute_s += cp_ * round_s;
         cost.exposed.cp_s += (cp_ - 1) * std::max(0.0, hop_s - round_s);
       }
@@ -224,21 +225,28 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
     units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
   if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));
 
-  // One pass: returns how long its units' compute waits for gathers; `scatter` adds the reduce-scatters'
-  // tail beyond the last compute.
+  // One pass: returns how long its units' compute waits for gathers, plus (backward) the reduce-scatters'
+  // tail beyond the last compute. Gathers and reduce-scatters cross the same links, so in backward they
+  // share the bandwidth: they are queued on one network timeline in the order they are issued (the gather
+  // of unit i + 1 as unit i's compute starts, unit i's reduce-scatter as it ends), which takes as long in
+  // all as sharing the links would.
   const auto pass_wait_s = [](const std::vector<Unit>& order, bool backward) {
-    double compute_end = 0, gather_end = 0, scatter_end = 0, compute_total = 0, gather_start = 0;
+    double compute_end = 0, network_end = 0, compute_total = 0;
+    double gather_end = order.empty() ? 0 : order[0].gather_s;
+    network_end = gather_end;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Unit& u = order[i];
-      gather_end = std::max(gather_start, gather_end) + u.gather_s;
       const double start = std::max(compute_end, gather_end);
-      gather_start = start;  // the next unit's gather is issued as this unit's compute starts
+      if (i + 1 < order.size()) {
+        gather_end = std::max(start, network_end) + order[i + 1].gather_s;
+        network_end = gather_end;
+      }
       const double compute_s = backward ? u.backward_s : u.forward_s;
       compute_end = start + compute_s;
       compute_total += compute_s;
-      if (backward) scatter_end = std::max(scatter_end, compute_end) + u.scatter_s;
+      if (backward) network_end = std::max(network_end, compute_end) + u.scatter_s;
     }
-    return std::max(compute_end, scatter_end) - compute_total;
+    return std::max(compute_end, backward ? network_end : 0.0) - compute_total;
   };
   std::vector<Unit> reversed(units.rbegin(), units.rend());
   return pass_wait_s(units, false) + pass_wait_s(reversed, true);

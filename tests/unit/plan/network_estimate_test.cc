@@ -65,3 +65,18 @@ TEST_CASE("all-reduce and all-gather inside a node and across nodes match the si
       CHECK(estimate == doctest::Approx(simulated).epsilon(0.10));
     }
 }
+
+// Ring attention's ring of 4 context-parallel ranks at stride 4 (tensor parallelism 4) on 8-GPU nodes: ranks
+// 0 and 4 on node 0, 8 and 12 on node 1. Hops 4 -> 8 and 12 -> 0 cross nodes; on dgx-a100's shared uplink
+// the four GPUs of each node sending off it (one tensor-parallel group) get two GPUs' share each.
+TEST_CASE("a ring step is paced by its slowest hop, at the NIC share of the GPUs that send off the node") {
+  const NetworkEstimate net = dgx_a100(2);
+  const double bytes = 1e8;
+  const std::vector<int> within_node = strided_ranks(0, 2, 4);
+  CHECK(net.ring_step_s(bytes, within_node) == doctest::Approx(net.send_s(bytes, 0, 4)).scale(0));
+  const double across = net.ring_step_s(bytes, strided_ranks(0, 4, 4));
+  const double one_share = net.send_s(bytes, 0, 8);  // latency + bytes at one GPU's share
+  const double latency = 2 * net.send_s(bytes, 0, 8) - net.send_s(2 * bytes, 0, 8);
+  CHECK(across == doctest::Approx(latency + (one_share - latency) / 2).epsilon(1e-9).scale(0));
+  CHECK(net.ring_step_s(bytes, {0}) == 0);
+}

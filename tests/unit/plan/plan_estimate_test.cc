@@ -110,9 +110,24 @@ TEST_CASE("over ten small plans the estimate orders them as the simulation does 
     CAPTURE(plan.tp);
     CAPTURE(plan.pp);
     CAPTURE(plan.vpp);
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.25));
+    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.25).scale(0));
   }
   const double rho = spearman(estimated, simulated);
   MESSAGE("Spearman over ", plans.size(), " plans: ", rho);
   CHECK(rho >= 0.8);
+}
+
+// ZeRO-3 over 16 ranks with short sequences: each layer's compute is shorter than its parameter gather, so
+// the step is the network's. In backward the gathers and the gradient reduce-scatters cross the same NICs at
+// once; an estimate that let each run at the full NIC share would come out far too short.
+TEST_CASE("ZeRO-3 with the network as bottleneck: gathers and reduce-scatters share it, as simulated") {
+  const SmallCase c;
+  workload::ParallelConfig plan = c.plan(1, 1);
+  plan.distributed_optimizer = false;
+  plan.zero = 3;
+  plan.seq_len = 256;
+  plan.global_batch = 16;
+  const PlanEstimate e = estimate_plan(plan, c.context);
+  CHECK(e.exposed.dp_s > e.compute_s);
+  CHECK(e.iteration_time_s == doctest::Approx(simulated_iteration_s(plan)).epsilon(0.10).scale(0));
 }
