@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -104,11 +106,11 @@ TEST_CASE("a pure latency-bandwidth table is one regime with its latency and ban
     table.push_back({"all_reduce", bytes, 8, 1, "", 10e-6 + bytes * factor / 100e9, 0});
   const CollectiveFit fit = fit_collective(table);
   REQUIRE(fit.regimes.size() == 1);
-  CHECK(fit.regimes[0].latency_s == doctest::Approx(10e-6).epsilon(1e-9));
-  CHECK(fit.regimes[0].bus_bandwidth_Bps == doctest::Approx(100e9).epsilon(1e-9));
+  CHECK(fit.regimes[0].latency_s == simtrain::testing::Approx(10e-6).epsilon(1e-9));
+  CHECK(fit.regimes[0].bus_bandwidth_Bps == simtrain::testing::Approx(100e9).epsilon(1e-9));
   CHECK(fit.max_relative_error < 1e-9);
   CHECK(predicted_bus_bandwidth_Bps(fit, 1 << 30) ==
-        doctest::Approx((1 << 30) * factor / predicted_time_s(fit, 1 << 30)));
+        simtrain::testing::Approx((1 << 30) * factor / predicted_time_s(fit, 1 << 30)));
 }
 
 TEST_CASE("a protocol switch becomes a regime boundary between the two measured sizes around it") {
@@ -121,11 +123,11 @@ TEST_CASE("a protocol switch becomes a regime boundary between the two measured 
   }
   const CollectiveFit fit = fit_collective(table);
   REQUIRE(fit.regimes.size() == 2);
-  CHECK(fit.regimes[1].from_bytes == doctest::Approx(std::sqrt(32768.0 * 65536.0)));
-  CHECK(fit.regimes[0].latency_s == doctest::Approx(5e-6).epsilon(1e-9));
-  CHECK(fit.regimes[1].bus_bandwidth_Bps == doctest::Approx(200e9).epsilon(1e-9));
+  CHECK(fit.regimes[1].from_bytes == simtrain::testing::Approx(std::sqrt(32768.0 * 65536.0)));
+  CHECK(fit.regimes[0].latency_s == simtrain::testing::Approx(5e-6).epsilon(1e-9));
+  CHECK(fit.regimes[1].bus_bandwidth_Bps == simtrain::testing::Approx(200e9).epsilon(1e-9));
   // Beyond the measured range the outer regimes extend.
-  CHECK(predicted_time_s(fit, 1) == doctest::Approx(5e-6 + 0.75 / 10e9));
+  CHECK(predicted_time_s(fit, 1) == simtrain::testing::Approx(5e-6 + 0.75 / 10e9));
 }
 
 TEST_CASE("repeated sizes are merged by their median; tables that mix setups are rejected") {
@@ -133,7 +135,7 @@ TEST_CASE("repeated sizes are merged by their median; tables that mix setups are
                                               {"broadcast", 1e6, 2, 1, "", 11e-6, 0},
                                               {"broadcast", 1e6, 2, 1, "", 50e-6, 0},
                                               {"broadcast", 2e6, 2, 1, "", 20e-6, 0}};
-  CHECK(predicted_time_s(fit_collective(table), 1e6) == doctest::Approx(11e-6).epsilon(1e-6));
+  CHECK(predicted_time_s(fit_collective(table), 1e6) == simtrain::testing::Approx(11e-6).epsilon(1e-6));
   table.push_back({"broadcast", 4e6, 4, 1, "", 40e-6, 0});
   CHECK_THROWS_AS(fit_collective(table), Error);
   CHECK_THROWS_AS(nccl_bus_bandwidth_factor("gather", 4), Error);
@@ -162,12 +164,12 @@ TEST_CASE("efficiencies invert the cost model: intra-node from one node, inter-n
          0});
   }
   const auto one_node = estimate_nccl_efficiency(fit_collective(single), links, truth);
-  CHECK(one_node.bus_bandwidth_efficiency == doctest::Approx(0.8).epsilon(0.01));
+  CHECK(one_node.bus_bandwidth_efficiency == simtrain::testing::Approx(0.8).epsilon(0.01));
   REQUIRE(one_node.step_latency_s);
-  CHECK(*one_node.step_latency_s == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(*one_node.step_latency_s == simtrain::testing::Approx(4e-6).epsilon(1e-6));
   const auto two_nodes = estimate_nccl_efficiency(fit_collective(multi), links, truth);
-  CHECK(two_nodes.bus_bandwidth_efficiency == doctest::Approx(0.9).epsilon(0.01));
-  CHECK(*two_nodes.step_latency_s == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(two_nodes.bus_bandwidth_efficiency == simtrain::testing::Approx(0.9).epsilon(0.01));
+  CHECK(*two_nodes.step_latency_s == simtrain::testing::Approx(4e-6).epsilon(1e-6));
 
   Efficiencies start;  // defaults: 0.80, 0.90, 5 us
   start.nccl_intra_node = 0.5;
@@ -178,9 +180,9 @@ TEST_CASE("efficiencies invert the cost model: intra-node from one node, inter-n
                                                        return all;
                                                      }()),
                                                      links, start);
-  CHECK(filled.nccl_intra_node == doctest::Approx(0.8).epsilon(0.01));
-  CHECK(filled.nccl_inter_node == doctest::Approx(0.9).epsilon(0.01));
-  CHECK(filled.nccl_step_latency_s == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(filled.nccl_intra_node == simtrain::testing::Approx(0.8).epsilon(0.01));
+  CHECK(filled.nccl_inter_node == simtrain::testing::Approx(0.9).epsilon(0.01));
+  CHECK(filled.nccl_step_latency_s == simtrain::testing::Approx(4e-6).epsilon(1e-6));
   CHECK(filled.gemm == start.gemm);  // nothing else changes
 }
 
@@ -203,7 +205,7 @@ TEST_CASE("on a published table: ND A100 v4 reaches 77% of NVLink3's 300 GB/s pe
   const auto estimate = estimate_nccl_efficiency(fit_collective(all_reduce_table(rows, 8, 1)),
                                                  CollectiveLinks{300e9, 0, 0, 0}, Efficiencies{});
   // The fit is within 2% of the 4 GiB row's 230.48 GB/s.
-  CHECK(estimate.bus_bandwidth_efficiency == doctest::Approx(230.48 / 300).epsilon(0.02));
+  CHECK(estimate.bus_bandwidth_efficiency == simtrain::testing::Approx(230.48 / 300).epsilon(0.02));
   CHECK(estimate.step_latency_s.has_value());  // the table starts at 1 KiB
 }
 

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -150,11 +152,11 @@ TEST_CASE("measurements: one per row with bytes, from the out-of-place half, in 
   CHECK(m.bytes == 1048576);
   CHECK(m.ranks == 12);
   CHECK(m.nodes == 1);
-  CHECK(m.time_s == doctest::Approx(89.15e-6).epsilon(1e-12));
+  CHECK(m.time_s == simtrain::testing::Approx(89.15e-6).epsilon(1e-12));
   // Bus bandwidth comes from size and time (2(n-1)/n * bytes / time), not from the printed column, which
   // rounds small messages to 0.00; here it agrees with the printed 21.56 GB/s to its 4 digits.
-  CHECK(m.bus_bandwidth_Bps == doctest::Approx(2.0 * 11 / 12 * 1048576 / 89.15e-6).epsilon(1e-12));
-  CHECK(m.bus_bandwidth_Bps == doctest::Approx(21.56e9).epsilon(5e-4));
+  CHECK(m.bus_bandwidth_Bps == simtrain::testing::Approx(2.0 * 11 / 12 * 1048576 / 89.15e-6).epsilon(1e-12));
+  CHECK(m.bus_bandwidth_Bps == simtrain::testing::Approx(21.56e9).epsilon(5e-4));
   CHECK(measurements[31].op == "broadcast");
 }
 

@@ -2,6 +2,8 @@
 // encodings, nccl-tests bus bandwidth and efficiencies fitted from measured tables.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "calibration/tool/bus_bandwidth.h"
 #include "calibration/tool/efficiency_fit.h"
 #include "calibration/tool/element_encoding.h"
@@ -15,14 +17,14 @@ using namespace simtrain::calibration::tool;
 TEST_CASE("peaks from SM count, clock and per-SM rate match datasheets") {
   // A100 SXM: 108 SMs at 1410 MHz, 312 TFLOP/s fp16, 156 tf32, 19.5 fp32 (datasheet, dense).
   const auto a100 = peak_flops_per_s({8, 0}, 108, 1410);
-  CHECK(a100.at(DType::FP16) == doctest::Approx(312e12).epsilon(0.01));
-  CHECK(a100.at(DType::TF32) == doctest::Approx(156e12).epsilon(0.01));
-  CHECK(a100.at(DType::FP32) == doctest::Approx(19.5e12).epsilon(0.01));
+  CHECK(a100.at(DType::FP16) == simtrain::testing::Approx(312e12).epsilon(0.01));
+  CHECK(a100.at(DType::TF32) == simtrain::testing::Approx(156e12).epsilon(0.01));
+  CHECK(a100.at(DType::FP32) == simtrain::testing::Approx(19.5e12).epsilon(0.01));
   CHECK(a100.count(DType::FP8) == 0);
   // H100 SXM: 132 SMs; datasheet 989 TFLOP/s fp16 and 1979 fp8 at the 1830 MHz tensor clock.
   const auto h100 = peak_flops_per_s({9, 0}, 132, 1830);
-  CHECK(h100.at(DType::FP16) == doctest::Approx(989e12).epsilon(0.01));
-  CHECK(h100.at(DType::FP8) == doctest::Approx(1979e12).epsilon(0.01));
+  CHECK(h100.at(DType::FP16) == simtrain::testing::Approx(989e12).epsilon(0.01));
+  CHECK(h100.at(DType::FP8) == simtrain::testing::Approx(1979e12).epsilon(0.01));
   CHECK(peak_flops_per_s({42, 0}, 100, 1000).empty());  // unknown: the tool measures instead
 }
 
@@ -55,15 +57,16 @@ TEST_CASE("random operands are never zero and encode exactly") {
 }
 
 TEST_CASE("bus bandwidth follows nccl-tests' factors") {
-  CHECK(bus_bandwidth_factor("all_reduce", 8) == doctest::Approx(1.75));
-  CHECK(bus_bandwidth_factor("all_gather", 8) == doctest::Approx(0.875));
-  CHECK(bus_bandwidth_factor("reduce_scatter", 4) == doctest::Approx(0.75));
-  CHECK(bus_bandwidth_factor("all_to_all", 2) == doctest::Approx(0.5));
+  CHECK(bus_bandwidth_factor("all_reduce", 8) == simtrain::testing::Approx(1.75));
+  CHECK(bus_bandwidth_factor("all_gather", 8) == simtrain::testing::Approx(0.875));
+  CHECK(bus_bandwidth_factor("reduce_scatter", 4) == simtrain::testing::Approx(0.75));
+  CHECK(bus_bandwidth_factor("all_to_all", 2) == simtrain::testing::Approx(0.5));
   CHECK(bus_bandwidth_factor("broadcast", 8) == 1);
   CHECK(bus_bandwidth_factor("send_recv", 1) == 1);
   CHECK(bus_bandwidth_factor("all_reduce", 1) == 0);  // one GPU moves nothing between GPUs
   // 1 GiB all-reduce on 8 GPUs in 5 ms: algbw 214.7 GB/s, busbw 375.8 GB/s.
-  CHECK(bus_bandwidth_Bps("all_reduce", 8, 1 << 30, 5e-3) == doctest::Approx(375.8e9).epsilon(1e-3));
+  CHECK(bus_bandwidth_Bps("all_reduce", 8, 1 << 30, 5e-3) ==
+        simtrain::testing::Approx(375.8e9).epsilon(1e-3));
   CHECK_THROWS_AS(bus_bandwidth_factor("gossip", 4), Error);
   CHECK_THROWS_AS(bus_bandwidth_factor("all_reduce", 0), Error);
 }
@@ -83,10 +86,10 @@ TEST_CASE("efficiencies are the median achieved fraction of peak of each family"
   p.memory.push_back({"device_copy", 1e6, 1e12});
   const Efficiencies defaults;
   const auto log = fit_efficiencies(p);
-  CHECK(p.efficiencies.gemm == doctest::Approx(0.6));
-  CHECK(p.efficiencies.conv_fp32 == doctest::Approx(0.25));
-  CHECK(p.efficiencies.memory_bound == doctest::Approx(0.8));  // the best copy
-  CHECK(p.efficiencies.gemm_tf32 == defaults.gemm_tf32);       // nothing measured: unchanged
+  CHECK(p.efficiencies.gemm == simtrain::testing::Approx(0.6));
+  CHECK(p.efficiencies.conv_fp32 == simtrain::testing::Approx(0.25));
+  CHECK(p.efficiencies.memory_bound == simtrain::testing::Approx(0.8));  // the best copy
+  CHECK(p.efficiencies.gemm_tf32 == defaults.gemm_tf32);                 // nothing measured: unchanged
   CHECK(p.efficiencies.attention == defaults.attention);
   CHECK(log.size() == 3);
 }

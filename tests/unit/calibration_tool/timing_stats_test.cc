@@ -1,6 +1,8 @@
 // Timing statistics and measurement planning of simtrain-calibrate (calibration/tool/timing_stats.h).
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <limits>
 
 #include "calibration/tool/timing_stats.h"
@@ -17,7 +19,7 @@ TEST_CASE("the median of an odd number of samples is the middle one, whatever th
 }
 
 TEST_CASE("the median of an even number of samples is the mean of the middle two") {
-  CHECK(summarize({4.0, 1.0, 3.0, 2.0}).median_s == doctest::Approx(2.5));
+  CHECK(summarize({4.0, 1.0, 3.0, 2.0}).median_s == simtrain::testing::Approx(2.5));
 }
 
 TEST_CASE("one slow outlier moves the median by at most one rank") {
@@ -31,8 +33,8 @@ TEST_CASE("percentiles interpolate linearly between ranks, as numpy's default do
   const std::vector<double> sorted = {10, 20, 30, 40, 50};
   CHECK(percentile(sorted, 0.0) == 10);
   CHECK(percentile(sorted, 1.0) == 50);
-  CHECK(percentile(sorted, 0.1) == doctest::Approx(14));  // position 0.4 between 10 and 20
-  CHECK(percentile(sorted, 0.9) == doctest::Approx(46));
+  CHECK(percentile(sorted, 0.1) == simtrain::testing::Approx(14));  // position 0.4 between 10 and 20
+  CHECK(percentile(sorted, 0.9) == simtrain::testing::Approx(46));
   CHECK(percentile({7}, 0.5) == 7);
 }
 

@@ -2,6 +2,8 @@
 // per-node hierarchy (analytic NVLink phases around a ring across nodes), the fall-backs, and placement.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <map>
 #include <numeric>
 #include <set>
@@ -71,15 +73,15 @@ TEST_CASE("flat rings on one GPU per node: volume, steps and neighbours of each 
     CAPTURE(trace::to_string(k.kind));
     const auto plan = c.plan(k.kind, s, 0);
     CHECK(plan.steps == k.steps);
-    CHECK(plan.software_latency_s == doctest::Approx(k.steps * kStepLatency).epsilon(kRel));
+    CHECK(plan.software_latency_s == simtrain::testing::Approx(k.steps * kStepLatency).epsilon(kRel));
     CHECK(plan.intra_node_before_s == 0);
     CHECK(plan.intra_node_after_s == 0);
     REQUIRE(plan.sends.size() == 1);
     REQUIRE(plan.receives.size() == 1);
     CHECK(plan.sends[0].peer == 1);
     CHECK(plan.receives[0].peer == 3);
-    CHECK(plan.sends[0].bytes == doctest::Approx(k.volume / kInterEff).epsilon(kRel));
-    CHECK(plan.receives[0].bytes == doctest::Approx(k.volume / kInterEff).epsilon(kRel));
+    CHECK(plan.sends[0].bytes == simtrain::testing::Approx(k.volume / kInterEff).epsilon(kRel));
+    CHECK(plan.receives[0].bytes == simtrain::testing::Approx(k.volume / kInterEff).epsilon(kRel));
   }
 }
 
@@ -92,7 +94,8 @@ TEST_CASE("broadcast and reduce are a chain: the first rank only sends, the last
     CHECK(first.receives.empty());
     REQUIRE(first.sends.size() == 1);
     CHECK(first.sends[0].peer == 1);
-    CHECK(first.sends[0].bytes == doctest::Approx(1e6 / kInterEff).epsilon(kRel));  // the whole buffer
+    CHECK(first.sends[0].bytes ==
+          simtrain::testing::Approx(1e6 / kInterEff).epsilon(kRel));  // the whole buffer
     CHECK(middle.sends.size() == 1);
     CHECK(middle.receives.size() == 1);
     CHECK(last.sends.empty());
@@ -106,8 +109,9 @@ TEST_CASE("all-to-all inside one node is analytic: (N-1)/N of the buffer over ea
   const auto plan = c.plan(CollectiveKind::AllToAll, 1e6, 1);
   CHECK(plan.sends.empty());
   CHECK(plan.receives.empty());
-  CHECK(plan.intra_node_before_s == doctest::Approx(0.75e6 / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
-  CHECK(plan.intra_node_latency_s == doctest::Approx(kNvlinkLatency + kStepLatency).epsilon(kRel));
+  CHECK(plan.intra_node_before_s ==
+        simtrain::testing::Approx(0.75e6 / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == simtrain::testing::Approx(kNvlinkLatency + kStepLatency).epsilon(kRel));
 }
 
 TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") {
@@ -121,7 +125,7 @@ TEST_CASE("all-to-all sends 1/N of the buffer to every other rank in one step") 
   for (int i = 0; i < 3; ++i) {
     CHECK(plan.sends[i].peer == to[i]);
     CHECK(plan.receives[i].peer == from[i]);
-    CHECK(plan.sends[i].bytes == doctest::Approx(1e6 / 4 / kInterEff).epsilon(kRel));
+    CHECK(plan.sends[i].bytes == simtrain::testing::Approx(1e6 / 4 / kInterEff).epsilon(kRel));
   }
 }
 
@@ -131,17 +135,17 @@ TEST_CASE("all-reduce on 4 nodes x 8 GPUs: NVLink phases around a ring of equal 
   const double transfer_s = (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff);
   const double latency_s = (l - 1) * (kNvlinkLatency + kStepLatency);
   const auto plan = c.plan(CollectiveKind::AllReduce, s, 10);  // rank 10: node 1, local index 2
-  CHECK(plan.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
-  CHECK(plan.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
-  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * latency_s).epsilon(kRel));
+  CHECK(plan.intra_node_before_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s == simtrain::testing::Approx(2 * latency_s).epsilon(kRel));
   CHECK(plan.steps == 2 * (4 - 1));
-  CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
+  CHECK(plan.software_latency_s == simtrain::testing::Approx(6 * kStepLatency).epsilon(kRel));
   REQUIRE(plan.sends.size() == 1);
   REQUIRE(plan.receives.size() == 1);
   CHECK(plan.sends[0].peer == 18);
   CHECK(plan.receives[0].peer == 2);
   // A node's NICs carry what a flat ring's link carries, 2(N-1)/N of the buffer, shared by its 8 members.
-  CHECK(plan.sends[0].bytes == doctest::Approx(2 * (n - 1) / n * s / l / kInterEff).epsilon(kRel));
+  CHECK(plan.sends[0].bytes == simtrain::testing::Approx(2 * (n - 1) / n * s / l / kInterEff).epsilon(kRel));
 
   const auto last_node = c.plan(CollectiveKind::AllReduce, s, 26);  // the ring wraps to node 0
   CHECK(last_node.sends[0].peer == 2);
@@ -154,15 +158,15 @@ TEST_CASE("hierarchical reduce-scatter has only the phase before the flows, all-
   const double transfer_s = (l - 1) / l * s / (kNvlinkBandwidth * kIntraEff);
   const double latency_s = (l - 1) * (kNvlinkLatency + kStepLatency);
   const auto rs = c.plan(CollectiveKind::ReduceScatter, s, 0);
-  CHECK(rs.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
+  CHECK(rs.intra_node_before_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
   CHECK(rs.intra_node_after_s == 0);
-  CHECK(rs.intra_node_latency_s == doctest::Approx(latency_s).epsilon(kRel));
+  CHECK(rs.intra_node_latency_s == simtrain::testing::Approx(latency_s).epsilon(kRel));
   CHECK(rs.steps == 3);
-  CHECK(rs.sends[0].bytes == doctest::Approx((n - 1) / n * s / l / kInterEff).epsilon(kRel));
+  CHECK(rs.sends[0].bytes == simtrain::testing::Approx((n - 1) / n * s / l / kInterEff).epsilon(kRel));
   const auto ag = c.plan(CollectiveKind::AllGather, s, 0);
   CHECK(ag.intra_node_before_s == 0);
-  CHECK(ag.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
-  CHECK(ag.intra_node_latency_s == doctest::Approx(latency_s).epsilon(kRel));
+  CHECK(ag.intra_node_after_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
+  CHECK(ag.intra_node_latency_s == simtrain::testing::Approx(latency_s).epsilon(kRel));
   CHECK(ag.steps == 3);
 }
 
@@ -171,9 +175,10 @@ TEST_CASE("inside one node an all-reduce is analytic only: no flows reach the fa
   const double s = 8e6;
   const auto plan = c.plan(CollectiveKind::AllReduce, s, 3);
   const double transfer_s = 7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff);
-  CHECK(plan.intra_node_before_s == doctest::Approx(transfer_s).epsilon(kRel));
-  CHECK(plan.intra_node_after_s == doctest::Approx(transfer_s).epsilon(kRel));
-  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
+  CHECK(plan.intra_node_before_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_after_s == simtrain::testing::Approx(transfer_s).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
   CHECK(plan.sends.empty());
   CHECK(plan.receives.empty());
   CHECK(plan.steps == 0);
@@ -188,16 +193,18 @@ TEST_CASE("with NVLS the switch reduces: the whole buffer at the NVLS bandwidth,
                                 kNvlinkLatency, nvls_bandwidth, nvls_latency};
   const auto all_reduce = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
   const double nvls_s = nvls_latency + s / nvls_bandwidth;
-  CHECK(all_reduce.intra_node_latency_s == doctest::Approx(nvls_latency).epsilon(kRel));
-  CHECK(all_reduce.intra_node_before_s == doctest::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
-  CHECK(all_reduce.intra_node_after_s == doctest::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
+  CHECK(all_reduce.intra_node_latency_s == simtrain::testing::Approx(nvls_latency).epsilon(kRel));
+  CHECK(all_reduce.intra_node_before_s ==
+        simtrain::testing::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
+  CHECK(all_reduce.intra_node_after_s ==
+        simtrain::testing::Approx((nvls_s - nvls_latency) / 2).epsilon(kRel));
   CHECK(all_reduce.sends.size() == 1);  // the ring across the 4 nodes is unchanged
   // Only all-reduce uses NVLS here: an all-gather keeps its NVLink ring phase.
   const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
   CHECK(all_gather.intra_node_after_s ==
-        doctest::Approx(7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+        simtrain::testing::Approx(7.0 / 8 * s / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
   CHECK(all_gather.intra_node_latency_s ==
-        doctest::Approx(7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
+        simtrain::testing::Approx(7 * (kNvlinkLatency + kStepLatency)).epsilon(kRel));
 }
 
 TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes first for the size") {
@@ -215,12 +222,12 @@ TEST_CASE("inside a node a ring runs under LL128 or Simple, whichever finishes f
   for (double s : {1e3, 1e6, 1e9}) {
     const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
     CHECK(plan.intra_node_before_s + plan.intra_node_latency_s / 2 ==
-          doctest::Approx(ring_s(s)).epsilon(kRel));
+          simtrain::testing::Approx(ring_s(s)).epsilon(kRel));
   }
   // Small messages take LL128's latency, large ones Simple's bandwidth.
   CHECK(ring_s(1e3) < 7.0 / 8 * 1e3 / bandwidth + 7 * (kNvlinkLatency + 12e-6));
   CHECK(ring_s(1e9) ==
-        doctest::Approx(7.0 / 8 * 1e9 / bandwidth + 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
+        simtrain::testing::Approx(7.0 / 8 * 1e9 / bandwidth + 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
 }
 
 TEST_CASE("a non-uniform placement falls back to a flat ring with per-hop efficiencies") {
@@ -231,12 +238,12 @@ TEST_CASE("a non-uniform placement falls back to a flat ring with per-hop effici
   CHECK(inside.intra_node_before_s == 0);
   CHECK(inside.steps == 6);
   CHECK(inside.sends[0].peer == 1);
-  CHECK(inside.sends[0].bytes == doctest::Approx(volume / kIntraEff).epsilon(kRel));
+  CHECK(inside.sends[0].bytes == simtrain::testing::Approx(volume / kIntraEff).epsilon(kRel));
   CHECK(inside.receives[0].peer == 8);
-  CHECK(inside.receives[0].bytes == doctest::Approx(volume / kInterEff).epsilon(kRel));
+  CHECK(inside.receives[0].bytes == simtrain::testing::Approx(volume / kInterEff).epsilon(kRel));
   const auto across = c.plan(CollectiveKind::AllReduce, s, 2);  // 2 -> 8 crosses nodes
   CHECK(across.sends[0].peer == 8);
-  CHECK(across.sends[0].bytes == doctest::Approx(volume / kInterEff).epsilon(kRel));
+  CHECK(across.sends[0].bytes == simtrain::testing::Approx(volume / kInterEff).epsilon(kRel));
 }
 
 TEST_CASE("a communicator of one rank gives an empty plan") {
@@ -314,7 +321,7 @@ TEST_CASE("a forced tree sends half the rank's share each way along every edge o
     const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
     CHECK(plan.algorithm == cost::NcclAlgorithm::Tree);
     CHECK(plan.steps == 2 * 3);
-    CHECK(plan.software_latency_s == doctest::Approx(6 * kStepLatency).epsilon(kRel));
+    CHECK(plan.software_latency_s == simtrain::testing::Approx(6 * kStepLatency).epsilon(kRel));
     // The neighbours are the same local index on the tree-neighbour nodes, one flow per edge and direction.
     const int node = position / 4, local = position % 4;
     const cost::DoubleBinaryTree tree = cost::double_binary_tree(8, node);
@@ -326,11 +333,11 @@ TEST_CASE("a forced tree sends half the rank's share each way along every edge o
     std::multiset<int> sent_to, received_from;
     for (const auto& send : plan.sends) {
       sent_to.insert(send.peer);
-      CHECK(send.bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+      CHECK(send.bytes == simtrain::testing::Approx(share / 2 / kInterEff).epsilon(kRel));
     }
     for (const auto& receive : plan.receives) {
       received_from.insert(receive.peer);
-      CHECK(receive.bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+      CHECK(receive.bytes == simtrain::testing::Approx(share / 2 / kInterEff).epsilon(kRel));
     }
     CHECK(sent_to == expected);
     CHECK(received_from == expected);
@@ -374,8 +381,9 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   layout.forced.protocol = cost::NcclProtocol::LL128;
   const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
   CHECK(plan.protocol == cost::NcclProtocol::LL128);
-  CHECK(plan.intra_node_before_s == doctest::Approx(volume / (bandwidth * 0.5)).epsilon(kRel));
-  CHECK(plan.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  CHECK(plan.intra_node_before_s == simtrain::testing::Approx(volume / (bandwidth * 0.5)).epsilon(kRel));
+  CHECK(plan.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
   layout.forced.protocol.reset();
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
@@ -384,8 +392,10 @@ TEST_CASE("a forced protocol prices the intra-node ring with that protocol even 
   layout.intra_node_protocols.ll_bandwidth_fraction = 0.25;
   const auto tiny = cost::plan_collective(CollectiveKind::AllReduce, 1e3, layout, efficiencies());
   CHECK(tiny.protocol == cost::NcclProtocol::LL);
-  CHECK(tiny.intra_node_before_s == doctest::Approx(7.0 / 8 * 1e3 / (bandwidth * 0.25)).epsilon(kRel));
-  CHECK(tiny.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 0.5e-6)).epsilon(kRel));
+  CHECK(tiny.intra_node_before_s ==
+        simtrain::testing::Approx(7.0 / 8 * 1e3 / (bandwidth * 0.25)).epsilon(kRel));
+  CHECK(tiny.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + 0.5e-6)).epsilon(kRel));
   CHECK(cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies()).protocol ==
         cost::NcclProtocol::Simple);
 }
@@ -399,10 +409,10 @@ TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the no
     const auto plan = cost::plan_collective(CollectiveKind::AllToAll, s, c.layout(position), efficiencies());
     CHECK(plan.steps == 1);
     CHECK(plan.intra_node_before_s ==
-          doctest::Approx(s / 10 / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
+          simtrain::testing::Approx(s / 10 / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
               .epsilon(kRel));
     for (const auto& send : plan.sends) {
-      CHECK(send.bytes == doctest::Approx(pair / kInterEff).epsilon(kRel));
+      CHECK(send.bytes == simtrain::testing::Approx(pair / kInterEff).epsilon(kRel));
       CHECK(send.peer / 2 != position / 2);
       CHECK(position % 2 == (send.peer / 2) % 2);  // sent by local index (destination node) mod L
       CHECK(send.peer % 2 == (position / 2) % 2);  // received by local index (source node) mod L
@@ -433,16 +443,18 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   const auto small = cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies());
   CHECK(small.protocol == cost::NcclProtocol::LL);
   // The node has no LL figures: its phases run under LL128, the nearest.
-  CHECK(small.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  CHECK(small.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
   // Tree LL: 2 network steps x 1 channel (8 kB < 2 x 512 x 8) x 4 us, at 1/3.8 of the bandwidth.
-  CHECK(small.software_latency_s == doctest::Approx(2 * kStepLatency + 2 * 4e-6).epsilon(kRel));
+  CHECK(small.software_latency_s == simtrain::testing::Approx(2 * kStepLatency + 2 * 4e-6).epsilon(kRel));
   REQUIRE(!small.sends.empty());
-  CHECK(small.sends[0].bytes == doctest::Approx(share / 2 / kInterEff * 3.8).epsilon(kRel));
+  CHECK(small.sends[0].bytes == simtrain::testing::Approx(share / 2 / kInterEff * 3.8).epsilon(kRel));
 
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
   CHECK(large.protocol == cost::NcclProtocol::Simple);
-  CHECK(large.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
-  CHECK(large.sends[0].bytes == doctest::Approx(1e9 / 8 / 2 / kInterEff).epsilon(kRel));
+  CHECK(large.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + 12e-6)).epsilon(kRel));
+  CHECK(large.sends[0].bytes == simtrain::testing::Approx(1e9 / 8 / 2 / kInterEff).epsilon(kRel));
   CHECK(large.software_latency_s > 2 * kStepLatency + 15e-6);
 
   // A forced protocol holds even where the other is faster.
@@ -454,15 +466,16 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   layout.forced.protocol = cost::NcclProtocol::LL128;
   const auto ll128 = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
   CHECK(ll128.protocol == cost::NcclProtocol::LL128);
-  CHECK(ll128.intra_node_latency_s == doctest::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
+  CHECK(ll128.intra_node_latency_s ==
+        simtrain::testing::Approx(2 * 7 * (kNvlinkLatency + 2e-6)).epsilon(kRel));
 
   // Without network costs the plan is the one before: the intra-node protocol, nothing added.
   layout.network = {};
   layout.forced.protocol.reset();
   const auto plain = cost::plan_collective(CollectiveKind::AllReduce, 8e3, layout, efficiencies());
   CHECK(plain.protocol == cost::NcclProtocol::LL128);
-  CHECK(plain.software_latency_s == doctest::Approx(2 * kStepLatency).epsilon(kRel));
-  CHECK(plain.sends[0].bytes == doctest::Approx(share / 2 / kInterEff).epsilon(kRel));
+  CHECK(plain.software_latency_s == simtrain::testing::Approx(2 * kStepLatency).epsilon(kRel));
+  CHECK(plain.sends[0].bytes == simtrain::testing::Approx(share / 2 / kInterEff).epsilon(kRel));
 }
 
 TEST_CASE(
@@ -484,11 +497,11 @@ TEST_CASE(
   const auto large = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
   CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
   CHECK(large.protocol == cost::NcclProtocol::Simple);
-  CHECK(large.software_latency_s == doctest::Approx(cost::nccl_tuner_latency_s(
+  CHECK(large.software_latency_s == simtrain::testing::Approx(cost::nccl_tuner_latency_s(
                                         cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
   // The flat ring's volume, 2(N-1)/N of the rank's quarter share, leaves for the next node at full bandwidth.
   REQUIRE(large.sends.size() == 1);
-  CHECK(large.sends[0].bytes == doctest::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));
+  CHECK(large.sends[0].bytes == simtrain::testing::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));
 }
 
 }  // namespace simtrain

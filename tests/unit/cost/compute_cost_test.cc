@@ -3,6 +3,8 @@
 // precedence trace duration > measured table > roofline.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/cost/compute_cost.h"
 
@@ -56,7 +58,7 @@ TEST_CASE("a compute-bound kernel lasts flops / (peak * efficiency) plus the lau
   // 1e12 FLOPs at 200 TFLOP/s * 0.5 = 10 ms; its 1 MB at 1 TB/s * 0.5 = 2 us is hidden under that.
   const cost::ComputeCost c = model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 1e6));
   CHECK(c.source == cost::CostSource::Roofline);
-  CHECK(c.duration_s == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(c.duration_s == simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("a memory-bound kernel lasts bytes / (bandwidth * memory efficiency) plus the launch cost") {
@@ -64,7 +66,7 @@ TEST_CASE("a memory-bound kernel lasts bytes / (bandwidth * memory efficiency) p
   const cost::ComputeCostModel model(profile);
   // 1 GB at 1 TB/s * 0.5 = 2 ms; its 1e6 FLOPs take 0.2 us.
   const auto c = model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e6, 1e9));
-  CHECK(c.duration_s == doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+  CHECK(c.duration_s == simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
@@ -73,7 +75,7 @@ TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the
   // An fp16 elementwise kernel of 1e10 FLOPs and no bytes: 1e10 / (10 TFLOP/s * 0.5) = 2 ms, not the
   // 0.1 ms the fp16 tensor-core peak would give.
   const auto c = model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e10, 0));
-  CHECK(c.duration_s == doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+  CHECK(c.duration_s == simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("GEMMs and convolutions pick the tensor-core, tf32 or fp32 efficiency by dtype") {
@@ -97,7 +99,7 @@ TEST_CASE("GEMMs and convolutions pick the tensor-core, tf32 or fp32 efficiency 
     CAPTURE(trace::to_string(c.kind));
     CAPTURE(to_string(c.dtype));
     CHECK(model.cost(kernel(c.kind, c.dtype, 1e12, 0)).duration_s ==
-          doctest::Approx(c.expected_s + kLaunch).epsilon(kRel));
+          simtrain::testing::Approx(c.expected_s + kLaunch).epsilon(kRel));
   }
 }
 
@@ -107,9 +109,9 @@ TEST_CASE("tf32 on a GPU without TF32 units runs at the fp32 peak with the fp32 
   const cost::ComputeCostModel model(profile);
   CHECK(model.effective_peak_flops(DType::TF32) == kFp32Peak);
   CHECK(model.cost(kernel(ComputeKind::Gemm, DType::TF32, 1e12, 0)).duration_s ==
-        doctest::Approx(1e12 / (kFp32Peak * 0.8) + kLaunch).epsilon(kRel));
+        simtrain::testing::Approx(1e12 / (kFp32Peak * 0.8) + kLaunch).epsilon(kRel));
   CHECK(model.cost(kernel(ComputeKind::Conv, DType::TF32, 1e12, 0)).duration_s ==
-        doctest::Approx(1e12 / (kFp32Peak * 0.625) + kLaunch).epsilon(kRel));
+        simtrain::testing::Approx(1e12 / (kFp32Peak * 0.625) + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("the effective peak of a supported dtype is its own, of an unsupported one 0") {
@@ -157,7 +159,7 @@ TEST_CASE("a measured GEMM of the exact shape and dtype wins over the roofline")
   auto other_shape = k;
   other_shape.shape = {1024, 2048, 256};
   CHECK(model.cost(other_shape).source == cost::CostSource::Interpolated);
-  CHECK(model.cost(other_shape).duration_s == doctest::Approx(1.5e-5).epsilon(1e-12));
+  CHECK(model.cost(other_shape).duration_s == simtrain::testing::Approx(1.5e-5).epsilon(1e-12));
 }
 
 TEST_CASE("a measured kernel is looked up as <kind>_<pass>, e.g. conv_forward") {
@@ -184,7 +186,7 @@ TEST_CASE("an interpolated time is never shorter than the kernel's bytes take at
   auto thin = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 1024 * 2048 * 256, 1e8);
   thin.shape = {1024, 2048, 256};
   CHECK(model.cost(thin).source == cost::CostSource::Interpolated);
-  CHECK(model.cost(thin).duration_s == doctest::Approx(2e-4).epsilon(kRel));
+  CHECK(model.cost(thin).duration_s == simtrain::testing::Approx(2e-4).epsilon(kRel));
   // A measured row is the measurement, whatever its bytes.
   auto exact = thin;
   exact.shape = {1024, 2048, 512};
@@ -228,7 +230,8 @@ TEST_CASE("activations ignore the measured cuDNN rows: frameworks run their own 
   relu.pass = trace::Pass::Forward;
   relu.shape = {1000000};
   CHECK(model.cost(relu).source == cost::CostSource::Roofline);
-  CHECK(model.cost(relu).duration_s == doctest::Approx(4e6 / (kBandwidth * 0.5) + kLaunch).epsilon(kRel));
+  CHECK(model.cost(relu).duration_s ==
+        simtrain::testing::Approx(4e6 / (kBandwidth * 0.5) + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("cost_programs gives every op its duration and counts ops by where the duration came from") {
@@ -257,7 +260,7 @@ TEST_CASE("cost_programs gives every op its duration and counts ops by where the
   REQUIRE(costs.duration_s.size() == 2);
   CHECK(costs.duration_s[0] == std::vector<double>{0.5, 7e-6, 0.0});
   REQUIRE(costs.duration_s[1].size() == 2);
-  CHECK(costs.duration_s[1][0] == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(costs.duration_s[1][0] == simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
   CHECK(costs.duration_s[1][1] == 7e-6);
   CHECK(costs.trace_timed_ops == 1);
   CHECK(costs.measured_ops == 2);  // once per program holding it
@@ -275,7 +278,7 @@ TEST_CASE("FP8 and FP4 GEMMs take their own fractions of their own peaks") {
   for (DType dtype : {DType::FP8, DType::FP4, DType::FP16}) {
     CAPTURE(to_string(dtype));
     CHECK(model.cost(kernel(ComputeKind::Gemm, dtype, 1e12, 0)).duration_s ==
-          doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+          simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
   }
 }
 
@@ -288,11 +291,11 @@ TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last 
   full.shape = {256, 256, 4096};  // 2 x 2 = 4 tiles on 4 SMs: one full wave
   trace::ComputeSpec ragged = full;
   ragged.shape = {256, 384, 4096};  // 2 x 3 = 6 tiles: two waves, the second half empty (6 / 8 busy)
-  CHECK(model.cost(full).duration_s == doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
-  CHECK(model.cost(ragged).duration_s == doctest::Approx(10e-3 / 0.75 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(full).duration_s == simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(ragged).duration_s == simtrain::testing::Approx(10e-3 / 0.75 + kLaunch).epsilon(kRel));
   // Without a shape (a kernel from a trace of unknown dimensions) nothing is lost.
   CHECK(model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0)).duration_s ==
-        doctest::Approx(10e-3 + kLaunch).epsilon(kRel));
+        simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("cost sources have the names the Result reports") {

@@ -1,6 +1,8 @@
 // Specification of the run-to-run noise model (simulator/cost/jitter.h).
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <cmath>
 
 #include "common/error.h"
@@ -55,18 +57,18 @@ TEST_CASE("the factors have mean 1 and the configured spread") {
     sum_log += std::log(f);
     sum_log2 += std::log(f) * std::log(f);
   }
-  CHECK(sum / n == doctest::Approx(1.0).epsilon(1e-3));
+  CHECK(sum / n == simtrain::testing::Approx(1.0).epsilon(1e-3));
   const double mean_log = sum_log / n;
-  CHECK(std::sqrt(sum_log2 / n - mean_log * mean_log) == doctest::Approx(0.05).epsilon(0.02));
+  CHECK(std::sqrt(sum_log2 / n - mean_log * mean_log) == simtrain::testing::Approx(0.05).epsilon(0.02));
 
   // Run noise alone scales every kernel by one factor.
   cost::ProgramCosts run = costs_of(100);
   cost::apply_jitter(run, {3, 0.02, 0.0});
   const double factor = run.duration_s[0][1] / 1e-3;
   for (std::size_t i = 1; i < 100; ++i)
-    CHECK(run.duration_s[0][i] == doctest::Approx(1e-3 * factor).epsilon(1e-12));
+    CHECK(run.duration_s[0][i] == simtrain::testing::Approx(1e-3 * factor).epsilon(1e-12));
   CHECK(factor != 1.0);
-  CHECK(total(run) == doctest::Approx(99e-3 * factor).epsilon(1e-12));
+  CHECK(total(run) == simtrain::testing::Approx(99e-3 * factor).epsilon(1e-12));
 }
 
 TEST_CASE("negative sigmas are refused") {

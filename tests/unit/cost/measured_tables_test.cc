@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 namespace simtrain {
 namespace {
 
@@ -42,7 +44,7 @@ TEST_CASE("between two measured shapes, time per multiply-add is a distance-weig
   // 512 is equally far from both in log space: the per-MAC time is sqrt(1e-12 * 2e-12).
   const double expected = std::sqrt(2.0) * 1e-12 * 512.0 * 512 * 512;
   CHECK(*tables.interpolated_s("gemm", DType::FP16, {512, 512, 512}) ==
-        doctest::Approx(expected).epsilon(1e-12));
+        simtrain::testing::Approx(expected).epsilon(1e-12));
   // Far beyond the largest measurement, the nearest dominates but the other still weighs in: the per-MAC
   // time lies strictly between the two measured ones.
   const double per_mac =

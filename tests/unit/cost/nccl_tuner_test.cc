@@ -3,6 +3,8 @@
 // shares.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/cost/nccl_tuner.h"
 
 namespace simtrain {
@@ -30,33 +32,33 @@ TEST_CASE("a ring all-reduce over 2 nodes of 8 pays 2(N-1) steps, 2(M-1) of them
   // Simple: base 8.4 us; 28 NVLink steps at max(3.4, 3 x 1 us net overhead) = 3.4; 2 network hops of 14.
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::Simple,
                                    shape(CollectiveKind::AllReduce, 16, 2)) ==
-        doctest::Approx((8.4 + 28 * 3.4 + 2 * 14.0) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((8.4 + 28 * 3.4 + 2 * 14.0) * 1e-6).epsilon(kEps));
   // LL: base 6.6; NVLink steps at max(0.6, 1 us overhead) = 1; network hops 2.7.
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL,
                                    shape(CollectiveKind::AllReduce, 16, 2)) ==
-        doctest::Approx((6.6 + 28 * 1.0 + 2 * 2.7) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((6.6 + 28 * 1.0 + 2 * 2.7) * 1e-6).epsilon(kEps));
   // All-gather: N-1 steps, M-1 across nodes; one node: no network overhead.
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL128,
                                    shape(CollectiveKind::AllGather, 80, 10)) ==
-        doctest::Approx((14.0 + 70 * 1.9 + 9 * 4.0) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((14.0 + 70 * 1.9 + 9 * 4.0) * 1e-6).epsilon(kEps));
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::LL,
                                    shape(CollectiveKind::AllGather, 8, 1)) ==
-        doctest::Approx((6.6 + 7 * 0.6) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((6.6 + 7 * 0.6) * 1e-6).epsilon(kEps));
 }
 
 TEST_CASE("a tree climbs the node's chain and log2(M) network levels, up and down") {
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Tree, NcclProtocol::LL,
                                    shape(CollectiveKind::AllReduce, 64, 8)) ==
-        doctest::Approx((6.8 + 2 * (7 * 0.6 + 3 * 5.0)) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((6.8 + 2 * (7 * 0.6 + 3 * 5.0)) * 1e-6).epsilon(kEps));
   // NVLS-tree: the NVLink NVLS latency once, then 2 log2(M) network hops of 20.9 us.
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple,
                                    shape(CollectiveKind::AllReduce, 32, 4)) ==
-        doctest::Approx((25 + 2 * 2 * 20.9) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((25 + 2 * 2 * 20.9) * 1e-6).epsilon(kEps));
   // The network plugin's latency joins every network hop, twice under Simple.
   cost::NcclTunerShape with_latency = shape(CollectiveKind::AllReduce, 16, 2);
   with_latency.network_latency_s = 1e-6;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Tree, NcclProtocol::Simple, with_latency) ==
-        doctest::Approx((8.4 + 2 * (7 * 4.0 + 1 * (14 + 2))) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((8.4 + 2 * (7 * 4.0 + 1 * (14 + 2))) * 1e-6).epsilon(kEps));
 }
 
 TEST_CASE("protocols reach NCCL's shares of the bandwidth; NVLS-tree runs Simple only") {
@@ -66,9 +68,9 @@ TEST_CASE("protocols reach NCCL's shares of the bandwidth; NVLS-tree runs Simple
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL128, ar, 4) == 0.92);
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Tree, NcclProtocol::Simple, ar, 4) == 0.92);
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Tree, NcclProtocol::LL, ar, 4) ==
-        doctest::Approx(0.92 / 3.8));
+        simtrain::testing::Approx(0.92 / 3.8));
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Tree, NcclProtocol::LL128, ar, 4) ==
-        doctest::Approx(0.92 * 120 / 128));
+        simtrain::testing::Approx(0.92 * 120 / 128));
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::NVLSTree, NcclProtocol::LL128, ar, 4) == 0.0);
   CHECK(cost::nccl_ll_max_bus_bandwidth_Bps(2) == 39e9);
   CHECK(cost::nccl_ll_max_bus_bandwidth_Bps(8) == 20.4e9);
@@ -84,16 +86,16 @@ TEST_CASE(
   cost::NcclTunerShape s = shape(CollectiveKind::AllReduce, 32, 4);
   s.version_minor = 18;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, s) ==
-        doctest::Approx((23 + 2 * 3 * 19.0) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((23 + 2 * 3 * 19.0) * 1e-6).epsilon(kEps));
   s.version_minor = 20;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Tree, NcclProtocol::Simple, s) ==
-        doctest::Approx((0 + 2 * (7 * 28.0 + 2 * 28.0)) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((0 + 2 * (7 * 28.0 + 2 * 28.0)) * 1e-6).epsilon(kEps));
   s.version_minor = 26;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, s) ==
-        doctest::Approx((25 + 2 * 2 * 14.0) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((25 + 2 * 2 * 14.0) * 1e-6).epsilon(kEps));
   s.version_minor = 28;
   CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, s) ==
-        doctest::Approx((25 + 2 * 2 * 20.9) * 1e-6).epsilon(kEps));
+        simtrain::testing::Approx((25 + 2 * 2 * 20.9) * 1e-6).epsilon(kEps));
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4,
                                           20) == 0.25);
   CHECK(cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::Ring, NcclProtocol::LL, CollectiveKind::AllReduce, 4,

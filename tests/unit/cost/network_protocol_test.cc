@@ -2,6 +2,8 @@
 // the costs each protocol adds, the choice between them, and no change where a fabric has no such costs.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <cmath>
 
 #include "simulator/cost/network_protocol.h"
@@ -62,26 +64,26 @@ TEST_CASE("Simple pays the chunk cost once per chunk a channel sends, plus one t
   const auto simple = cost::network_phase(tree_over_two_nodes(64 * kMiB), t, cost::NcclProtocol::Simple);
   CHECK(simple.protocol == cost::NcclProtocol::Simple);
   CHECK(simple.bandwidth_fraction == 1);
-  CHECK(simple.latency_s == doctest::Approx(65 * 15e-6).epsilon(1e-12));
+  CHECK(simple.latency_s == simtrain::testing::Approx(65 * 15e-6).epsilon(1e-12));
   // A flat ring over 16 ranks sends across nodes at each of its 30 steps, and at least once per full step.
   cost::NetworkShape ring = tree_over_two_nodes(1 * kMiB);
   ring.algorithm = cost::NcclAlgorithm::Ring;
   ring.node_volume = 2.0 * 15 / 16 * kMiB;
   ring.network_steps = 30;
   CHECK(cost::network_phase(ring, t, cost::NcclProtocol::Simple).latency_s ==
-        doctest::Approx(31 * 15e-6).epsilon(1e-12));
+        simtrain::testing::Approx(31 * 15e-6).epsilon(1e-12));
   ring.bytes = 1024 * kMiB;
   ring.node_volume = 2.0 * 15 / 16 * 1024 * kMiB;  // 240 MiB per channel in 1 MiB steps
   CHECK(cost::network_phase(ring, t, cost::NcclProtocol::Simple).latency_s ==
-        doctest::Approx(241 * 15e-6).epsilon(1e-12));
+        simtrain::testing::Approx(241 * 15e-6).epsilon(1e-12));
 }
 
 TEST_CASE("LL pays the proxy per active channel per network step, at NCCL's share of the bandwidth") {
   const cost::NetworkTransport t = efa();
   const auto ll = cost::network_phase(tree_over_two_nodes(16 * kKiB), t, cost::NcclProtocol::LL);
   CHECK(ll.protocol == cost::NcclProtocol::LL);
-  CHECK(ll.latency_s == doctest::Approx(2 * 4 * 4e-6).epsilon(1e-12));
-  CHECK(ll.bandwidth_fraction == doctest::Approx(1 / 3.8).epsilon(1e-12));
+  CHECK(ll.latency_s == simtrain::testing::Approx(2 * 4 * 4e-6).epsilon(1e-12));
+  CHECK(ll.bandwidth_fraction == simtrain::testing::Approx(1 / 3.8).epsilon(1e-12));
   cost::NetworkShape ring = tree_over_two_nodes(16 * kKiB);
   ring.algorithm = cost::NcclAlgorithm::Ring;
   CHECK(cost::network_phase(ring, t, cost::NcclProtocol::LL).bandwidth_fraction == 0.25);

@@ -2,6 +2,8 @@
 // steps, and the plain latency-bandwidth form without a per-step cost.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/cost/nvls_pipeline.h"
 
 namespace simtrain {
@@ -30,17 +32,17 @@ TEST_CASE("an NVLS all-reduce is its latency plus (steps + 2) pipeline steps") {
   // 64 MiB: 64 KiB chunks, loops of 128 x 64 KiB = 8 MiB, 8 steps.
   const double loop = 8 * kMiB;
   CHECK(cost::nvls_all_reduce_s(64 * kMiB, nvls) ==
-        doctest::Approx(16e-6 + (8 + 2) * (4e-6 + loop / 300e9)).epsilon(1e-12));
+        simtrain::testing::Approx(16e-6 + (8 + 2) * (4e-6 + loop / 300e9)).epsilon(1e-12));
   // Below one loop there is one step of the whole buffer.
   CHECK(cost::nvls_all_reduce_s(1 * kMiB, nvls) ==
-        doctest::Approx(16e-6 + 3 * (4e-6 + 1 * kMiB / 300e9)).epsilon(1e-12));
+        simtrain::testing::Approx(16e-6 + 3 * (4e-6 + 1 * kMiB / 300e9)).epsilon(1e-12));
   // Large buffers approach bytes / bandwidth plus one step cost per 16 MiB loop (128 KiB chunks).
   const double huge = 64 * 1024 * kMiB;
   CHECK(cost::nvls_all_reduce_s(huge, nvls) / (huge / 300e9) ==
-        doctest::Approx(1 + 4e-6 * 300e9 / (16 * kMiB)).epsilon(1e-3));
+        simtrain::testing::Approx(1 + 4e-6 * 300e9 / (16 * kMiB)).epsilon(1e-3));
   // Without a per-step cost: latency + bytes / bandwidth.
   CHECK(cost::nvls_all_reduce_s(64 * kMiB, {300e9, 16e-6, 0, 8}) ==
-        doctest::Approx(16e-6 + 64 * kMiB / 300e9).epsilon(1e-12));
+        simtrain::testing::Approx(16e-6 + 64 * kMiB / 300e9).epsilon(1e-12));
 }
 
 }  // namespace simtrain

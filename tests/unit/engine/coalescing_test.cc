@@ -4,6 +4,8 @@
 // run at once, one per local GPU index, so that their flows meet on uplinks, leaves and spines.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,8 +113,8 @@ TEST_CASE("coalesced collectives take the time of their step-by-step decompositi
     for (const auto& [kind, algorithm] : cases) {
       for (double bytes : {8.0, 256e3, 64e6}) {
         CAPTURE(name);
-        CAPTURE(trace::to_string(kind));
-        CAPTURE(cost::to_string(algorithm));
+        CAPTURE(std::string(trace::to_string(kind)));
+        CAPTURE(std::string(cost::to_string(algorithm)));
         CAPTURE(bytes);
         const double coalesced = makespan_s(spec, kind, bytes, algorithm, false);
         const double stepwise = makespan_s(spec, kind, bytes, algorithm, true);
@@ -121,8 +123,15 @@ TEST_CASE("coalesced collectives take the time of their step-by-step decompositi
         // tree edges span up to 6 links and share them, the coalesced tree is 7% slower at 256 kB
         // (dragonfly 0.5%, fat-trees and rails below 1e-5): its flows carry the whole buffer at once, while
         // step by step each round's transfers and latencies interleave along the tree's chains.
-        const bool mixed_tree = algorithm == cost::NcclAlgorithm::Tree && bytes > 8 && bytes < 1e6;
-        CHECK(coalesced == doctest::Approx(stepwise).epsilon(mixed_tree ? 0.08 : 1e-3));
+        // Through oversubscribed switches a bandwidth-bound tree differs by 0.5% (3-level fat-tree, 2:1, 64
+        // MB: the coalesced flows share the thin uplinks over the whole transfer, the steps only while
+        // their rounds overlap).
+        const bool tree = algorithm == cost::NcclAlgorithm::Tree;
+        const bool mixed_tree = tree && bytes > 8 && bytes < 1e6;
+        const bool oversubscribed_tree = tree && spec.fabric.leaf_oversubscription > 1;
+        CHECK(coalesced == simtrain::testing::Approx(stepwise).epsilon(mixed_tree            ? 0.08
+                                                                       : oversubscribed_tree ? 0.01
+                                                                                             : 1e-3));
       }
     }
   }

@@ -3,6 +3,8 @@
 // T = 2(N-1) * (alpha + S / (N * B)) = 2 alpha + S / B for N = 2.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <functional>
 
 #include "common/error.h"
@@ -104,9 +106,10 @@ TEST_CASE("an all-reduce overlaps the compute that does not depend on it") {
   // Rank 0 ends at 1 + 2 ms, rank 1's all-reduce at 1 ms + T: the iteration is the longer of the two.
   const double makespan = std::max(1e-3 + 2e-3, 1e-3 + kAllReduceS);
   CHECK(makespan == 3e-3);
-  CHECK(replayed(s, [](const auto& r) { return r.makespan_s; }) == doctest::Approx(makespan).epsilon(kRel));
+  CHECK(replayed(s, [](const auto& r) { return r.makespan_s; }) ==
+        simtrain::testing::Approx(makespan).epsilon(kRel));
   CHECK(replayed(s, [](const auto& r) { return r.ranks[1].end_s; }) ==
-        doctest::Approx(1e-3 + kAllReduceS).epsilon(kRel));
+        simtrain::testing::Approx(1e-3 + kAllReduceS).epsilon(kRel));
 }
 
 TEST_CASE("a rank's compute, exposed communication and idle time add up to the iteration time") {
@@ -114,21 +117,22 @@ TEST_CASE("a rank's compute, exposed communication and idle time add up to the i
   const double makespan = 3e-3;
   // Rank 0 computes throughout; its all-reduce [1 ms, 1 ms + T] lies under the independent op.
   CHECK(replayed(s, [](const auto& r) { return r.ranks[0].compute_s; }) ==
-        doctest::Approx(3e-3).epsilon(kRel));
-  CHECK(replayed(s, [](const auto& r) { return r.ranks[0].exposed_comm_s; }) == doctest::Approx(0.0));
-  CHECK(replayed(s, [](const auto& r) { return r.ranks[0].idle_s; }) == doctest::Approx(0.0));
+        simtrain::testing::Approx(3e-3).epsilon(kRel));
+  CHECK(replayed(s, [](const auto& r) { return r.ranks[0].exposed_comm_s; }) ==
+        simtrain::testing::Approx(0.0));
+  CHECK(replayed(s, [](const auto& r) { return r.ranks[0].idle_s; }) == simtrain::testing::Approx(0.0));
   // Rank 1 computes 1.5 ms; its all-reduce sticks out past 1.5 ms until 1 ms + T; then it waits for rank 0.
   const double exposed = 1e-3 + kAllReduceS - 1.5e-3;
   CHECK(replayed(s, [](const auto& r) { return r.ranks[1].compute_s; }) ==
-        doctest::Approx(1.5e-3).epsilon(kRel));
+        simtrain::testing::Approx(1.5e-3).epsilon(kRel));
   CHECK(replayed(s, [](const auto& r) { return r.ranks[1].exposed_comm_s; }) ==
-        doctest::Approx(exposed).epsilon(kRel));
+        simtrain::testing::Approx(exposed).epsilon(kRel));
   CHECK(replayed(s, [](const auto& r) { return r.ranks[1].idle_s; }) ==
-        doctest::Approx(makespan - 1.5e-3 - exposed).epsilon(kRel));
+        simtrain::testing::Approx(makespan - 1.5e-3 - exposed).epsilon(kRel));
   CHECK(replayed(s, [](const auto& r) {
           const auto& t = r.ranks[1];
           return t.compute_s + t.exposed_comm_s + t.idle_s - r.makespan_s;
-        }) == doctest::Approx(0.0).epsilon(kRel));
+        }) == simtrain::testing::Approx(0.0).epsilon(kRel));
 }
 
 TEST_CASE("an op that depends on a collective waits for it to end") {
@@ -138,13 +142,13 @@ TEST_CASE("an op that depends on a collective waits for it to end") {
   const Scenario s = one_program_per_rank({ops, ops}, {{1e-3, 0, 0.25e-3}, {1e-3, 0, 0.25e-3}});
   const double step_start = 1e-3 + kAllReduceS;
   CHECK(replayed(s, [](const auto& r) { return r.makespan_s; }) ==
-        doctest::Approx(step_start + 0.25e-3).epsilon(kRel));
+        simtrain::testing::Approx(step_start + 0.25e-3).epsilon(kRel));
   CHECK(replayed(
             s, [](const auto& r) { return r.events[2].start_s; }, 1) ==
-        doctest::Approx(step_start).epsilon(kRel));
+        simtrain::testing::Approx(step_start).epsilon(kRel));
   // Nothing hides the all-reduce.
   CHECK(replayed(s, [](const auto& r) { return r.ranks[0].exposed_comm_s; }) ==
-        doctest::Approx(kAllReduceS).epsilon(kRel));
+        simtrain::testing::Approx(kAllReduceS).epsilon(kRel));
 }
 
 TEST_CASE("a receive that no rank sends to makes the replay throw an Error") {
@@ -189,7 +193,7 @@ TEST_CASE("timeline events are recorded for the first timeline_ranks ranks only,
           for (const auto& e : r.events)
             if (e.rank == 0 && e.op == 2) return e.end_s - e.start_s;
           return -1.0;
-        }) == doctest::Approx(2e-3).epsilon(kRel));
+        }) == simtrain::testing::Approx(2e-3).epsilon(kRel));
   CHECK(replayed(
             s, [](const auto& r) { return double(r.events.size()); }, 0) == 0);
   CHECK(replayed(

@@ -3,6 +3,8 @@
 // time, not compute. Durations are multiples of 0.25 ms, so the closed forms below are exact.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <functional>
 
 #include "simulator/cost/compute_cost.h"
@@ -73,31 +75,32 @@ TEST_CASE("a GPU the host cannot feed waits for each launch, and that wait is ho
   const Scenario s = one_rank({host_op(), kernel(0), host_op(), kernel(2)}, {1e-3, 0.25e-3, 1e-3, 0.25e-3});
   double makespan = 0;
   const engine::RankTimes t = replayed(s, makespan);
-  CHECK(makespan == doctest::Approx(2.25e-3));
-  CHECK(t.compute_s == doctest::Approx(0.5e-3));
+  CHECK(makespan == simtrain::testing::Approx(2.25e-3));
+  CHECK(t.compute_s == simtrain::testing::Approx(0.5e-3));
   // The host works 2 ms; 0.25 ms of it the GPU runs the first kernel.
-  CHECK(t.host_bound_s == doctest::Approx(1.75e-3));
-  CHECK(t.idle_s == doctest::Approx(0.0));
+  CHECK(t.host_bound_s == simtrain::testing::Approx(1.75e-3));
+  CHECK(t.idle_s == simtrain::testing::Approx(0.0));
 }
 
 TEST_CASE("a host ahead of the GPU hides its launches: the GPU runs back to back") {
   const Scenario s = one_rank({host_op(), kernel(0), host_op(), kernel(2)}, {0.25e-3, 2e-3, 0.25e-3, 2e-3});
   double makespan = 0;
   const engine::RankTimes t = replayed(s, makespan);
-  CHECK(makespan == doctest::Approx(4.25e-3));
-  CHECK(t.compute_s == doctest::Approx(4e-3));
-  CHECK(t.host_bound_s == doctest::Approx(0.25e-3));  // only the first launch is exposed
+  CHECK(makespan == simtrain::testing::Approx(4.25e-3));
+  CHECK(t.compute_s == simtrain::testing::Approx(4e-3));
+  CHECK(t.host_bound_s == simtrain::testing::Approx(0.25e-3));  // only the first launch is exposed
 }
 
 TEST_CASE("a host op after a synchronisation waits for the kernels launched before it") {
   // Host 0.25 ms launches a 2 ms kernel; the host synchronises (its next op depends on the kernel), then
   // works 1 ms and launches a last 0.25 ms kernel: 0.25 + 2 + 1 + 0.25.
-  const Scenario s = one_rank({host_op(), kernel(0), host_op({1}), kernel(2)}, {0.25e-3, 2e-3, 1e-3, 0.25e-3});
+  const Scenario s =
+      one_rank({host_op(), kernel(0), host_op({1}), kernel(2)}, {0.25e-3, 2e-3, 1e-3, 0.25e-3});
   double makespan = 0;
   const engine::RankTimes t = replayed(s, makespan);
-  CHECK(makespan == doctest::Approx(3.5e-3));
-  CHECK(t.host_bound_s == doctest::Approx(1.25e-3));
-  CHECK(t.compute_s + t.host_bound_s + t.idle_s == doctest::Approx(makespan));
+  CHECK(makespan == simtrain::testing::Approx(3.5e-3));
+  CHECK(t.host_bound_s == simtrain::testing::Approx(1.25e-3));
+  CHECK(t.compute_s + t.host_bound_s + t.idle_s == simtrain::testing::Approx(makespan));
 }
 
 }  // namespace simtrain

@@ -2,6 +2,8 @@
 // simulated time whether each node's first rank stands for the node or every rank is simulated.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/cost/compute_cost.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
@@ -85,9 +87,9 @@ TEST_CASE("node lockstep gives every collective the time that simulating every r
     CAPTURE(op);
     CHECK(lockstep[op] > 0);
     // Wire sizes are rounded to whole bytes per flow, so the two differ by rounding only.
-    CHECK(lockstep[op] == doctest::Approx(every_rank[op]).epsilon(1e-9));
+    CHECK(lockstep[op] == simtrain::testing::Approx(every_rank[op]).epsilon(1e-7));
   }
-  CHECK(lockstep[4] == doctest::Approx(every_rank[4]).epsilon(1e-9));
+  CHECK(lockstep[4] == simtrain::testing::Approx(every_rank[4]).epsilon(1e-9));
 }
 
 }  // namespace simtrain

@@ -3,6 +3,8 @@
 // bandwidth; for the tree, 2 ceil(log2 N) alpha plus the busiest node's volume over B.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/cost/compute_cost.h"
 #include "simulator/cost/double_binary_tree.h"
 #include "simulator/engine/replay.h"
@@ -85,7 +87,7 @@ TEST_CASE("ring all-reduce on uniform star and fat-tree networks equals 2(N-1)(a
       CAPTURE(fat_tree);
       double simulated = simulated_all_reduce_s(n, bytes, fat_tree);
       double expected = closed_form_s(n, bytes);
-      CHECK(simulated == doctest::Approx(expected).epsilon(1e-9));
+      CHECK(simulated == simtrain::testing::Approx(expected).epsilon(1e-9));
     }
   }
 }
@@ -100,7 +102,7 @@ TEST_CASE("tree all-reduce on a uniform star equals 2 ceil(log2 N) alpha + (peak
     const double simulated = simulated_all_reduce_s(n, bytes, false, cost::NcclAlgorithm::Tree);
     const double expected = 2 * cost::binary_tree_depth(n) * kRouteLatency +
                             cost::double_binary_tree_peak_volume(n) * bytes / kNicBandwidth;
-    CHECK(simulated == doctest::Approx(expected).epsilon(1e-9));
+    CHECK(simulated == simtrain::testing::Approx(expected).epsilon(1e-9));
   }
 }
 

@@ -2,6 +2,8 @@
 // small plans it orders them as the simulation does.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
 #include "simulator/plan/plan_estimate.h"
@@ -65,7 +67,7 @@ double simulated_iteration_s(const workload::ParallelConfig& config) {
 TEST_CASE("the iteration is compute, bubble and exposed communication, and nothing else") {
   const SmallCase c;
   const PlanEstimate e = estimate_plan(c.plan(2, 2), c.context);
-  CHECK(e.iteration_time_s == doctest::Approx(e.compute_s + e.bubble_s + e.exposed.total_s()));
+  CHECK(e.iteration_time_s == simtrain::testing::Approx(e.compute_s + e.bubble_s + e.exposed.total_s()));
   CHECK(e.compute_s > 0);
   CHECK(e.exposed.tp_s > 0);  // tensor parallelism over NVLink is never free
   CHECK(e.exposed.pp_s > 0);
@@ -110,7 +112,7 @@ TEST_CASE("over ten small plans the estimate orders them as the simulation does 
     CAPTURE(plan.tp);
     CAPTURE(plan.pp);
     CAPTURE(plan.vpp);
-    CHECK(estimated.back() == doctest::Approx(simulated.back()).epsilon(0.25).scale(0));
+    CHECK(estimated.back() == simtrain::testing::Approx(simulated.back()).epsilon(0.25).scale(0));
   }
   const double rho = spearman(estimated, simulated);
   MESSAGE("Spearman over ", plans.size(), " plans: ", rho);
@@ -129,5 +131,5 @@ TEST_CASE("ZeRO-3 with the network as bottleneck: gathers and reduce-scatters sh
   plan.global_batch = 16;
   const PlanEstimate e = estimate_plan(plan, c.context);
   CHECK(e.exposed.dp_s > e.compute_s);
-  CHECK(e.iteration_time_s == doctest::Approx(simulated_iteration_s(plan)).epsilon(0.10).scale(0));
+  CHECK(e.iteration_time_s == simtrain::testing::Approx(simulated_iteration_s(plan)).epsilon(0.10).scale(0));
 }

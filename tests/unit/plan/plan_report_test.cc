@@ -1,6 +1,8 @@
 // The ranked table, JSON and CSV of a search, and the estimate's rank correlation with the simulation.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <algorithm>
 
 #include "simulator/plan/plan_report.h"
@@ -58,7 +60,7 @@ TEST_CASE("JSON rows carry the plan, the estimate and the simulation; CSV the sa
 TEST_CASE("rank correlation over the simulated plans; none with fewer than three") {
   const auto rho = estimate_rank_correlation(three_plans(), 3);
   REQUIRE(rho.has_value());
-  CHECK(rho->spearman == doctest::Approx(1));
+  CHECK(rho->spearman == simtrain::testing::Approx(1));
   CHECK(rho->plans == 3);
   std::vector<RankedPlan> one_failed = three_plans();
   one_failed.push_back(one_failed.back());

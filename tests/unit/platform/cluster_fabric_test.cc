@@ -2,6 +2,8 @@
 // each topology's hop count, and a ring of flows on a uniform torus takes the alpha-beta closed form.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <cstdlib>
 
 #include "simulator/platform/simgrid_platform.h"
@@ -84,8 +86,8 @@ TEST_CASE("torus routes take the shorter way round in every dimension, through l
     const auto [a, b] = pairs[i];
     const int hops = torus_hops(spec.fabric.torus_dimensions, a, b);
     INFO(a << " -> " << b << ": " << hops << " hops");
-    CHECK(latencies[i + 1] == doctest::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s +
-                                              hops * spec.fabric.link_latency_s)
+    CHECK(latencies[i + 1] == simtrain::testing::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s +
+                                                        hops * spec.fabric.link_latency_s)
                                   .epsilon(kSimGridTolerance));
   }
   CHECK(torus_hops(spec.fabric.torus_dimensions, 19, 8) == 3);  // passes position 20, a bare router
@@ -113,8 +115,8 @@ TEST_CASE("dragonfly routes cross the links of SimGrid's minimal routing") {
     const auto [a, b] = pairs[i];
     const int links = dragonfly_links(spec.fabric.dragonfly, a, b);
     INFO(a << " -> " << b << ": " << links << " links");
-    CHECK(latencies[i] == doctest::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s +
-                                          links * spec.fabric.link_latency_s)
+    CHECK(latencies[i] == simtrain::testing::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s +
+                                                    links * spec.fabric.link_latency_s)
                               .epsilon(kSimGridTolerance));
   }
   CHECK(dragonfly_links(spec.fabric.dragonfly, 0, 30) == 5);  // local, green, blue, local... hand-checked
@@ -149,7 +151,7 @@ TEST_CASE("a step-by-step ring all-reduce on a uniform torus takes 2(N-1)(alpha 
   REQUIRE(values.size() == 2);
   const int n = 8;
   const double alpha = spec.intra_node.latency_s + 2 * spec.nics.latency_s + spec.fabric.link_latency_s;
-  CHECK(values[1] == doctest::Approx(alpha).epsilon(kSimGridTolerance));  // 3 -> 7: one y hop
+  CHECK(values[1] == simtrain::testing::Approx(alpha).epsilon(kSimGridTolerance));  // 3 -> 7: one y hop
   const double expected = 2 * (n - 1) * (alpha + bytes / n / spec.fabric.link_bandwidth_Bps);
-  CHECK(values[0] == doctest::Approx(expected).epsilon(kSimGridTolerance));
+  CHECK(values[0] == simtrain::testing::Approx(expected).epsilon(kSimGridTolerance));
 }

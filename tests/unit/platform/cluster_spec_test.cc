@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,8 +96,8 @@ TEST_CASE("a spec parses to SI units, and a three-level fat-tree reads its pod f
   const ClusterSpec spec = parse_cluster_spec(kValid, "ok.toml");
   CHECK(spec.source_file == "ok.toml");
   CHECK(spec.gpu_count() == 32);
-  CHECK(spec.intra_node.latency_s == doctest::Approx(0.7e-6).epsilon(1e-12));
-  CHECK(spec.fabric.switch_latency_s == doctest::Approx(0.3e-6).epsilon(1e-12));
+  CHECK(spec.intra_node.latency_s == simtrain::testing::Approx(0.7e-6).epsilon(1e-12));
+  CHECK(spec.fabric.switch_latency_s == simtrain::testing::Approx(0.3e-6).epsilon(1e-12));
 
   const ClusterSpec three = parse_cluster_spec(
       replace(kValid, "levels = 2", "levels = 3\nleaves_per_pod = 4\nspine_oversubscription = 2"), "ok.toml");
@@ -173,15 +175,15 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
   CHECK(plain.nics.nccl_net_overhead_s == 1e-6);  // NCCL's default on Intel hosts
   CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = 2"),
                            "amd.toml")
-            .nics.nccl_net_overhead_s == doctest::Approx(2e-6));
+            .nics.nccl_net_overhead_s == simtrain::testing::Approx(2e-6));
   const ClusterSpec efa = parse_cluster_spec(
       replace(
           kValid, "latency_us = 1.0",
           "latency_us = 1.0\nnccl_efficiency = 0.5\nnccl_chunk_latency_us = 15\nnccl_channel_latency_us = 4"),
       "test.toml");
   CHECK(efa.nics.nccl_efficiency == 0.5);
-  CHECK(efa.nics.nccl_chunk_latency_s == doctest::Approx(15e-6));
-  CHECK(efa.nics.nccl_channel_latency_s == doctest::Approx(4e-6));
+  CHECK(efa.nics.nccl_chunk_latency_s == simtrain::testing::Approx(15e-6));
+  CHECK(efa.nics.nccl_channel_latency_s == simtrain::testing::Approx(4e-6));
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnccl_efficiency = 1.2"), 9,
               "intra_node.nccl_efficiency", "(0, 1]");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_efficiency = 0"), 13,

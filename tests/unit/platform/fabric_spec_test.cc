@@ -2,6 +2,8 @@
 // impossible or misplaced value reported with file, line and field.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <string>
 
 #include "simulator/platform/cluster_spec.h"
@@ -86,7 +88,7 @@ TEST_CASE("rail-optimized fat-trees, tori, dragonflies and PCIe trees parse to S
   CHECK(torus.fabric.topology == FabricTopology::Torus);
   CHECK(torus.fabric.torus_dimensions == std::vector<int>{2, 2, 2});
   CHECK(torus.fabric.link_bandwidth_Bps == 50e9);
-  CHECK(torus.fabric.link_latency_s == doctest::Approx(0.5e-6).epsilon(1e-12));
+  CHECK(torus.fabric.link_latency_s == simtrain::testing::Approx(0.5e-6).epsilon(1e-12));
   CHECK(torus.fabric.capacity() == 8);
   CHECK(torus.fabric.shape_line == 15);
 

@@ -3,6 +3,8 @@
 // flows share the links.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/platform/simgrid_platform.h"
 #include "tests/support/child_process.h"
 #include "tests/support/simgrid_fixtures.h"
@@ -52,14 +54,15 @@ TEST_CASE("every node sending across the core gets its NIC bandwidth over the ov
   const double bytes = 1e9, nic_Bps = 12.5e9;
   // Non-blocking: every node keeps its NIC's rate.
   for (const double rate : all_across_the_core(three_level(1, 1), bytes))
-    CHECK(rate == doctest::Approx(nic_Bps).epsilon(kSimGridTolerance));
+    CHECK(rate == simtrain::testing::Approx(nic_Bps).epsilon(kSimGridTolerance));
   // Leaf 2:1 -> half.
   for (const double rate : all_across_the_core(three_level(2, 1), bytes))
-    CHECK(rate == doctest::Approx(nic_Bps / 2).epsilon(kSimGridTolerance));
+    CHECK(rate == simtrain::testing::Approx(nic_Bps / 2).epsilon(kSimGridTolerance));
   // Leaf 2:1 and spine 3:1 compound: a sixth.
   const std::vector<double> both = all_across_the_core(three_level(2, 3), bytes);
   REQUIRE(both.size() == 16);
-  for (const double rate : both) CHECK(rate == doctest::Approx(nic_Bps / 6).epsilon(kSimGridTolerance));
+  for (const double rate : both)
+    CHECK(rate == simtrain::testing::Approx(nic_Bps / 6).epsilon(kSimGridTolerance));
 }
 
 TEST_CASE("traffic that stays under its leaf does not feel the leaf's oversubscription") {
@@ -75,5 +78,6 @@ TEST_CASE("traffic that stays under its leaf does not feel the leaf's oversubscr
   REQUIRE(durations.size() == 8);
   const double latency_s = spec.intra_node.latency_s + 2 * spec.nics.latency_s + spec.fabric.switch_latency_s;
   for (const double d : durations)
-    CHECK(d == doctest::Approx(latency_s + bytes / spec.nics.bandwidth_Bps).epsilon(kSimGridTolerance));
+    CHECK(d ==
+          simtrain::testing::Approx(latency_s + bytes / spec.nics.bandwidth_Bps).epsilon(kSimGridTolerance));
 }

@@ -2,6 +2,8 @@
 // between switches and flows to the NIC meet on the bridge and share it; flows under one switch do not.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <algorithm>
 
 #include "simulator/platform/simgrid_platform.h"
@@ -51,10 +53,10 @@ TEST_CASE("PCIe routes climb only as far as the switch, the host bridge or the s
                                route_latency(p.gpu_hosts[0], p.gpu_hosts[8]), p.intra_node_bandwidth_Bps};
   });
   REQUIRE(values.size() == 3);
-  CHECK(values[0] == doctest::Approx(spec.intra_node.latency_s).epsilon(kSimGridTolerance));
-  CHECK(values[1] ==
-        doctest::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s + spec.fabric.switch_latency_s)
-            .epsilon(kSimGridTolerance));
+  CHECK(values[0] == simtrain::testing::Approx(spec.intra_node.latency_s).epsilon(kSimGridTolerance));
+  CHECK(values[1] == simtrain::testing::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s +
+                                               spec.fabric.switch_latency_s)
+                         .epsilon(kSimGridTolerance));
   // A ring over the 8 GPUs crosses socket 0's bridge twice each way (1 -> 2 and 3 -> 4 up, 1 -> 2 and
   // 7 -> 0 down): analytic collectives get 10 / 2 GB/s per GPU, not the x16 links' 16.
   CHECK(values[2] == 5e9);
@@ -73,13 +75,13 @@ TEST_CASE("GPU-to-GPU traffic between switches and NIC traffic share the host br
   const double local_s = spec.intra_node.latency_s;
   const double remote_s = local_s + 2 * spec.nics.latency_s + spec.fabric.switch_latency_s;
   const double bridge_Bps = spec.intra_node.pcie.host_bridge_Bps;
-  CHECK(durations[0] == doctest::Approx(local_s + bytes / bridge_Bps).epsilon(kSimGridTolerance));
+  CHECK(durations[0] == simtrain::testing::Approx(local_s + bytes / bridge_Bps).epsilon(kSimGridTolerance));
   // Sharing the bridge, the two keep it busy from the first one's start until both are done. (SimGrid's CM02
   // shares a link in inverse proportion to the flows' route latencies, so they do not finish together.)
   CHECK(std::max(durations[1], durations[2]) ==
-        doctest::Approx(local_s + 2 * bytes / bridge_Bps).epsilon(kSimGridTolerance));
-  CHECK(durations[3] == doctest::Approx(local_s + bytes / 16e9).epsilon(kSimGridTolerance));
-  CHECK(durations[4] == doctest::Approx(remote_s + bytes / bridge_Bps).epsilon(kSimGridTolerance));
+        simtrain::testing::Approx(local_s + 2 * bytes / bridge_Bps).epsilon(kSimGridTolerance));
+  CHECK(durations[3] == simtrain::testing::Approx(local_s + bytes / 16e9).epsilon(kSimGridTolerance));
+  CHECK(durations[4] == simtrain::testing::Approx(remote_s + bytes / bridge_Bps).epsilon(kSimGridTolerance));
 }
 
 TEST_CASE("GPUs directly on one host bridge share it in a ring") {

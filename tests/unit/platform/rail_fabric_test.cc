@@ -2,6 +2,8 @@
 // rail's leaf when it goes to a GPU of the same rail, and crosses a spine only between rails or units.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/platform/simgrid_platform.h"
 #include "tests/support/child_process.h"
 #include "tests/support/simgrid_fixtures.h"
@@ -60,9 +62,9 @@ TEST_CASE("same-rail traffic crosses only its rail leaf; other rails and other u
   REQUIRE(values.size() == 4);
   const double nvlink = spec.intra_node.latency_s, nic = spec.nics.latency_s,
                sw = spec.fabric.switch_latency_s;
-  CHECK(values[0] == doctest::Approx(nvlink + 2 * nic + sw).epsilon(kSimGridTolerance));
-  CHECK(values[1] == doctest::Approx(nvlink + 2 * nic + 3 * sw).epsilon(kSimGridTolerance));
-  CHECK(values[2] == doctest::Approx(nvlink).epsilon(kSimGridTolerance));
+  CHECK(values[0] == simtrain::testing::Approx(nvlink + 2 * nic + sw).epsilon(kSimGridTolerance));
+  CHECK(values[1] == simtrain::testing::Approx(nvlink + 2 * nic + 3 * sw).epsilon(kSimGridTolerance));
+  CHECK(values[2] == simtrain::testing::Approx(nvlink).epsilon(kSimGridTolerance));
   CHECK(values[3] == 300e9);  // the NVSwitch fat-pipe is not a shared link
 }
 
@@ -77,10 +79,12 @@ TEST_CASE("GPUs of different rails send over different NICs at full rate; one ra
   REQUIRE(durations.size() == 4);
   const double latency_s = spec.intra_node.latency_s + 2 * spec.nics.latency_s + spec.fabric.switch_latency_s;
   const double nic_Bps = spec.nics.bandwidth_Bps;
-  CHECK(durations[0] == doctest::Approx(latency_s + bytes / nic_Bps).epsilon(kSimGridTolerance));
-  CHECK(durations[1] == doctest::Approx(latency_s + bytes / nic_Bps).epsilon(kSimGridTolerance));
-  CHECK(durations[2] == doctest::Approx(latency_s + bytes / (nic_Bps / 2)).epsilon(kSimGridTolerance));
-  CHECK(durations[3] == doctest::Approx(latency_s + bytes / (nic_Bps / 2)).epsilon(kSimGridTolerance));
+  CHECK(durations[0] == simtrain::testing::Approx(latency_s + bytes / nic_Bps).epsilon(kSimGridTolerance));
+  CHECK(durations[1] == simtrain::testing::Approx(latency_s + bytes / nic_Bps).epsilon(kSimGridTolerance));
+  CHECK(durations[2] ==
+        simtrain::testing::Approx(latency_s + bytes / (nic_Bps / 2)).epsilon(kSimGridTolerance));
+  CHECK(durations[3] ==
+        simtrain::testing::Approx(latency_s + bytes / (nic_Bps / 2)).epsilon(kSimGridTolerance));
 }
 
 TEST_CASE("a rail leaf's spine uplink carries its nodes' NICs over the leaf oversubscription") {
@@ -96,5 +100,6 @@ TEST_CASE("a rail leaf's spine uplink carries its nodes' NICs over the leaf over
   const double latency_s =
       spec.intra_node.latency_s + 2 * spec.nics.latency_s + 3 * spec.fabric.switch_latency_s;
   for (const double d : durations)
-    CHECK(d == doctest::Approx(latency_s + bytes / (spec.nics.bandwidth_Bps / 2)).epsilon(kSimGridTolerance));
+    CHECK(d == simtrain::testing::Approx(latency_s + bytes / (spec.nics.bandwidth_Bps / 2))
+                   .epsilon(kSimGridTolerance));
 }

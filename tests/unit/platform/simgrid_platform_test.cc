@@ -3,7 +3,9 @@
 #include "simulator/platform/simgrid_platform.h"
 
 #include <doctest/doctest.h>
+
 #include <sys/resource.h>
+#include "tests/support/approx.h"
 
 #include <chrono>
 #include <filesystem>
@@ -70,16 +72,16 @@ TEST_CASE("a fat-tree platform routes and times transfers exactly") {
   CHECK(values[2] == 1);  // rank 14 = node 3, GPU 2
   // Latencies: GPU link halves, NIC + half a switch per node uplink, one switch per leaf uplink.
   const double inter_leaf_s = nvlink + 2 * nic + 3 * sw;
-  CHECK(values[3] == doctest::Approx(inter_leaf_s).epsilon(kTolerance));
-  CHECK(values[4] == doctest::Approx(nvlink + 2 * nic + sw).epsilon(kTolerance));
-  CHECK(values[5] == doctest::Approx(nvlink).epsilon(kTolerance));
+  CHECK(values[3] == simtrain::testing::Approx(inter_leaf_s).epsilon(kTolerance));
+  CHECK(values[4] == simtrain::testing::Approx(nvlink + 2 * nic + sw).epsilon(kTolerance));
+  CHECK(values[5] == simtrain::testing::Approx(nvlink).epsilon(kTolerance));
   // (b) inter-leaf: the node uplink (25 GB/s) is the bottleneck (leaf uplinks carry 50 GB/s).
-  CHECK(values[6] == doctest::Approx(inter_leaf_s + bytes / node_Bps).epsilon(kTolerance));
+  CHECK(values[6] == simtrain::testing::Approx(inter_leaf_s + bytes / node_Bps).epsilon(kTolerance));
   // (c) intra-node: NVLink bandwidth.
-  CHECK(values[7] == doctest::Approx(nvlink + bytes / 300e9).epsilon(kTolerance));
+  CHECK(values[7] == simtrain::testing::Approx(nvlink + bytes / 300e9).epsilon(kTolerance));
   // (d) two flows out of node 0 share its uplink: each gets half.
-  CHECK(values[8] == doctest::Approx(inter_leaf_s + bytes / (node_Bps / 2)).epsilon(kTolerance));
-  CHECK(values[9] == doctest::Approx(inter_leaf_s + bytes / (node_Bps / 2)).epsilon(kTolerance));
+  CHECK(values[8] == simtrain::testing::Approx(inter_leaf_s + bytes / (node_Bps / 2)).epsilon(kTolerance));
+  CHECK(values[9] == simtrain::testing::Approx(inter_leaf_s + bytes / (node_Bps / 2)).epsilon(kTolerance));
 }
 
 TEST_CASE("an oversubscribed leaf uplink is shared by the nodes under it") {
@@ -96,8 +98,8 @@ TEST_CASE("an oversubscribed leaf uplink is shared by the nodes under it") {
   REQUIRE(values.size() == 2);
   const double latency_s =
       spec.intra_node.latency_s + 2 * spec.nics.latency_s + 3 * spec.fabric.switch_latency_s;
-  CHECK(values[0] == doctest::Approx(latency_s + bytes / 12.5e9).epsilon(kTolerance));
-  CHECK(values[1] == doctest::Approx(latency_s + bytes / 12.5e9).epsilon(kTolerance));
+  CHECK(values[0] == simtrain::testing::Approx(latency_s + bytes / 12.5e9).epsilon(kTolerance));
+  CHECK(values[1] == simtrain::testing::Approx(latency_s + bytes / 12.5e9).epsilon(kTolerance));
 }
 
 TEST_CASE("three-level fat-trees and stars count each switch once") {
@@ -118,8 +120,8 @@ TEST_CASE("three-level fat-trees and stars count each switch once") {
   const double sw = three.fabric.switch_latency_s;
   REQUIRE(tree.size() == 3);
   CHECK(tree[0] == 36);
-  CHECK(tree[1] == doctest::Approx(base + 5 * sw).epsilon(kTolerance));
-  CHECK(tree[2] == doctest::Approx(base + 3 * sw).epsilon(kTolerance));
+  CHECK(tree[1] == simtrain::testing::Approx(base + 5 * sw).epsilon(kTolerance));
+  CHECK(tree[2] == simtrain::testing::Approx(base + 3 * sw).epsilon(kTolerance));
 
   ClusterSpec star = small_fat_tree();
   star.fabric = FabricSpec{};
@@ -131,7 +133,7 @@ TEST_CASE("three-level fat-trees and stars count each switch once") {
     return std::vector<double>{route_latency(platform.gpu_hosts[0], platform.gpu_hosts[19])};
   });
   REQUIRE(flat.size() == 1);
-  CHECK(flat[0] == doctest::Approx(base + 0.5e-6).epsilon(kTolerance));
+  CHECK(flat[0] == simtrain::testing::Approx(base + 0.5e-6).epsilon(kTolerance));
 }
 
 TEST_CASE("every shipped spec builds, with its intra-node latency GPU to GPU") {
@@ -148,7 +150,7 @@ TEST_CASE("every shipped spec builds, with its intra-node latency GPU to GPU") {
     });
     REQUIRE(values.size() == 2);
     CHECK(values[0] == 3 * spec.gpus_per_node);
-    CHECK(values[1] == doctest::Approx(spec.intra_node.latency_s).epsilon(kTolerance));
+    CHECK(values[1] == simtrain::testing::Approx(spec.intra_node.latency_s).epsilon(kTolerance));
   }
 }
 
@@ -172,9 +174,9 @@ TEST_CASE("the shipped XML platform loads with its GPUs in rank order") {
   CHECK(values[1] == 1);
   CHECK(values[2] == 2);
   CHECK(values[3] == 300e9);
-  CHECK(values[4] == doctest::Approx(0.7e-6).epsilon(kTolerance));
-  CHECK(values[5] == doctest::Approx(0.7e-6 + 2 * 1.15e-6 + bytes / 50e9).epsilon(kTolerance));
-  CHECK(values[6] == doctest::Approx(0.7e-6 + bytes / 300e9).epsilon(kTolerance));
+  CHECK(values[4] == simtrain::testing::Approx(0.7e-6).epsilon(kTolerance));
+  CHECK(values[5] == simtrain::testing::Approx(0.7e-6 + 2 * 1.15e-6 + bytes / 50e9).epsilon(kTolerance));
+  CHECK(values[6] == simtrain::testing::Approx(0.7e-6 + bytes / 300e9).epsilon(kTolerance));
 }
 
 TEST_CASE("XML platforms without the naming rule's GPU hosts are errors") {
@@ -234,9 +236,9 @@ TEST_CASE("2048 nodes x 8 GPUs build quickly in modest memory") {
   // The target is 2 s; 10 s keeps a loaded shared build machine from failing the test.
   CHECK(values[1] < 10.0);
   CHECK(values[2] < 1024);
-  CHECK(
-      values[4] ==
-      doctest::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s + 5 * 0.3e-6).epsilon(kTolerance));
+  CHECK(values[4] ==
+        simtrain::testing::Approx(spec.intra_node.latency_s + 2 * spec.nics.latency_s + 5 * 0.3e-6)
+            .epsilon(kTolerance));
 }
 
 TEST_CASE("16k-GPU rail-optimized, torus and dragonfly platforms build quickly too") {

@@ -2,6 +2,8 @@
 // job length from steps or epochs, the memory verdict, and the JSON document with and without wall time.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/report/result.h"
 
@@ -81,24 +83,24 @@ TEST_CASE("the Result copies the run's facts from trace, replay, profile and cos
 
 TEST_CASE("the breakdown is the mean over ranks") {
   const report::Result r = result_of(test_trace());
-  CHECK(r.breakdown.compute_s == doctest::Approx((1.0 + 1.25 + 1.5 + 1.75) / 4).epsilon(kRel));
-  CHECK(r.breakdown.exposed_comm_s == doctest::Approx((0.5 + 0.5 + 0.25 + 0.25) / 4).epsilon(kRel));
-  CHECK(r.breakdown.idle_s == doctest::Approx((0.5 + 0.25 + 0.25 + 0.0) / 4).epsilon(kRel));
+  CHECK(r.breakdown.compute_s == simtrain::testing::Approx((1.0 + 1.25 + 1.5 + 1.75) / 4).epsilon(kRel));
+  CHECK(r.breakdown.exposed_comm_s == simtrain::testing::Approx((0.5 + 0.5 + 0.25 + 0.25) / 4).epsilon(kRel));
+  CHECK(r.breakdown.idle_s == simtrain::testing::Approx((0.5 + 0.25 + 0.25 + 0.0) / 4).epsilon(kRel));
 }
 
 TEST_CASE("throughput is per iteration time and MFU is model FLOPs / (time * GPUs * peak)") {
   const report::Result r = result_of(test_trace());
   CHECK(r.samples_per_iteration == 256);
-  CHECK(r.samples_per_s == doctest::Approx(256 / 2.0).epsilon(kRel));
-  CHECK(r.tokens_per_s == doctest::Approx(256 * 128 / 2.0).epsilon(kRel));
-  CHECK(r.mfu == doctest::Approx(1e15 / (2.0 * 4 * kFp16Peak)).epsilon(kRel));  // 0.5
+  CHECK(r.samples_per_s == simtrain::testing::Approx(256 / 2.0).epsilon(kRel));
+  CHECK(r.tokens_per_s == simtrain::testing::Approx(256 * 128 / 2.0).epsilon(kRel));
+  CHECK(r.mfu == simtrain::testing::Approx(1e15 / (2.0 * 4 * kFp16Peak)).epsilon(kRel));  // 0.5
   CHECK(r.mfu_dtype == "fp16");
 }
 
 TEST_CASE("MFU of a tf32 job on a GPU without TF32 units is measured against the fp32 peak") {
   trace::Trace t = test_trace();
   t.metadata.compute_dtype = DType::TF32;
-  CHECK(result_of(t).mfu == doctest::Approx(1e15 / (2.0 * 4 * kFp32Peak)).epsilon(kRel));
+  CHECK(result_of(t).mfu == simtrain::testing::Approx(1e15 / (2.0 * 4 * kFp32Peak)).epsilon(kRel));
 }
 
 TEST_CASE("a zero iteration time gives zero throughput and MFU rather than a division by zero") {
@@ -115,7 +117,7 @@ TEST_CASE("the job time is steps times the iteration time") {
   REQUIRE(r.steps);
   CHECK(*r.steps == 100);
   REQUIRE(r.job_time_s);
-  CHECK(*r.job_time_s == doctest::Approx(200.0).epsilon(kRel));
+  CHECK(*r.job_time_s == simtrain::testing::Approx(200.0).epsilon(kRel));
   CHECK_FALSE(result_of(test_trace()).job_time_s.has_value());
 }
 
@@ -125,7 +127,7 @@ TEST_CASE("a framework's start-up is added once and its per-step overhead to eve
   job.step_overhead = 0.025;
   const report::Result r = result_of(test_trace(), job);
   // 6 s + 100 steps x 2 s x 1.025.
-  CHECK(*r.job_time_s == doctest::Approx(6 + 205.0).epsilon(kRel));
+  CHECK(*r.job_time_s == simtrain::testing::Approx(6 + 205.0).epsilon(kRel));
   CHECK(r.startup_s == 6);
   CHECK(r.step_overhead == 0.025);
 }
@@ -135,7 +137,7 @@ TEST_CASE("epochs become ceil(dataset / global batch) steps each, the last parti
   const report::Result r = result_of(test_trace(), {std::nullopt, 2.0, 1000.0});
   REQUIRE(r.steps);
   CHECK(*r.steps == 8);
-  CHECK(*r.job_time_s == doctest::Approx(16.0).epsilon(kRel));
+  CHECK(*r.job_time_s == simtrain::testing::Approx(16.0).epsilon(kRel));
   // A dataset that is a whole number of batches has no extra step.
   CHECK(*result_of(test_trace(), {std::nullopt, 1.0, 1024.0}).steps == 4);
 }

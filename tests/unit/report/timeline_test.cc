@@ -2,6 +2,8 @@
 // named after it, and each op a complete ("X") event with times in microseconds.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -79,14 +81,14 @@ TEST_CASE("each op is a complete event on its rank and stream with ts and dur in
   CHECK(ops[0].at("pid") == 0);
   CHECK(ops[0].at("tid") == 0);
   CHECK(ops[0].at("ts").get<double>() == 0.0);
-  CHECK(ops[0].at("dur").get<double>() == doctest::Approx(1000.0).epsilon(1e-9));
+  CHECK(ops[0].at("dur").get<double>() == simtrain::testing::Approx(1000.0).epsilon(1e-9));
   CHECK(ops[0].at("args") == json{{"kind", "gemm"}, {"flops", 2e9}, {"bytes", 4e6}});
 
   CHECK(ops[1].at("name") == "grads.all_reduce");
   CHECK(ops[1].at("cat") == "collective");
   CHECK(ops[1].at("tid") == 1);
-  CHECK(ops[1].at("ts").get<double>() == doctest::Approx(1000.0).epsilon(1e-9));
-  CHECK(ops[1].at("dur").get<double>() == doctest::Approx(1500.0).epsilon(1e-9));
+  CHECK(ops[1].at("ts").get<double>() == simtrain::testing::Approx(1000.0).epsilon(1e-9));
+  CHECK(ops[1].at("dur").get<double>() == simtrain::testing::Approx(1500.0).epsilon(1e-9));
   CHECK(ops[1].at("args") == json{{"op", "all_reduce"}, {"bytes", 1e8}});
 }
 

@@ -4,6 +4,8 @@
 // (Here rather than in tests/unit/workload because a replay needs the engine library as well.)
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "tests/support/megatron_fixtures.h"
 
 #include "simulator/engine/replay.h"
@@ -75,21 +77,21 @@ TEST_CASE("tp2 pp2 dp2 with 1F1B replays with the bubble (m + pp - 1) / m of the
   const double stage = iteration_s(small_gpt(4), plan(2, 1, 2, 8));
   const double pipelined = iteration_s(small_gpt(8), plan(2, 2, 2, 8));
   REQUIRE(stage > 0);
-  CHECK(pipelined / stage == doctest::Approx(9.0 / 8).epsilon(0.02));
+  CHECK(pipelined / stage == simtrain::testing::Approx(9.0 / 8).epsilon(0.02));
 }
 
 TEST_CASE("GPipe has the same bubble as 1F1B") {
   ParallelConfig c = plan(2, 2, 1, 8);
   c.schedule = PipelineSchedule::GPipe;
   const double stage = iteration_s(small_gpt(4), plan(2, 1, 1, 8));
-  CHECK(iteration_s(small_gpt(8), c) / stage == doctest::Approx(9.0 / 8).epsilon(0.02));
+  CHECK(iteration_s(small_gpt(8), c) / stage == simtrain::testing::Approx(9.0 / 8).epsilon(0.02));
 }
 
 TEST_CASE("interleaving 2 model chunks halves the bubble") {
   ParallelConfig c = plan(2, 2, 2, 8);
   c.vpp = 2;
   const double stage = iteration_s(small_gpt(4), plan(2, 1, 2, 8));
-  CHECK(iteration_s(small_gpt(8), c) / stage == doctest::Approx(1 + 1.0 / 16).epsilon(0.02));
+  CHECK(iteration_s(small_gpt(8), c) / stage == simtrain::testing::Approx(1 + 1.0 / 16).epsilon(0.02));
 }
 
 TEST_CASE("sequence parallelism, context parallelism, ZeRO and the distributed optimizer replay to the end") {
@@ -122,7 +124,7 @@ TEST_CASE("lockstep tensor-parallel groups give the iteration time of simulating
   const double lockstep = iteration_s(small_gpt(8), c, false, "tp");
   const double every_rank = iteration_s(small_gpt(8), c, false, "");
   REQUIRE(every_rank > 0);
-  CHECK(lockstep == doctest::Approx(every_rank).epsilon(1e-9));
+  CHECK(lockstep == simtrain::testing::Approx(every_rank).epsilon(1e-9));
 }
 
 // --fidelity fast folds the data-parallel replicas: their gradient collectives become analytic and lose the
@@ -133,7 +135,7 @@ TEST_CASE("folding data-parallel replicas gives nearly the iteration time of sim
   const double folded = iteration_s(small_gpt(8), c, false, "tp", "dp");
   const double all = iteration_s(small_gpt(8), c, false, "tp", "");
   REQUIRE(all > 0);
-  CHECK(folded == doctest::Approx(all).epsilon(0.02));
+  CHECK(folded == simtrain::testing::Approx(all).epsilon(0.02));
 }
 
 // Replica sampling (engine/lockstep.h) is exact on a fabric above the nodes that cannot bind (the test
@@ -146,7 +148,7 @@ TEST_CASE("sampling data-parallel replicas gives the iteration time of simulatin
   const double sampled = iteration_s(small_gpt(8), c, false, "tp", "", "dp");
   const double all = iteration_s(small_gpt(8), c, false, "tp", "", "");
   REQUIRE(all > 0);
-  CHECK(sampled == doctest::Approx(all).epsilon(1e-9));
+  CHECK(sampled == simtrain::testing::Approx(all).epsilon(1e-9));
 }
 
 TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay to the end") {

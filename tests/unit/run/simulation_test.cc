@@ -3,6 +3,8 @@
 // since a replay creates the process's one SimGrid engine.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -139,7 +141,7 @@ TEST_CASE("DDP on one GPU has no exposed communication: an all-reduce over one r
   // All of the iteration is compute.
   CHECK(simulated(request, [](const auto& out) {
           return out.result.breakdown.compute_s - out.result.iteration_time_s;
-        }) == doctest::Approx(0.0).epsilon(1e-12));
+        }) == simtrain::testing::Approx(0.0).epsilon(1e-12));
 }
 
 TEST_CASE("on a slow network, data-parallel iteration time grows with nodes and communication is exposed") {

@@ -1,6 +1,8 @@
 // Specification of aten_kernels.h: which operators are kernels, and the shape, FLOPs and bytes of each kind.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/trace/aten_kernels.h"
 
 namespace simtrain::trace {
@@ -48,16 +50,17 @@ TEST_CASE("a batched GEMM stacks its batches along m") {
 }
 
 TEST_CASE("fused attention: shape {batch, heads, seq, head_dim}, causal tiles, backward 2.5x") {
-  AtenOperator op{.name = "aten::_scaled_dot_product_cudnn_attention",
-                  .inputs = {tensor_value({1, 32, 4096, 128}, DType::BF16, "query"),
-                             tensor_value({1, 32, 4096, 128}, DType::BF16, "key"),
-                             tensor_value({1, 32, 4096, 128}, DType::BF16, "value"), ints_value("is_causal", {1})},
-                  .outputs = {}};
+  AtenOperator op{
+      .name = "aten::_scaled_dot_product_cudnn_attention",
+      .inputs = {tensor_value({1, 32, 4096, 128}, DType::BF16, "query"),
+                 tensor_value({1, 32, 4096, 128}, DType::BF16, "key"),
+                 tensor_value({1, 32, 4096, 128}, DType::BF16, "value"), ints_value("is_causal", {1})},
+      .outputs = {}};
   const auto forward = aten_kernels(op, Pass::Forward);
   REQUIRE(forward.size() == 1);
   CHECK(forward[0].kind == ComputeKind::Attention);
   CHECK(forward[0].shape == std::vector<std::int64_t>{1, 32, 4096, 128});
-  CHECK(forward[0].flops == doctest::Approx(4.0 * 32 * 4096 * 4096 * 128 * (33.0 / 64)));
+  CHECK(forward[0].flops == simtrain::testing::Approx(4.0 * 32 * 4096 * 4096 * 128 * (33.0 / 64)));
 }
 
 TEST_CASE("CPU-only operators and views launch nothing; unknown GPU operators are elementwise") {
@@ -66,7 +69,8 @@ TEST_CASE("CPU-only operators and views launch nothing; unknown GPU operators ar
   CHECK(aten_kernels(cpu, Pass::Forward).empty());
   AtenOperator view{.name = "aten::view", .inputs = {tensor_value({4}, DType::FP32)}, .outputs = {}};
   CHECK(aten_kernels(view, Pass::Forward).empty());
-  AtenOperator add{.name = "aten::add", .inputs = {tensor_value({4, 4}, DType::FP32)},
+  AtenOperator add{.name = "aten::add",
+                   .inputs = {tensor_value({4, 4}, DType::FP32)},
                    .outputs = {tensor_value({4, 4}, DType::FP32)}};
   const auto kernels = aten_kernels(add, Pass::Forward);
   REQUIRE(kernels.size() == 1);

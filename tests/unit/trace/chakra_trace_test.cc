@@ -3,6 +3,8 @@
 // file and node.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -33,7 +35,8 @@ std::vector<std::vector<double>> durations_of(const Trace& trace) {
   std::vector<std::vector<double>> out;
   for (const Program& p : trace.programs) {
     out.emplace_back();
-    for (std::size_t i = 0; i < p.ops.size(); ++i) out.back().push_back(1e-6 * (static_cast<double>(i) + 1.5));
+    for (std::size_t i = 0; i < p.ops.size(); ++i)
+      out.back().push_back(1e-6 * (static_cast<double>(i) + 1.5));
   }
   return out;
 }
@@ -155,7 +158,7 @@ TEST_CASE("Chakra nodes without simtrain's attributes: duration, num_ops, collec
   CHECK(trace.metadata.model == "run");
   const auto& p = trace.programs[0];
   REQUIRE(p.ops.size() == 3);
-  CHECK(p.ops[0].compute.duration_s == doctest::Approx(250e-6));
+  CHECK(p.ops[0].compute.duration_s == simtrain::testing::Approx(250e-6));
   CHECK(p.ops[1].compute.duration_s == -1);
   CHECK(p.ops[1].compute.flops == 1e6);
   CHECK(p.ops[1].compute.bytes == 4096);
@@ -171,7 +174,8 @@ TEST_CASE("bad Chakra files are refused with the file and node") {
   CHECK(error_of({file_of({comp_node(1, 5), dangling})}) ==
         "t.0.et: node 2 (k2): depends on node 99, which is not an earlier node of the file");
 
-  CHECK(error_of({file_of({comp_node(1, 5), comp_node(1, 5)})}) == "t.0.et: node 1 (k1): id: appears twice in the file");
+  CHECK(error_of({file_of({comp_node(1, 5), comp_node(1, 5)})}) ==
+        "t.0.et: node 1 (k1): id: appears twice in the file");
 
   pb::Node send;
   send.set_id(3);
@@ -179,8 +183,8 @@ TEST_CASE("bad Chakra files are refused with the file and node") {
   auto* dst = send.add_attr();
   dst->set_name("comm_dst");
   dst->set_int32_val(5);
-  CHECK(error_of({file_of({send}), file_of({})}).find("node 3: comm_dst: missing, or not another rank in [0, 2)") !=
-        std::string::npos);
+  CHECK(error_of({file_of({send}), file_of({})})
+            .find("node 3: comm_dst: missing, or not another rank in [0, 2)") != std::string::npos);
 
   pb::Node gather;
   gather.set_id(4);
@@ -188,7 +192,8 @@ TEST_CASE("bad Chakra files are refused with the file and node") {
   auto* type = gather.add_attr();
   type->set_name("comm_type");
   type->set_int64_val(pb::GATHER);
-  CHECK(error_of({file_of({gather})}).find("comm_type: 3 is no collective simtrain models") != std::string::npos);
+  CHECK(error_of({file_of({gather})}).find("comm_type: 3 is no collective simtrain models") !=
+        std::string::npos);
 
   std::string truncated = file_of({comp_node(1, 5)});
   truncated.pop_back();
@@ -199,7 +204,8 @@ TEST_CASE("bad Chakra files are refused with the file and node") {
   CHECK(error_of({huge}).find("past the end of the file") != std::string::npos);
 
   CHECK(error_of({"{\"schema\": 1}"}).find("t.0.et: message at byte 0 claims 123 bytes") == 0);  // JSON
-  CHECK(error_of({std::string("\x02\xff\xff", 3)}) == "t.0.et: does not start with a Chakra GlobalMetadata message");
+  CHECK(error_of({std::string("\x02\xff\xff", 3)}) ==
+        "t.0.et: does not start with a Chakra GlobalMetadata message");
 }
 
 TEST_CASE("looks_like_chakra: a GlobalMetadata first, not JSON or gzip") {

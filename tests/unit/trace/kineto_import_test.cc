@@ -2,6 +2,8 @@
 // step window, DDP's scale-out, recorded collectives, and the errors for traces that cannot be replayed.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/trace/host_dispatch.h"
 #include "simulator/trace/kineto_import.h"
@@ -44,7 +46,7 @@ TEST_CASE("each launch is a host op then a kernel on its stream; a sync makes th
   CHECK(p.ops[1].deps == std::vector<std::uint32_t>{0});
   CHECK(p.ops[1].compute.kind == ComputeKind::Gemm);
   // Fewer than 16 queued kernel pairs: the default gap between kernels is added to the recorded time.
-  CHECK(p.ops[1].compute.duration_s == doctest::Approx(50e-6 + 1.3e-6));
+  CHECK(p.ops[1].compute.duration_s == simtrain::testing::Approx(50e-6 + 1.3e-6));
   CHECK(p.ops[2].deps.empty());
   CHECK(p.ops[3].deps == std::vector<std::uint32_t>{1});  // after the sync: waits for the gemm
   CHECK(p.ops[4].deps == std::vector<std::uint32_t>{3});
@@ -59,12 +61,13 @@ TEST_CASE("host ops are the profiled host work scaled to the unprofiled host, an
   // and its self time is 100 - 1 µs of launch call), and the launch call itself (1 µs, under the cost).
   const double stretch0 = 100e-6 + (99e-6 - kProfilerCostPerEvent_s);
   const Trace t = imported(d);
-  CHECK(t.programs[0].ops[0].compute.duration_s == doctest::Approx(kDefaultHostSpeedFraction * stretch0));
+  CHECK(t.programs[0].ops[0].compute.duration_s ==
+        simtrain::testing::Approx(kDefaultHostSpeedFraction * stretch0));
   ImportOptions faster;
   faster.host_speed = 2;
   const Trace fast = imported(d, faster);
   CHECK(fast.programs[0].ops[0].compute.duration_s ==
-        doctest::Approx(kDefaultHostSpeedFraction * stretch0 / 2));
+        simtrain::testing::Approx(kDefaultHostSpeedFraction * stretch0 / 2));
 }
 
 TEST_CASE("the last ProfilerStep window is taken unless --step names another") {
@@ -88,17 +91,18 @@ TEST_CASE("where two windows launched the same kernels, each host stretch is the
   d.step(2, 0, 1000).step(3, 1000, 1000);
   d.launch("k", 100, 110, 5, 1).launch("k", 1400, 1410, 5, 2);
   const Trace t = imported(d);
-  CHECK(t.programs[0].ops[0].compute.duration_s == doctest::Approx(kDefaultHostSpeedFraction * 100e-6));
+  CHECK(t.programs[0].ops[0].compute.duration_s ==
+        simtrain::testing::Approx(kDefaultHostSpeedFraction * 100e-6));
   ImportOptions step3;
   step3.step = 3;
   CHECK(imported(d, step3).programs[0].ops[0].compute.duration_s ==
-        doctest::Approx(kDefaultHostSpeedFraction * 400e-6));
+        simtrain::testing::Approx(kDefaultHostSpeedFraction * 400e-6));
   // Windows that launched different kernels are not compared.
   KinetoDoc other;
   other.step(2, 0, 1000).step(3, 1000, 1000);
   other.launch("k", 100, 110, 5, 1).launch("different", 1400, 1410, 5, 2);
   CHECK(imported(other).programs[0].ops[0].compute.duration_s ==
-        doctest::Approx(kDefaultHostSpeedFraction * 400e-6));
+        simtrain::testing::Approx(kDefaultHostSpeedFraction * 400e-6));
 }
 
 TEST_CASE("a trace without ProfilerStep windows is one step, with a warning") {
@@ -211,7 +215,8 @@ TEST_CASE("scaled out as FSDP: each unit gathered before its forward and backwar
   CHECK(waits_for("optimizer", "fsdp unit 0 reduce-scatter"));
   CHECK(waits_for("optimizer", "fsdp unit 1 reduce-scatter"));
   // The optimizer updates a quarter of the parameters: 40 us / 4, plus the GPU's gap between kernels.
-  CHECK(p.ops[index_of("optimizer")].compute.duration_s == doctest::Approx(10e-6 + 1.3e-6).epsilon(0.01));
+  CHECK(p.ops[index_of("optimizer")].compute.duration_s ==
+        simtrain::testing::Approx(10e-6 + 1.3e-6).epsilon(0.01));
 }
 
 TEST_CASE("FSDP needs the backward pass the autograd engine recorded") {

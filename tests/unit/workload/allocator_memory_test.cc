@@ -2,6 +2,8 @@
 // step, term by term.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/allocator_memory.h"
 
@@ -17,7 +19,7 @@ TEST_CASE("fp32 weights and optimizer states, and autocast's 16-bit copies of GE
   // Every Linear's weight and bias, and the tied LM head's 50,257 x 1,600 embedding matrix: everything
   // but the position table and the norms, in bf16.
   const double norms = 2 * 1600.0 * (2 * 48 + 1);
-  CHECK(peak.weight_casts_bytes == doctest::Approx(2 * (p - 1024.0 * 1600 - norms)));
+  CHECK(peak.weight_casts_bytes == simtrain::testing::Approx(2 * (p - 1024.0 * 1600 - norms)));
   CHECK(estimate_allocator_peak(gpt2, 4, Precision::FP32, 8).weight_casts_bytes == 0);
 }
 
@@ -41,7 +43,7 @@ TEST_CASE("activations grow with the batch; reserved is a fixed share above allo
   const Model resnet = build_model("resnet50");
   const AllocatorPeak one = estimate_allocator_peak(resnet, 1, Precision::AMP_FP16, 4);
   const AllocatorPeak many = estimate_allocator_peak(resnet, 32, Precision::AMP_FP16, 4);
-  CHECK(many.activations_bytes == doctest::Approx(32 * one.activations_bytes));
-  CHECK(many.reserved_bytes() == doctest::Approx(1.077 * many.allocated_bytes()));
+  CHECK(many.activations_bytes == simtrain::testing::Approx(32 * one.activations_bytes));
+  CHECK(many.reserved_bytes() == simtrain::testing::Approx(1.077 * many.allocated_bytes()));
   CHECK_THROWS_AS(estimate_allocator_peak(resnet, 0, Precision::AMP_FP16, 4), Error);
 }

@@ -2,6 +2,8 @@
 // gradient accumulation, the optimizer step, metadata and configuration errors.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <map>
 #include <set>
 
@@ -166,7 +168,7 @@ TEST_CASE(
     CHECK(op.compute.dtype == DType::FP32);
     bytes += op.compute.bytes;
   }
-  CHECK(bytes == doctest::Approx((20.0 + 8) * 25557032 + 16));
+  CHECK(bytes == simtrain::testing::Approx((20.0 + 8) * 25557032 + 16));
   std::vector<std::uint32_t> reduce_indices;
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     if (program.ops[i].type == trace::OpType::Collective) reduce_indices.push_back(i);
@@ -190,11 +192,13 @@ TEST_CASE("the trace metadata describe the global batch and its model FLOPs") {
   CHECK(meta.parallelism == "ddp");
   CHECK(meta.samples_per_iteration == 64);
   CHECK(meta.tokens_per_iteration == 64 * 128);
-  CHECK(meta.model_flops_per_iteration == doctest::Approx(3 * model.forward_flops_per_sample() * 64));
+  CHECK(meta.model_flops_per_iteration ==
+        simtrain::testing::Approx(3 * model.forward_flops_per_sample() * 64));
   CHECK(meta.compute_dtype == DType::BF16);
   CHECK(meta.peak_memory_bytes ==
-        doctest::Approx(estimate_data_parallel_memory(model, 8, Precision::AMP_BF16, 8, config.bucket_bytes)
-                            .total_bytes()));
+        simtrain::testing::Approx(
+            estimate_data_parallel_memory(model, 8, Precision::AMP_BF16, 8, config.bucket_bytes)
+                .total_bytes()));
   config.model = "resnet50";
   CHECK(generate_data_parallel_trace(config).metadata.tokens_per_iteration == 0);
 }

@@ -2,6 +2,8 @@
 // mode adds under autocast, counted in bytes of the tensors they read and write.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/workload/attention_work.h"
 #include "simulator/workload/eager_pytorch.h"
 
@@ -87,7 +89,7 @@ TEST_CASE("rotary embeddings run as rotate_half, in fp32 against fp32 cos and si
   REQUIRE(k.forward.size() == 12);
   REQUIRE(k.backward.size() == 14);
   // Bytes per element: * cos 2 + 4 -> 4, neg 1 -> 1, cat 2 -> 2, * sin 2 + 4 -> 4, + 8 -> 4, cast 4 -> 2.
-  CHECK(total_bytes(k.forward) == doctest::Approx(elements * (10 + 2 + 4 + 10 + 12 + 6)));
+  CHECK(total_bytes(k.forward) == simtrain::testing::Approx(elements * (10 + 2 + 4 + 10 + 12 + 6)));
   // Without autocast nothing is cast.
   const LayerKernels fp32 = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::FP32);
   CHECK(fp32.forward.size() == 10);

@@ -1,6 +1,8 @@
 // Specification of with_hugging_face_projections (hugging_face_layout.h).
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "simulator/workload/hugging_face_layout.h"
 
 using namespace simtrain;
@@ -10,7 +12,7 @@ TEST_CASE("a Megatron-layout decoder gets Hugging Face's separate q, k, v and ga
   const Model megatron = build_model("llama3-8b");  // grouped-query attention: 8 of 32 heads for k and v
   const Model hf = with_hugging_face_projections(megatron);
   CHECK(hf.parameters() == megatron.parameters());
-  CHECK(hf.forward_flops_per_sample() == doctest::Approx(megatron.forward_flops_per_sample()));
+  CHECK(hf.forward_flops_per_sample() == simtrain::testing::Approx(megatron.forward_flops_per_sample()));
   CHECK(hf.layers.size() == megatron.layers.size() + 3 * 32);
   double saved_megatron = 0, saved_hf = 0;
   for (const Layer& l : megatron.layers) saved_megatron += l.saved_activation_elements_per_sample;

@@ -3,6 +3,8 @@
 // hyper-parameters that model-parallel plans read from Model::transformer.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -81,7 +83,7 @@ TEST_CASE("every row of megatron_a100_selene.csv names a zoo model of exactly it
     // weights, biases, LayerNorms, the tied word embedding and the position table exactly as we do.
     const double l = t.layers, h = t.hidden, v = t.vocab, s = model.seq_len;
     CHECK(model.parameters() ==
-          doctest::Approx(12 * l * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l * h))));
+          simtrain::testing::Approx(12 * l * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l * h))));
     if (const std::string quoted = column(row, "params_B"); !quoted.empty()) {
       // Table 1 rounds to 2-4 digits ("1.7" for 1.65 B): allow 2% or half a unit in the last digit.
       const double published = std::stod(quoted) * 1e9;
@@ -99,8 +101,8 @@ TEST_CASE("GPT-3 175B has 174.6 B parameters with GPT-2's vocabulary, 11.6 M mor
   // Brown et al. 2020, Table 2.1, quote 175.0 B; counting 12 l h^2 + 13 l h + (50,257 + 2,048) h + 2h gives
   // 174.59 B. Megatron-LM pads the vocabulary to 51,200 (megatron_a100_selene.csv): 943 more rows of 12,288.
   const Model model = build_model("gpt3-175b");
-  CHECK(model.parameters() == doctest::Approx(174.6e9).epsilon(kPublishedTolerance));
-  CHECK(model.parameters() == doctest::Approx(175.0e9).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(174.6e9).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(175.0e9).epsilon(kPublishedTolerance));
   const double l = 96, h = 12288;
   CHECK(model.parameters() == 12 * l * h * h + 13 * l * h + (51200 + 2048) * h + 2 * h);
   CHECK(model.seq_len == 2048);
@@ -139,7 +141,8 @@ TEST_CASE("Llama 3 and 3.1 have their published parameter counts and share their
   // Llama-3.1-405B: 405.85 B (Dubey et al. 2024 quote 8 B, 70 B, 405 B).
   CHECK(build_model("llama3-8b").parameters() == 8030261248.0);
   CHECK(build_model("llama3-70b").parameters() == 70553706496.0);
-  CHECK(build_model("llama3.1-405b").parameters() == doctest::Approx(405.85e9).epsilon(kPublishedTolerance));
+  CHECK(build_model("llama3.1-405b").parameters() ==
+        simtrain::testing::Approx(405.85e9).epsilon(kPublishedTolerance));
   for (const char* size : {"8b", "70b", "405b"}) {
     const Model llama3 = build_model(std::string("llama3-") + size);
     const Model llama31 = build_model(std::string("llama3.1-") + size);
@@ -176,7 +179,7 @@ TEST_CASE("grouped-query attention narrows the K and V projections to kv_heads h
   // Forward per token: 2 x 4096 x (6144 + 4096 + 3 x 14336) per layer, the LM head, and the attention
   // matmuls of 32 full heads.
   const double s = 8192, gemm = 2 * 4096.0 * (6144 + 4096 + 3 * 14336) * 32 + 2 * 4096.0 * 128256;
-  CHECK(model.forward_flops_per_sample() == doctest::Approx(s * gemm + 32 * 4 * s * s * 4096));
+  CHECK(model.forward_flops_per_sample() == simtrain::testing::Approx(s * gemm + 32 * 4 * s * s * 4096));
 }
 
 TEST_CASE("Mixtral-8x7B counts every expert's parameters but runs two experts per token") {
@@ -185,7 +188,7 @@ TEST_CASE("Mixtral-8x7B counts every expert's parameters but runs two experts pe
   const Model model = build_model("mixtral-8x7b");
   CHECK(model.parameters() == 46702792704.0);
   CHECK(model.active_parameters() == model.parameters() - 32 * 6 * 3 * 4096.0 * 14336);
-  CHECK(model.active_parameters() == doctest::Approx(12.88e9).epsilon(kPublishedTolerance));
+  CHECK(model.active_parameters() == simtrain::testing::Approx(12.88e9).epsilon(kPublishedTolerance));
   const TransformerConfig& t = *model.transformer;
   CHECK(t.experts == 8);
   CHECK(t.experts_per_token == 2);
@@ -194,17 +197,17 @@ TEST_CASE("Mixtral-8x7B counts every expert's parameters but runs two experts pe
   // FLOPs follow the active parameters: 2 per active weight per token (less the embedding, which is a
   // gather) plus attention.
   const double s = 4096, embedding = 32000.0 * 4096;
-  CHECK(
-      model.forward_flops_per_sample() ==
-      doctest::Approx(2 * s * (model.active_parameters() - embedding) + 32 * 4 * s * s * 4096).epsilon(1e-4));
+  CHECK(model.forward_flops_per_sample() ==
+        simtrain::testing::Approx(2 * s * (model.active_parameters() - embedding) + 32 * 4 * s * s * 4096)
+            .epsilon(1e-4));
 }
 
 TEST_CASE("DeepSeekMoE 16B has 16.4 B parameters and 2.8 B active ones") {
   // Dai et al. 2024 (DeepSeekMoE), Table: 16.4 B total, 2.8 B activated; Hugging Face deepseek-moe-16b-base
   // reports 16.38 B. One dense first layer, then 64 routed experts (top-6) and 2 shared ones.
   const Model model = build_model("deepseek-moe-16b");
-  CHECK(model.parameters() == doctest::Approx(16.38e9).epsilon(kPublishedTolerance));
-  CHECK(model.active_parameters() == doctest::Approx(2.8e9).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(16.38e9).epsilon(kPublishedTolerance));
+  CHECK(model.active_parameters() == simtrain::testing::Approx(2.8e9).epsilon(kPublishedTolerance));
   const TransformerConfig& t = *model.transformer;
   CHECK(t == TransformerConfig{.layers = 28,
                                .hidden = 2048,

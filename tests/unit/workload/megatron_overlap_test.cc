@@ -4,6 +4,8 @@
 // (--overlap-p2p-communication). Their effect on simulated time is in tests/cli/overlap.sh.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "tests/support/megatron_fixtures.h"
 
 #include <algorithm>
@@ -54,7 +56,7 @@ TEST_CASE("userbuffers: the all-gather before a column-parallel GEMM gates the k
     if (p.ops[i].type == trace::OpType::Compute) gated = depends_on(p.ops[i], gather);
   CHECK(gated);
   // The full activation is gathered, as without the overlap.
-  CHECK(p.ops[gather].collective.bytes == doctest::Approx(128.0 * 256 * 2));
+  CHECK(p.ops[gather].collective.bytes == simtrain::testing::Approx(128.0 * 256 * 2));
 }
 
 TEST_CASE("userbuffers: a reduce-scatter's first tp - 1 chunks run under its GEMM, the last after it") {
@@ -69,8 +71,8 @@ TEST_CASE("userbuffers: a reduce-scatter's first tp - 1 chunks run under its GEM
   REQUIRE(chunks);
   REQUIRE(last);
   const double whole = 128.0 * 256 * 2;
-  CHECK(chunks->collective.bytes == doctest::Approx(whole * 3 / 4));
-  CHECK(last->collective.bytes == doctest::Approx(whole / 4));
+  CHECK(chunks->collective.bytes == simtrain::testing::Approx(whole * 3 / 4));
+  CHECK(last->collective.bytes == simtrain::testing::Approx(whole / 4));
   const std::uint32_t gemm = index_of(p, "mb0.c0.layer0.out_proj.fwd");
   CHECK(!depends_on(*chunks, gemm));  // not after the GEMM: beside it
   CHECK(depends_on(*last, gemm));
@@ -128,7 +130,7 @@ TEST_CASE("overlapped parameter gathers: issued at the step's start, each before
       after_bytes += op.collective.bytes;
       CHECK(!op.deps.empty());  // after the optimizer step
     }
-  CHECK(after_bytes == doctest::Approx(gathered));
+  CHECK(after_bytes == simtrain::testing::Approx(gathered));
 }
 
 TEST_CASE("interleaved pipelines send asynchronously unless told not to") {

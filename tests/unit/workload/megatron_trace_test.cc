@@ -3,6 +3,8 @@
 // gathers, and metadata. End-to-end replays are in tests/unit/run/megatron_replay_test.cc.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "tests/support/megatron_fixtures.h"
 
 #include <map>
@@ -128,17 +130,17 @@ TEST_CASE("gradient buckets carry the stage's parameters once, reduced after the
   const double stage0 = 4 * layer + 1024 * h / 2, stage1 = 4 * layer + 2 * h + 1024 * h / 2;
   // bf16 training reduces fp32 gradients: 4 bytes per parameter; all buckets in the last micro-batch.
   CHECK(collective_bytes(t.programs[0], "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
-        doctest::Approx(4 * stage0));
+        simtrain::testing::Approx(4 * stage0));
   CHECK(collective_bytes(t.programs[1], "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
-        doctest::Approx(4 * stage1));
+        simtrain::testing::Approx(4 * stage1));
   CHECK(collective_bytes(t.programs[0], "mb3.", trace::CollectiveKind::AllReduce) >= 4 * stage0);
 
   c.distributed_optimizer = true;
   const trace::Trace d = generate_megatron_trace(m, "gpt-small", c);
   CHECK(collective_bytes(d.programs[0], "grad_reduce_scatter", trace::CollectiveKind::ReduceScatter) ==
-        doctest::Approx(4 * stage0));
+        simtrain::testing::Approx(4 * stage0));
   CHECK(collective_bytes(d.programs[0], "param_all_gather", trace::CollectiveKind::AllGather) ==
-        doctest::Approx(2 * stage0));
+        simtrain::testing::Approx(2 * stage0));
   CHECK(d.metadata.parallelism == "tp2 pp2 vpp1 dp2 dist-opt");
 }
 
@@ -175,8 +177,8 @@ TEST_CASE("without overlap the gradient buckets are reduced after the stage's la
         CHECK(op.deps == std::vector<std::uint32_t>{static_cast<std::uint32_t>(last)});
     // The same bytes are reduced either way.
     CHECK(collective_bytes(p, "grad_all_reduce", trace::CollectiveKind::AllReduce) ==
-          doctest::Approx(collective_bytes(overlapped.programs[stage], "grad_all_reduce",
-                                           trace::CollectiveKind::AllReduce)));
+          simtrain::testing::Approx(collective_bytes(overlapped.programs[stage], "grad_all_reduce",
+                                                     trace::CollectiveKind::AllReduce)));
   }
 }
 
@@ -266,7 +268,8 @@ TEST_CASE("ZeRO-2 reduce-scatters gradients after every micro-batch and gathers 
   CHECK(collective_bytes(p, "param_all_gather", trace::CollectiveKind::AllGather) > 0);
   // DeepSpeed reduces 16-bit gradients: 2 bytes per parameter.
   const double h = 256, parameters = 8 * (12 * h * h + 13 * h) + 2 * 1024 * h + 2 * h;
-  CHECK(collective_bytes(p, "mb2.", trace::CollectiveKind::ReduceScatter) == doctest::Approx(2 * parameters));
+  CHECK(collective_bytes(p, "mb2.", trace::CollectiveKind::ReduceScatter) ==
+        simtrain::testing::Approx(2 * parameters));
 }
 
 TEST_CASE("FP8 training runs the layers' GEMMs in FP8 and says so in the parallelism string") {
@@ -305,12 +308,13 @@ TEST_CASE(
   CHECK(amax == 0);
   CHECK(fp4 == 0);
   const double tensorwise = casts(QuantRecipe::Tensorwise, amax, fp4);
-  CHECK(amax == 8 * 2 * 4);                       // 8 layers x (activation, output gradient) x 4 GEMMs
-  CHECK(tensorwise == doctest::Approx(delayed));  // the same cast; the amax pass is a kernel of its own
+  CHECK(amax == 8 * 2 * 4);  // 8 layers x (activation, output gradient) x 4 GEMMs
+  CHECK(tensorwise ==
+        simtrain::testing::Approx(delayed));  // the same cast; the amax pass is a kernel of its own
   // MXFP8 adds an e8m0 scale per 32 elements in each direction to the bf16 read and two FP8 copies.
-  CHECK(casts(QuantRecipe::MXFP8, amax, fp4) == doctest::Approx(delayed * (2 + 2 + 2.0 / 32) / 4));
+  CHECK(casts(QuantRecipe::MXFP8, amax, fp4) == simtrain::testing::Approx(delayed * (2 + 2 + 2.0 / 32) / 4));
   // NVFP4: two 4-bit copies and an e4m3 scale per 16 elements each, after an amax pass; FP4 GEMMs.
-  CHECK(casts(QuantRecipe::NVFP4, amax, fp4) == doctest::Approx(delayed * (2 + 1 + 2.0 / 16) / 4));
+  CHECK(casts(QuantRecipe::NVFP4, amax, fp4) == simtrain::testing::Approx(delayed * (2 + 1 + 2.0 / 16) / 4));
   CHECK(amax == 8 * 2 * 4);
   CHECK(fp4 == 8 * 3 * 4);
 }
@@ -338,7 +342,7 @@ TEST_CASE("metadata: samples, tokens, model FLOPs and the parallelism string") {
   CHECK(t.metadata.tokens_per_iteration == 8 * 128);
   const double h = 256, l = 8, s = 128, v = 1024;
   CHECK(t.metadata.model_flops_per_iteration ==
-        doctest::Approx(72 * 8 * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))));
+        simtrain::testing::Approx(72 * 8 * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))));
   CHECK(t.metadata.peak_memory_bytes > 0);
 }
 

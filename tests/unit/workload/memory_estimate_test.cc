@@ -1,6 +1,8 @@
 // Specification of the per-GPU memory estimate of data-parallel training, term by term.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/data_parallel.h"
 #include "simulator/workload/memory_estimate.h"
@@ -32,7 +34,7 @@ TEST_CASE("weights, gradients, optimizer states and DDP buckets are fp32 copies 
   CHECK(m.communication_buffers_bytes == 4 * p);
   CHECK(m.workspace_bytes == 1 * kGiB);
   CHECK(m.activations_bytes == saved_elements(model, "") * 32 * 2);
-  CHECK(m.total_bytes() == doctest::Approx(16 * p + m.activations_bytes + kGiB));
+  CHECK(m.total_bytes() == simtrain::testing::Approx(16 * p + m.activations_bytes + kGiB));
   // Without bucketing there is no flat gradient copy.
   CHECK(estimate_data_parallel_memory(model, 32, Precision::AMP_FP16, 4, 0).communication_buffers_bytes == 0);
 }

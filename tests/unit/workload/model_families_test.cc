@@ -5,6 +5,8 @@
 // counts, FLOPs against closed forms, and the Megatron kernels against the model's FLOPs.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <map>
 
 #include "simulator/workload/attention_shape.h"
@@ -66,11 +68,11 @@ TEST_CASE("DeepSeek-V3 has 671 B parameters, 37 B active, and a 11.6 B multi-tok
   double mtp = 0;
   for (const auto& [name, count] : p)
     if (name.starts_with("mtp.")) mtp += count;
-  CHECK(model.parameters() - mtp == doctest::Approx(671e9).epsilon(kPublishedTolerance));
-  CHECK(mtp == doctest::Approx(11.61e9).epsilon(0.001));
+  CHECK(model.parameters() - mtp == simtrain::testing::Approx(671e9).epsilon(kPublishedTolerance));
+  CHECK(mtp == simtrain::testing::Approx(11.61e9).epsilon(0.001));
   const double idle_mtp_experts = (256 - 8) * 3 * 7168.0 * 2048;
   CHECK(model.active_parameters() - (mtp - idle_mtp_experts) ==
-        doctest::Approx(37e9).epsilon(kPublishedTolerance));
+        simtrain::testing::Approx(37e9).epsilon(kPublishedTolerance));
   // Multi-latent attention's projections, layer 0 (Megatron-Core's names).
   CHECK(p.at("decoder.layers.0.self_attention.linear_q_down_proj") == 7168.0 * 1536);
   CHECK(p.at("decoder.layers.0.self_attention.linear_q_up_proj") == 1536.0 * 128 * (128 + 64));
@@ -97,18 +99,18 @@ TEST_CASE("DeepSeek-V3's FLOPs: 2 per active weight and token, the attention squ
   const double mtp_head = 7168.0 * 129280;
   const double attention = attention_flops(t, s) * (t.layers + 1) / t.layers;
   CHECK(model.forward_flops_per_sample() ==
-        doctest::Approx(2 * s * (model.active_parameters() - embedding + mtp_head) + attention)
+        simtrain::testing::Approx(2 * s * (model.active_parameters() - embedding + mtp_head) + attention)
             .epsilon(kNormTolerance));
   // Megatron's per-token count (the MFU numerator) agrees with the zoo's layer list.
   CHECK(forward_flops_per_token(t, 4096) * s ==
-        doctest::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
+        simtrain::testing::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
 }
 
 TEST_CASE("Kimi K2 is DeepSeek-V3 with 64 heads, 384 experts, one dense layer: 1.04 T, 32 B active") {
   // Moonshot AI (Kimi K2 model card): 1.04 T total parameters, 32 B activated (32.6 B in the report).
   const Model model = build_model("kimi-k2");
-  CHECK(model.parameters() == doctest::Approx(1.04e12).epsilon(kPublishedTolerance));
-  CHECK(model.active_parameters() == doctest::Approx(32.6e9).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(1.04e12).epsilon(kPublishedTolerance));
+  CHECK(model.active_parameters() == simtrain::testing::Approx(32.6e9).epsilon(kPublishedTolerance));
   const TransformerConfig& t = *model.transformer;
   CHECK(t.heads == 64);
   CHECK(t.experts == 384);
@@ -116,7 +118,7 @@ TEST_CASE("Kimi K2 is DeepSeek-V3 with 64 heads, 384 experts, one dense layer: 1
   CHECK(t.mtp_layers == 0);
   const double s = 4096, embedding = 163840.0 * 7168;
   CHECK(model.forward_flops_per_sample() ==
-        doctest::Approx(2 * s * (model.active_parameters() - embedding) + attention_flops(t, s))
+        simtrain::testing::Approx(2 * s * (model.active_parameters() - embedding) + attention_flops(t, s))
             .epsilon(kNormTolerance));
 }
 
@@ -125,8 +127,8 @@ TEST_CASE(
   // Qwen team 2025 (Qwen3 technical report, Table 2 and the model cards): Qwen3-30B-A3B 30.5 B total,
   // 3.3 B activated; Qwen3-235B-A22B 235 B total, 22 B activated.
   const Model small = build_model("qwen3-30b-a3b");
-  CHECK(small.parameters() == doctest::Approx(30.5e9).epsilon(kPublishedTolerance));
-  CHECK(small.active_parameters() == doctest::Approx(3.3e9).epsilon(kPublishedTolerance));
+  CHECK(small.parameters() == simtrain::testing::Approx(30.5e9).epsilon(kPublishedTolerance));
+  CHECK(small.active_parameters() == simtrain::testing::Approx(3.3e9).epsilon(kPublishedTolerance));
   const auto p = parameters_by_layer(small);
   // q: 32 heads of 128, k and v: 4 heads of 128, from hidden 2,048; the output projection back to 2,048.
   CHECK(p.at("decoder.layers.0.self_attention.linear_qkv") == 2048.0 * (32 + 2 * 4) * 128);
@@ -134,14 +136,15 @@ TEST_CASE(
   const double s = 4096;
   const TransformerConfig& t = *small.transformer;
   CHECK(small.forward_flops_per_sample() ==
-        doctest::Approx(2 * s * (small.active_parameters() - 151936.0 * 2048) + 48 * 4 * s * s * 32 * 128)
+        simtrain::testing::Approx(2 * s * (small.active_parameters() - 151936.0 * 2048) +
+                                  48 * 4 * s * s * 32 * 128)
             .epsilon(kNormTolerance));
   CHECK(forward_flops_per_token(t, 4096) * s ==
-        doctest::Approx(small.forward_flops_per_sample()).epsilon(kNormTolerance));
+        simtrain::testing::Approx(small.forward_flops_per_sample()).epsilon(kNormTolerance));
 
   const Model large = build_model("qwen3-235b-a22b");
-  CHECK(large.parameters() == doctest::Approx(235e9).epsilon(kPublishedTolerance));
-  CHECK(large.active_parameters() == doctest::Approx(22e9).epsilon(kPublishedTolerance));
+  CHECK(large.parameters() == simtrain::testing::Approx(235e9).epsilon(kPublishedTolerance));
+  CHECK(large.active_parameters() == simtrain::testing::Approx(22e9).epsilon(kPublishedTolerance));
 }
 
 TEST_CASE("GPT-OSS-120B: 116.8 B parameters, 5.1 B active; half its layers attend to 128 keys") {
@@ -150,8 +153,9 @@ TEST_CASE("GPT-OSS-120B: 116.8 B parameters, 5.1 B active; half its layers atten
   const Model model = build_model("gpt-oss-120b");
   const TransformerConfig& t = *model.transformer;
   const double embedding = 201088.0 * 2880;
-  CHECK(model.parameters() == doctest::Approx(116.83e9).epsilon(0.001));
-  CHECK(model.active_parameters() - embedding == doctest::Approx(5.13e9).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(116.83e9).epsilon(0.001));
+  CHECK(model.active_parameters() - embedding ==
+        simtrain::testing::Approx(5.13e9).epsilon(kPublishedTolerance));
   // Layer 0 slides (Hugging Face's layer_types start with sliding_attention), layer 1 attends to all.
   CHECK(is_window_layer(t, 0));
   CHECK_FALSE(is_window_layer(t, 1));
@@ -159,13 +163,13 @@ TEST_CASE("GPT-OSS-120B: 116.8 B parameters, 5.1 B active; half its layers atten
   CHECK_FALSE(is_window_layer(t, 35));
   const double s = 4096;
   const double attention = 18 * 2 * s * 64 * (128 + s) * (64 + 64);
-  CHECK(attention_flops(t, s) == doctest::Approx(attention));
+  CHECK(attention_flops(t, s) == simtrain::testing::Approx(attention));
   // GPT-OSS also has biases (1.5 M active ones beside 0.2 M norm weights, 3.3e-4 of its active weights),
   // which add no GEMM FLOPs.
   CHECK(model.forward_flops_per_sample() ==
-        doctest::Approx(2 * s * (model.active_parameters() - embedding) + attention).epsilon(5e-4));
+        simtrain::testing::Approx(2 * s * (model.active_parameters() - embedding) + attention).epsilon(5e-4));
   CHECK(forward_flops_per_token(t, 4096) * s ==
-        doctest::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
+        simtrain::testing::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
 }
 
 TEST_CASE("a sliding-window layer's attention kernel does the window's tiles, not the sequence's") {
@@ -175,9 +179,9 @@ TEST_CASE("a sliding-window layer's attention kernel does the window's tiles, no
   const double full = attention_kernel_flops(transformer_layer_steps(t, shard, true, false).forward);
   const double window = attention_kernel_flops(transformer_layer_steps(t, shard, true, true).forward);
   // 32 key tiles of 128; causal: 33/64 of them; a 128-key window: 2 tiles per query tile, 2/32.
-  CHECK(flash_attention_tile_fraction(4096, true) == doctest::Approx(33.0 / 64));
-  CHECK(sliding_window_tile_fraction(4096, 128) == doctest::Approx(2.0 / 32));
-  CHECK(window / full == doctest::Approx((2.0 / 32) / (33.0 / 64)));
+  CHECK(flash_attention_tile_fraction(4096, true) == simtrain::testing::Approx(33.0 / 64));
+  CHECK(sliding_window_tile_fraction(4096, 128) == simtrain::testing::Approx(2.0 / 32));
+  CHECK(window / full == simtrain::testing::Approx((2.0 / 32) / (33.0 / 64)));
 }
 
 TEST_CASE(
@@ -189,9 +193,9 @@ TEST_CASE(
   const double tokens = 4096;
   const double core = 2.0 * t.heads * tokens * (192 + 128);
   CHECK(gemm_flops(moe.forward) ==
-        doctest::Approx(tokens * (layer_forward_flops_per_token(t, 3, 4096) - core)));
+        simtrain::testing::Approx(tokens * (layer_forward_flops_per_token(t, 3, 4096) - core)));
   CHECK(attention_kernel_flops(moe.forward) ==
-        doctest::Approx(tokens * core * flash_attention_tile_fraction(4096, true)));
+        simtrain::testing::Approx(tokens * core * flash_attention_tile_fraction(4096, true)));
   // Under TP 8 the up-projections and the output projection split by heads; the down-projections do not.
   shard.tp = 8;
   const LayerSteps split = transformer_layer_steps(t, shard, false);
@@ -202,7 +206,7 @@ TEST_CASE(
   // Parameters: the duplicated down-projections and latent norms stay whole on every TP rank.
   const PartParameters p = transformer_layer_parameters(t, shard, false);
   const double replicated = 7168.0 * 1536 + 7168.0 * 576 + 1536 + 512 + 2 * 7168;
-  CHECK(p.per_gpu == doctest::Approx(replicated + (p.total - replicated) / 8));
+  CHECK(p.per_gpu == simtrain::testing::Approx(replicated + (p.total - replicated) / 8));
 }
 
 TEST_CASE("the MTP module rides on the LM head: its layer, projection, head GEMM and loss") {
@@ -213,10 +217,10 @@ TEST_CASE("the MTP module rides on the LM head: its layer, projection, head GEMM
   const double tokens = 4096;
   const double expected = tokens * (2 * 2 * 7168.0 * 7168 + 2 * 7168.0 * 129280 +
                                     layer_forward_flops_per_token(t, 60, 4096) - 2.0 * 128 * tokens * 320);
-  CHECK(gemm_flops(mtp.forward) == doctest::Approx(expected));
+  CHECK(gemm_flops(mtp.forward) == simtrain::testing::Approx(expected));
   CHECK(mtp.backward.front().name.starts_with("mtp0."));
   const PartParameters p = mtp_parameters(t, shard);
-  CHECK(p.total == doctest::Approx(11.61e9).epsilon(0.001));
+  CHECK(p.total == simtrain::testing::Approx(11.61e9).epsilon(0.001));
 }
 
 TEST_CASE("Nemotron-H-8B: 24 Mamba-2, 4 attention and 24 MLP blocks, 8.1 B parameters") {
@@ -225,7 +229,7 @@ TEST_CASE("Nemotron-H-8B: 24 Mamba-2, 4 attention and 24 MLP blocks, 8.1 B param
   // the 24 Mamba blocks' input norms).
   const Model model = build_model("nemotron-h-8b");
   const TransformerConfig& t = *model.transformer;
-  CHECK(model.parameters() == doctest::Approx(8.1009e9).epsilon(1e-4));
+  CHECK(model.parameters() == simtrain::testing::Approx(8.1009e9).epsilon(1e-4));
   const auto p = parameters_by_layer(model);
   // in_proj to z and x (2 x 8,192), B and C (2 x 8 groups x 128) and dt (128 heads).
   CHECK(p.at("decoder.layers.0.mixer.in_proj") == 4096.0 * (2 * 8192 + 2 * 8 * 128 + 128));
@@ -237,7 +241,7 @@ TEST_CASE("Nemotron-H-8B: 24 Mamba-2, 4 attention and 24 MLP blocks, 8.1 B param
   CHECK_FALSE(is_moe_layer(t, 1));
   // The model's FLOPs per token (Megatron's count) agree with the zoo's layer list.
   CHECK(forward_flops_per_token(t, 8192) * 8192 ==
-        doctest::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
+        simtrain::testing::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
 }
 
 TEST_CASE("a Mamba-2 block's Megatron kernels: GEMMs split over TP, the scan by heads, parameters likewise") {
@@ -247,14 +251,14 @@ TEST_CASE("a Mamba-2 block's Megatron kernels: GEMMs split over TP, the scan by 
   shard.tp = 2;
   const LayerSteps mamba = hybrid_layer_steps(t, shard, 'M');
   const double tokens = 8192, gemm_weights = 4096.0 * (2 * 8192 + 2 * 8 * 128 + 128) + 8192.0 * 4096;
-  CHECK(gemm_flops(mamba.forward) == doctest::Approx(tokens * 2 * gemm_weights / 2));
+  CHECK(gemm_flops(mamba.forward) == simtrain::testing::Approx(tokens * 2 * gemm_weights / 2));
   // The scan: per token and local head 2 Q P + 4 N P, per local group 2 Q N (Q = 128-token chunks).
   CHECK(attention_kernel_flops(mamba.forward) ==
-        doctest::Approx(tokens * (64 * (2 * 128 * 64 + 4 * 128 * 64) + 4 * 2 * 128 * 128)));
+        simtrain::testing::Approx(tokens * (64 * (2 * 128 * 64 + 4 * 128 * 64) + 4 * 2 * 128 * 128)));
   const PartParameters p = hybrid_layer_parameters(t, shard, 'M');
-  CHECK(p.per_gpu == doctest::Approx((p.total - 4096) / 2 + 4096));
+  CHECK(p.per_gpu == simtrain::testing::Approx((p.total - 4096) / 2 + 4096));
   // An MLP block is a layer's MLP half: its GEMMs and nothing of attention.
   CHECK(gemm_flops(hybrid_layer_steps(t, shard, '-').forward) ==
-        doctest::Approx(tokens * 2 * 2 * 4096 * 21504 / 2));
+        simtrain::testing::Approx(tokens * 2 * 2 * 4096 * 21504 / 2));
   CHECK(attention_kernel_flops(hybrid_layer_steps(t, shard, '-').forward) == 0);
 }

@@ -2,6 +2,8 @@
 // kernels each layer type launches.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <set>
 
 #include "common/error.h"
@@ -80,7 +82,7 @@ TEST_CASE("ResNet-50 v1.5 has 25.557 M parameters and 4.09 G forward MACs") {
   // torchvision model card (ResNet50_Weights.IMAGENET1K_V1): 25,557,032 parameters, 4.09 GFLOPS (= MACs).
   const Model model = build_model("resnet50");
   CHECK(model.parameters() == 25557032);
-  CHECK(macs(model) == doctest::Approx(4.09e9).epsilon(kPublishedTolerance));
+  CHECK(macs(model) == simtrain::testing::Approx(4.09e9).epsilon(kPublishedTolerance));
   CHECK(model.sample_unit == "image");
   CHECK(model.seq_len == 0);
 }
@@ -90,8 +92,8 @@ TEST_CASE("DenseNet-121 has 7.98 M parameters and about 2.85 G forward MACs") {
   // 2.87 G. Both lie within 2% of 2.85 G.
   const Model model = build_model("densenet121");
   CHECK(model.parameters() == 7978856);
-  CHECK(macs(model) == doctest::Approx(2.83e9).epsilon(kPublishedTolerance));
-  CHECK(macs(model) == doctest::Approx(2.87e9).epsilon(kPublishedTolerance));
+  CHECK(macs(model) == simtrain::testing::Approx(2.83e9).epsilon(kPublishedTolerance));
+  CHECK(macs(model) == simtrain::testing::Approx(2.87e9).epsilon(kPublishedTolerance));
 }
 
 TEST_CASE("ViT-B/16 has 86.57 M parameters and 17.56 G forward MACs") {
@@ -99,7 +101,7 @@ TEST_CASE("ViT-B/16 has 86.57 M parameters and 17.56 G forward MACs") {
   // includes the attention matmuls, as ours does.
   const Model model = build_model("vit-b16");
   CHECK(model.parameters() == 86567656);
-  CHECK(macs(model) == doctest::Approx(17.56e9).epsilon(kPublishedTolerance));
+  CHECK(macs(model) == simtrain::testing::Approx(17.56e9).epsilon(kPublishedTolerance));
 }
 
 TEST_CASE("BERT-Large with pre-training heads has 336 M parameters") {
@@ -107,7 +109,7 @@ TEST_CASE("BERT-Large with pre-training heads has 336 M parameters") {
   // transform and decoder bias, NSP head; decoder weight tied to the word embedding).
   const Model model = build_model("bert-large");
   CHECK(model.parameters() == 336226108);
-  CHECK(model.parameters() == doctest::Approx(340e6).epsilon(kPublishedTolerance));
+  CHECK(model.parameters() == simtrain::testing::Approx(340e6).epsilon(kPublishedTolerance));
   CHECK(model.seq_len == 128);
 }
 
@@ -121,7 +123,7 @@ TEST_CASE("GPT-2 XL has 1.558 B parameters and the forward FLOPs of Megatron-LM'
   // It ignores biases, 0.1% of the GEMM work here.
   const double s = 1024, l = 48, h = 1600, v = 50257;
   const double megatron = 24 * s * l * h * h * (1 + s / (6 * h)) + 2 * s * h * v;
-  CHECK(model.forward_flops_per_sample() == doctest::Approx(megatron).epsilon(0.001));
+  CHECK(model.forward_flops_per_sample() == simtrain::testing::Approx(megatron).epsilon(0.001));
 }
 
 TEST_CASE("Llama-2-7B has 6.738 B parameters") {

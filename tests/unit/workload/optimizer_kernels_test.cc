@@ -2,6 +2,8 @@
 // checked against the launches the H200 Kineto traces of traces/pytorch/ recorded.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/optimizer_kernels.h"
 
@@ -39,7 +41,7 @@ TEST_CASE("a fused AdamW step launches as many kernels as the recorded steps did
   CHECK(launches(gpt2) == 76 + 6);
   double bytes = 0;
   for (int i = 0; i < 76; ++i) bytes += gpt2[static_cast<std::size_t>(i)].bytes;
-  CHECK(bytes == doctest::Approx(28));  // the step's bytes shared among the fused launches
+  CHECK(bytes == simtrain::testing::Approx(28));  // the step's bytes shared among the fused launches
 }
 
 TEST_CASE("foreach SGD with GradScaler launches what ResNet-50's recorded step did") {

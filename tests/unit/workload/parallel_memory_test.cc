@@ -2,6 +2,8 @@
 // Korthikanti et al.'s activation formulas, and how each kind of parallelism divides the model.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/parallel_memory.h"
@@ -44,16 +46,16 @@ TEST_CASE("ZeRO paper, Fig. 1: 7.5B parameters on 64 data-parallel GPUs with mix
   CHECK(model_state_bytes(psi, c, nd).total() == 120 * kGB);
   // P_os: 2 Psi + 2 Psi + K Psi / Nd = 31.4 GB.
   c.zero = 1;
-  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(31.40625 * kGB));
-  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(31.4).epsilon(0.05 / 31.4));
+  CHECK(model_state_bytes(psi, c, nd).total() == simtrain::testing::Approx(31.40625 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == simtrain::testing::Approx(31.4).epsilon(0.05 / 31.4));
   // P_os+g: 2 Psi + (2 + K) Psi / Nd = 16.6 GB.
   c.zero = 2;
-  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(16.640625 * kGB));
-  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(16.6).epsilon(0.05 / 16.6));
+  CHECK(model_state_bytes(psi, c, nd).total() == simtrain::testing::Approx(16.640625 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == simtrain::testing::Approx(16.6).epsilon(0.05 / 16.6));
   // P_os+g+p: (2 + 2 + K) Psi / Nd = 1.9 GB.
   c.zero = 3;
-  CHECK(model_state_bytes(psi, c, nd).total() == doctest::Approx(1.875 * kGB));
-  CHECK(model_state_bytes(psi, c, nd).total() / kGB == doctest::Approx(1.9).epsilon(0.05 / 1.9));
+  CHECK(model_state_bytes(psi, c, nd).total() == simtrain::testing::Approx(1.875 * kGB));
+  CHECK(model_state_bytes(psi, c, nd).total() / kGB == simtrain::testing::Approx(1.9).epsilon(0.05 / 1.9));
 }
 
 TEST_CASE("the distributed optimizer shards like ZeRO-1, FSDP full shard like ZeRO-3") {
@@ -98,7 +100,7 @@ TEST_CASE("Korthikanti et al. Table 2 at GPT-3 175B (s 2048, h 12288, a 96, b 1,
   // The paper's headline (abstract): sequence parallelism with selective recomputation cuts activation
   // memory about 5x against tensor parallelism alone; here 23 / 4.25 = 5.4.
   const double reduction = bytes(8, false, Recompute::None) / bytes(8, true, Recompute::Selective);
-  CHECK(reduction == doctest::Approx(5.41).epsilon(0.01));
+  CHECK(reduction == simtrain::testing::Approx(5.41).epsilon(0.01));
 }
 
 TEST_CASE("with 1F1B the first stage holds the activations of all L layers, whatever pp") {
@@ -112,7 +114,7 @@ TEST_CASE("with 1F1B the first stage holds the activations of all L layers, what
     const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 16, {});
     CHECK(m.pipeline_stage == 0);
     CHECK(m.in_flight_micro_batches == pp);
-    CHECK(m.activations_bytes == doctest::Approx(96 * per_layer));  // 10.27 GB
+    CHECK(m.activations_bytes == simtrain::testing::Approx(96 * per_layer));  // 10.27 GB
   }
 }
 
@@ -127,8 +129,8 @@ TEST_CASE("micro-batches in flight: 1F1B, GPipe and interleaved 1F1B") {
   c.schedule = PipelineSchedule::Interleaved;
   c.vpp = 3;
   // pp * (1 + (pp - 1) / (pp * vpp)) = 8 * (1 + 7 / 24) = 31 / 3.
-  CHECK(in_flight_micro_batches(c, 0, 64) == doctest::Approx(8.0 * (1 + 7.0 / 24)));
-  CHECK(in_flight_micro_batches(c, 7, 64) == doctest::Approx(((3 - 1) * 8 + 1) / 3.0));
+  CHECK(in_flight_micro_batches(c, 0, 64) == simtrain::testing::Approx(8.0 * (1 + 7.0 / 24)));
+  CHECK(in_flight_micro_batches(c, 7, 64) == simtrain::testing::Approx(((3 - 1) * 8 + 1) / 3.0));
   CHECK(in_flight_micro_batches(plan(1, 1), 0, 64) == 1);  // gradient accumulation, one at a time
 }
 
@@ -141,7 +143,7 @@ TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) n
   CHECK(m.pipeline_stage == 7);
   CHECK(m.in_flight_micro_batches == 32);
   const double per_layer = activation_bytes_per_layer(2048, 1, 12288, 96, 8, false, Recompute::None);
-  CHECK(m.activations_bytes == doctest::Approx(12 * per_layer * 32));
+  CHECK(m.activations_bytes == simtrain::testing::Approx(12 * per_layer * 32));
 }
 
 TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides the sequence") {
@@ -174,8 +176,8 @@ TEST_CASE("tensor parallelism splits linear layers and embeddings, not norms or 
   const double per_layer = 12 * h * h / t + 7 * h / t + 2 * h + 4 * h;  // column biases 3h + 4h split
   const double expected = 96 * per_layer + 50257 * h / t + 2 * h;
   const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), plan(8, 1), 2048, 1);
-  CHECK(m.parameters == doctest::Approx(expected).epsilon(1e-12));
-  CHECK(m.weights_bytes == doctest::Approx(2 * expected).epsilon(1e-12));
+  CHECK(m.parameters == simtrain::testing::Approx(expected).epsilon(1e-12));
+  CHECK(m.weights_bytes == simtrain::testing::Approx(2 * expected).epsilon(1e-12));
 }
 
 TEST_CASE("pipeline stages hold layers / pp; the first adds the embedding, the last the LM head copy") {
@@ -196,17 +198,18 @@ TEST_CASE("ZeRO-3 and FSDP shard every model state over data parallelism; hybrid
     return m.weights_bytes + m.gradients_bytes + m.optimizer_states_bytes;
   };
   const double p = estimate_parallel_memory(gpt3_175b(), c, 2048, 1).parameters;
-  CHECK(states(c, 16) == doctest::Approx(16 * p / 16));
-  CHECK(states(c, 32) == doctest::Approx(states(c, 16) / 2));
+  CHECK(states(c, 16) == simtrain::testing::Approx(16 * p / 16));
+  CHECK(states(c, 32) == simtrain::testing::Approx(states(c, 16) / 2));
   c.zero = 0;
   c.fsdp = FsdpMode::FullShard;
-  CHECK(states(c, 64) == doctest::Approx(16 * p / 64));
+  CHECK(states(c, 64) == simtrain::testing::Approx(16 * p / 64));
   c.fsdp = FsdpMode::HybridShard;
-  CHECK(states(c, 64) == doctest::Approx(16 * p / 8));  // default shard group: 8
+  CHECK(states(c, 64) == simtrain::testing::Approx(16 * p / 8));  // default shard group: 8
   ParallelMemoryOptions four;
   four.shard_group = 4;
-  CHECK(states(c, 64, four) == doctest::Approx(16 * p / 4));
-  CHECK(states(c, 2) == doctest::Approx(16 * p / 2));  // a group never exceeds the data-parallel size
+  CHECK(states(c, 64, four) == simtrain::testing::Approx(16 * p / 4));
+  CHECK(states(c, 2) ==
+        simtrain::testing::Approx(16 * p / 2));  // a group never exceeds the data-parallel size
 }
 
 TEST_CASE("expert parallelism divides the routed experts; their states shard over dp / ep") {
@@ -221,7 +224,7 @@ TEST_CASE("expert parallelism divides the routed experts; their states shard ove
   c.zero = 1;
   const ParallelMemoryEstimate z = estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8);
   const double experts = 32 * expert;
-  CHECK(z.optimizer_states_bytes == doctest::Approx(12 * ((z.parameters - experts) / 8 + experts)));
+  CHECK(z.optimizer_states_bytes == simtrain::testing::Approx(12 * ((z.parameters - experts) / 8 + experts)));
 }
 
 TEST_CASE("communication buffers: none for plain Megatron, gathered layers for ZeRO-3, fixed workspace") {
@@ -235,8 +238,8 @@ TEST_CASE("communication buffers: none for plain Megatron, gathered layers for Z
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 8).communication_buffers_bytes ==
         3 * 2 * (12 * h * h + 13 * h));
   CHECK(plain.total_bytes() ==
-        doctest::Approx(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_states_bytes +
-                        plain.activations_bytes + plain.workspace_bytes));
+        simtrain::testing::Approx(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_states_bytes +
+                                  plain.activations_bytes + plain.workspace_bytes));
 }
 
 TEST_CASE("a sequence length or data-parallel size below 1 is an error") {

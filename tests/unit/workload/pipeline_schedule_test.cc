@@ -2,6 +2,8 @@
 // cases (as Megatron-LM's schedules.py produces them), and the bubble each implies.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/pipeline_schedule.h"
 
@@ -72,16 +74,18 @@ TEST_CASE("the interleaved schedule needs micro-batches in multiples of the pipe
 // are exact, so the tolerance only absorbs floating-point rounding.
 TEST_CASE("1F1B and GPipe have a bubble of (pp - 1) / m, interleaved (pp - 1) / (m * vpp)") {
   const IdealPipelineRun one_f_one_b = simulate_ideal_pipeline(one_f_one_b_order(4, 8), 1, 1, 2);
-  CHECK(one_f_one_b.makespan_s == doctest::Approx((8 + 4 - 1) * 3.0));
-  CHECK(one_f_one_b.bubble_fraction == doctest::Approx(3.0 / 8));
-  CHECK(simulate_ideal_pipeline(gpipe_order(4, 8), 1, 1, 2).bubble_fraction == doctest::Approx(3.0 / 8));
+  CHECK(one_f_one_b.makespan_s == simtrain::testing::Approx((8 + 4 - 1) * 3.0));
+  CHECK(one_f_one_b.bubble_fraction == simtrain::testing::Approx(3.0 / 8));
+  CHECK(simulate_ideal_pipeline(gpipe_order(4, 8), 1, 1, 2).bubble_fraction ==
+        simtrain::testing::Approx(3.0 / 8));
   // Each chunk holds half the stage's layers: forward 0.5, backward 1 per chunk.
   const IdealPipelineRun interleaved = simulate_ideal_pipeline(interleaved_order(4, 8, 2), 2, 0.5, 1);
-  CHECK(interleaved.busy_s == doctest::Approx(8 * 3.0));
-  CHECK(interleaved.bubble_fraction == doctest::Approx(3.0 / 16));
+  CHECK(interleaved.busy_s == simtrain::testing::Approx(8 * 3.0));
+  CHECK(interleaved.bubble_fraction == simtrain::testing::Approx(3.0 / 16));
   CHECK(simulate_ideal_pipeline(interleaved_order(8, 16, 4), 4, 0.25, 0.5).bubble_fraction ==
-        doctest::Approx(7.0 / 64));
-  CHECK(simulate_ideal_pipeline(one_f_one_b_order(1, 4), 1, 1, 2).bubble_fraction == doctest::Approx(0.0));
+        simtrain::testing::Approx(7.0 / 64));
+  CHECK(simulate_ideal_pipeline(one_f_one_b_order(1, 4), 1, 1, 2).bubble_fraction ==
+        simtrain::testing::Approx(0.0));
 }
 
 TEST_CASE("an order in which a step waits for a later step of its own stage is reported as a deadlock") {

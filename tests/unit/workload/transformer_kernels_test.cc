@@ -2,6 +2,8 @@
 // GEMM shapes, the TP collectives and their bytes, FP8 dtypes, parameters, and the model-FLOPs formula.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include <cmath>
 
 #include "simulator/workload/model_zoo.h"
@@ -103,7 +105,7 @@ TEST_CASE("without gradient accumulation fusion each weight gradient is added in
   const double h = 12288, weights = h * 3 * h / 8;  // the QKV weight shard
   const LayerStep& add = find(unfused.backward, "qkv.grad_accumulate");
   // Reads the 16-bit gradient, reads and writes the accumulator.
-  CHECK(add.kernel.bytes == doctest::Approx(weights * (2 + 2 * 2)));
+  CHECK(add.kernel.bytes == simtrain::testing::Approx(weights * (2 + 2 * 2)));
   CHECK(add.kernel.kind == trace::ComputeKind::Elementwise);
   // One add per weight-gradient GEMM, none with the fusion; the GEMM then writes 16 instead of 32 bits.
   int gemms = 0, adds = 0;
@@ -117,7 +119,7 @@ TEST_CASE("without gradient accumulation fusion each weight gradient is added in
   for (const LayerStep& step : fused.backward) CHECK(step.name.find(".grad_accumulate") == std::string::npos);
   CHECK(find(fused.backward, "qkv.bwd_weight").kernel.bytes -
             find(unfused.backward, "qkv.bwd_weight").kernel.bytes ==
-        doctest::Approx(weights * (4 - 2)));
+        simtrain::testing::Approx(weights * (4 - 2)));
 }
 
 TEST_CASE("unfused attention's backward reads the score gradient in both the Q and the K gradient GEMM") {
@@ -151,11 +153,11 @@ TEST_CASE("a GPT layer's GEMMs are split over TP ranks: 24 h^2 + 4 s h FLOPs per
   const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, false, 2), false);
   const double gemm = flops(layer.forward, trace::ComputeKind::Gemm);
   const double attention = flops(layer.forward, trace::ComputeKind::Attention);
-  CHECK(gemm == doctest::Approx(tokens * 24 * h * h / 8));
+  CHECK(gemm == simtrain::testing::Approx(tokens * 24 * h * h / 8));
   // A causal flash kernel visits the 136 of 256 tiles (128 x 128) on and below the diagonal: 17/32.
-  CHECK(attention == doctest::Approx(tokens * 4 * s * h / 8 * 17 / 32));
-  CHECK(flops(layer.backward, trace::ComputeKind::Gemm) == doctest::Approx(2 * gemm));
-  CHECK(flops(layer.backward, trace::ComputeKind::Attention) == doctest::Approx(2.5 * attention));
+  CHECK(attention == simtrain::testing::Approx(tokens * 4 * s * h / 8 * 17 / 32));
+  CHECK(flops(layer.backward, trace::ComputeKind::Gemm) == simtrain::testing::Approx(2 * gemm));
+  CHECK(flops(layer.backward, trace::ComputeKind::Attention) == simtrain::testing::Approx(2.5 * attention));
   CHECK(find(layer.forward, "qkv.fwd").kernel.shape == std::vector<std::int64_t>{4096, 3 * 12288 / 8, 12288});
   CHECK(find(layer.forward, "out_proj.fwd").kernel.shape ==
         std::vector<std::int64_t>{4096, 12288, 12288 / 8});
@@ -191,7 +193,7 @@ TEST_CASE("context parallelism turns attention into cp ring rounds passing K and
   CHECK(ring.type == LayerStep::Type::RingAttention);
   // One round: the local 2048 queries against a 2048-key chunk, of which load-balanced causal rounds visit
   // the share of tiles the whole 8192-token square keeps (65/128); K and V of 2048 tokens x 4 KV heads x 128.
-  CHECK(ring.kernel.flops == doctest::Approx(4.0 * 2048 * 2048 * 32 * 128 * 65 / 128));
+  CHECK(ring.kernel.flops == simtrain::testing::Approx(4.0 * 2048 * 2048 * 32 * 128 * 65 / 128));
   CHECK(ring.bytes == 2.0 * 2048 * 4 * 128 * 2);
   CHECK(find(layer.backward, "attention.bwd_data").bytes == 2 * ring.bytes);
   CHECK(find(layer.forward, "qkv.fwd").kernel.shape[0] == 2048);
@@ -211,10 +213,10 @@ TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-
   CHECK(find(layer.forward, "moe.dispatch_all_to_all").bytes == 4096.0 * 8192 * 2);
   // The rank's 2 local experts process the TP group's 8192 token slots.
   CHECK(find(layer.forward, "moe.experts.fc1.fwd").kernel.flops ==
-        doctest::Approx(2.0 * 8192 * 14336 * 8192));
+        simtrain::testing::Approx(2.0 * 8192 * 14336 * 8192));
   CHECK(collectives(layer.backward).all_to_all == 2);
   const PartParameters p = transformer_layer_parameters(m, s, true);
-  CHECK(p.expert_per_gpu == doctest::Approx(8.0 * 3 * 8192 * 14336 / 8));
+  CHECK(p.expert_per_gpu == simtrain::testing::Approx(8.0 * 3 * 8192 * 14336 / 8));
 }
 
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
@@ -223,11 +225,11 @@ TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positio
   const double h = m.hidden, l = m.layers, v = m.vocab;
   const double total = l * transformer_layer_parameters(m, s, false).total +
                        embedding_parameters(m, s).total + lm_head_parameters(m, s, true).total;
-  CHECK(total == doctest::Approx(12 * l * h * h + 13 * l * h + v * h + 2 * h));
-  CHECK(total == doctest::Approx(174.6e9).epsilon(0.001));
+  CHECK(total == simtrain::testing::Approx(12 * l * h * h + 13 * l * h + v * h + 2 * h));
+  CHECK(total == simtrain::testing::Approx(174.6e9).epsilon(0.001));
   // Per GPU under TP 8: linear weights / 8, the row-parallel biases and norms replicated.
   CHECK(transformer_layer_parameters(m, s, false).per_gpu ==
-        doctest::Approx(12 * h * h / 8 + 7 * h / 8 + 6 * h));
+        simtrain::testing::Approx(12 * h * h / 8 + 7 * h / 8 + 6 * h));
   CHECK(lm_head_parameters(m, s, false).per_gpu == 2 * h);             // tied, same stage: no copy
   CHECK(lm_head_parameters(m, s, true).per_gpu == 2 * h + v * h / 8);  // tied, another stage: a copy
 }
@@ -236,5 +238,5 @@ TEST_CASE("model FLOPs reproduce Megatron's 72 B s l h^2 (1 + s / 6h + V / 12 l 
   const TransformerConfig m = gpt3_175b();
   const double b = 1536, s = 2048, l = m.layers, h = m.hidden, v = m.vocab;
   const double megatron = 72 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
-  CHECK(3 * forward_flops_per_token(m, 2048) * b * s == doctest::Approx(megatron).epsilon(1e-12));
+  CHECK(3 * forward_flops_per_token(m, 2048) * b * s == simtrain::testing::Approx(megatron).epsilon(1e-12));
 }
