@@ -60,8 +60,12 @@ MODELS = {
 
 # Llama 3.1 405B's 126 layers do not divide over its pipelines: Megatron-Bridge counts the embedding and the
 # loss as layers of the first and last stages (its recipes set both options).
+# Qwen3-235B-A22B's 94 (recipes/qwen/h100/qwen3_moe.py at commit 067f987, whose config the performance
+# recipes start from) likewise.
 MODEL_OPTIONS = {"LLAMA3.1_405B": ["--account-for-embedding-in-pipeline-split",
-                                   "--account-for-loss-in-pipeline-split"]}
+                                   "--account-for-loss-in-pipeline-split"],
+                 "Qwen3_235B_a22B": ["--account-for-embedding-in-pipeline-split",
+                                     "--account-for-loss-in-pipeline-split"]}
 
 # DeepSeek-V3's and Kimi K2's 61 decoder layers over the pipeline ranks, as Megatron-Bridge's recipes lay them
 # out (src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py _get_deepseek_v3_pipeline_layout and
