@@ -63,6 +63,22 @@ double wave_fraction(const calibration::Efficiencies& eff, int sm_count, const t
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
+// One GEMM of a grouped GEMM (shape {m, n, k, groups}: each group's own {m, n, k}, the FLOPs and bytes of
+// all groups): Transformer Engine's GroupedLinear issues one cuBLAS GEMM per local expert
+// (transformer_engine/common/gemm/cublaslt_gemm.cu, nvte_multi_stream_cublas_gemm), so each expert's GEMM
+// pays its own launch and its own tile waves over the SMs, which a few hundred or thousand tokens per expert
+// fill poorly. nullopt for any other kernel.
+std::optional<trace::ComputeSpec> one_group_of_grouped_gemm(const trace::ComputeSpec& kernel) {
+  if (kernel.kind != trace::ComputeKind::Gemm || kernel.shape.size() != 4 || kernel.shape[3] < 1)
+    return std::nullopt;
+  const double groups = static_cast<double>(kernel.shape[3]);
+  trace::ComputeSpec one = kernel;
+  one.shape.pop_back();
+  one.flops /= groups;
+  one.bytes /= groups;
+  return one;
+}
+
 }  // namespace
 
 ComputeCostModel::ComputeCostModel(const calibration::CalibrationProfile& profile)
@@ -134,6 +150,10 @@ ComputeCost ComputeCostModel::cost(const trace::ComputeSpec& kernel) const {
   // Host work has no shape to cost: only a recording says how long it took.
   if (kernel.kind == trace::ComputeKind::Host)
     throw Error("a host op (kind \"host\") needs its measured duration_s");
+  if (auto group = one_group_of_grouped_gemm(kernel)) {
+    const ComputeCost one = table_or_roofline(*group);
+    return {one.duration_s * static_cast<double>(kernel.shape[3]), one.source};
+  }
   const ComputeCost direct = table_or_roofline(kernel);
   if (auto gemm = pointwise_conv_as_gemm(kernel)) {
     const ComputeCost as_gemm = table_or_roofline(*gemm);

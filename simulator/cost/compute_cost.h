@@ -4,7 +4,8 @@
 // a roofline with the profile's efficiencies. A pointwise (1x1, stride 1) convolution costs the lesser of
 // the convolution and the GEMM it is, because cuDNN has GEMM engines for it and cudnn.benchmark picks the
 // faster (on an H200, PyTorch's 1x1 convolutions of ResNet-50 ran as cuBLAS kernels:
-// traces/kineto/h200-resnet50-amp-b256-channels-last.json.gz).
+// traces/kineto/h200-resnet50-amp-b256-channels-last.json.gz). A grouped GEMM (a GEMM kernel of shape
+// {m, n, k, groups}: the local experts of a MoE layer) costs groups times one group's GEMM {m, n, k}.
 #pragma once
 
 #include <cstdint>

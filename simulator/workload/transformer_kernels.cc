@@ -119,6 +119,17 @@ struct Gemm {
   std::string name;
   double m, n, k;
   double weights = 1;
+  // The kernel's shape from its pass's {rows, columns, inner} order; a grouped GEMM's rows (tokens) split
+  // evenly over its weights, one GEMM per weight: {m / weights, n, k, weights} (forward and data gradient)
+  // and {n, k, m / weights, weights} (weight gradient), as the cost model reads a grouped GEMM.
+  std::vector<std::int64_t> shape(Pass pass) const {
+    const double rows = m / weights;
+    std::vector<std::int64_t> s = pass == Pass::Forward        ? std::vector{whole(rows), whole(n), whole(k)}
+                                  : pass == Pass::BackwardData ? std::vector{whole(rows), whole(k), whole(n)}
+                                                               : std::vector{whole(n), whole(k), whole(rows)};
+    if (weights > 1) s.push_back(whole(weights));
+    return s;
+  }
 };
 
 void gemm_forward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
@@ -126,14 +137,14 @@ void gemm_forward(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, D
   const double ge = storage_bytes_per_element(dtype);
   steps.push_back(kernel_step(g.name + ".fwd", ComputeKind::Gemm, Pass::Forward, dtype, 2 * g.m * g.n * g.k,
                               g.m * g.k * ge + g.weights * g.k * g.n * ge + g.m * g.n * d.e,
-                              {whole(g.m), whole(g.n), whole(g.k)}));
+                              g.shape(Pass::Forward)));
 }
 
 LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
   const double ge = storage_bytes_per_element(dtype);
   return kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
                      g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e,
-                     {whole(g.m), whole(g.k), whole(g.n)});
+                     g.shape(Pass::BackwardData));
 }
 
 // The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
@@ -141,10 +152,9 @@ LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
 void gemm_weight_grad(std::vector<LayerStep>& steps, const Gemm& g, const Dims& d, DType dtype) {
   const double ge = storage_bytes_per_element(dtype), weights = g.weights * g.k * g.n;
   const bool fused = d.shard.gradient_accumulation_fusion;
-  steps.push_back(kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
-                              2 * g.m * g.n * g.k,
-                              (g.m * g.n + g.m * g.k) * ge + weights * (fused ? kGradBytes : d.e),
-                              {whole(g.n), whole(g.k), whole(g.m)}));
+  steps.push_back(kernel_step(
+      g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype, 2 * g.m * g.n * g.k,
+      (g.m * g.n + g.m * g.k) * ge + weights * (fused ? kGradBytes : d.e), g.shape(Pass::BackwardWeight)));
   if (!fused) {
     // main_grad += grad: reads the 16-bit gradient, reads and writes the accumulator.
     steps.push_back(kernel_step(g.name + ".grad_accumulate", ComputeKind::Elementwise, Pass::BackwardWeight,
@@ -341,6 +351,13 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
 // experts as grouped GEMMs, and the mirror back. Megatron needs sequence parallelism for MoE with TP: each
 // TP rank routes tokens / tp tokens. Shared experts see every token, TP-sharded like a dense MLP (their
 // collectives are taken to ride on the routed experts').
+// The memory-bound kernels are Megatron-Core's all-to-all token dispatcher's (MoEAlltoAllTokenDispatcher,
+// token_dispatcher.py): the fused router's scores, top-k and probabilities over tokens x experts; the
+// permutation gathering each token's row once per chosen expert before the dispatch, and the unpermutation
+// summing them back (weighted by the probabilities) after the combine; with several local experts behind an
+// all-to-all, sort_chunks_by_idxs reorders the arrived rows from source-rank-major to expert-major before the
+// experts and back after them. Each reads and writes every slot's row; their backwards are the mirror
+// gathers and scatters.
 void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
   const int tp = d.shard.tp, ep = d.shard.ep;
   const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
@@ -351,6 +368,8 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   const Gemm fc1{"moe.experts.fc1", arriving, ffn / tp * gated(m), d.hidden, local_experts};
   const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / tp, local_experts};
   const double slots = dispatched * d.hidden, elements = arriving * ffn / tp;
+  const double scores = d.tokens / tp * static_cast<double>(m.experts);
+  const bool sort_chunks = ep > 1 && local_experts > 1;
   const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
     const bool all_to_all = kind == CollectiveKind::AllToAll;
     if ((all_to_all ? ep : tp) == 1) return;
@@ -358,13 +377,22 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
                                     all_to_all ? LayerGroup::ExpertParallel : LayerGroup::TensorParallel,
                                     slots * d.e * (all_to_all ? 1 : tp)));
   };
+  // A gather or scatter of `rows` hidden-wide rows: each read once and written once.
+  const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
+    steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * d.hidden, 1, 1, 1));
+  };
   gemm_forward(forward, router, d, d.shard.activation);
+  forward.push_back(
+      elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
+  move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
   comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
   comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
+  if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
   gemm_forward(forward, fc1, d, d.shard.gemm);
   forward.push_back(elementwise("moe.experts.act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
                                 m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
   gemm_forward(forward, fc2, d, d.shard.gemm);
+  if (sort_chunks) move_rows(forward, "moe.unsort_chunks.fwd", Pass::Forward, arriving);
   comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
   comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
   forward.push_back(
@@ -374,13 +402,18 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
       elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, slots, 1, 1, 1));
   comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
   comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
+  if (sort_chunks) move_rows(backward, "moe.unsort_chunks.bwd_data", Pass::BackwardData, arriving);
   row_parallel_backward(backward, fc2, d, d.shard.gemm);
   backward.push_back(elementwise("moe.experts.act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
                                  elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
   backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
   gemm_weight_grad(backward, fc1, d, d.shard.gemm);
+  if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
+  move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
+  backward.push_back(
+      elementwise("moe.router.topk.bwd_data", ComputeKind::Softmax, Pass::BackwardData, d, scores, 2, 1, 4));
   backward.push_back(gemm_data_grad(router, d, d.shard.activation));
   gemm_weight_grad(backward, router, d, d.shard.activation);
   if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);

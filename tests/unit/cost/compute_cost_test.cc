@@ -298,6 +298,37 @@ TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last 
         simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
 }
 
+TEST_CASE("a grouped GEMM costs one GEMM per group, each with its own tile waves and launch") {
+  auto profile = test_profile();
+  profile.device.sm_count = 4;
+  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const cost::ComputeCostModel model(profile);
+  // 8 experts of 128 tokens each, n = 256, k = 4096: each expert's GEMM is 1 x 2 = 2 tiles on 4 SMs (half
+  // the SMs busy), 2 * 128 * 256 * 4096 FLOPs at 200 TFLOP/s * 0.5 * 2/4, plus its own 1 us launch.
+  auto grouped = kernel(ComputeKind::Gemm, DType::FP16, 8 * 2.0 * 128 * 256 * 4096, 0);
+  grouped.shape = {128, 256, 4096, 8};
+  const double one_s = 2.0 * 128 * 256 * 4096 / (kFp16Peak * 0.5 * 0.5) + kLaunch;
+  CHECK(model.cost(grouped).duration_s == doctest::Approx(8 * one_s).epsilon(kRel));
+  // The same FLOPs as one GEMM of 1024 tokens: 8 x 2 = 16 tiles, four full waves, one launch.
+  auto whole = grouped;
+  whole.shape = {1024, 256, 4096};
+  const double whole_s = 8 * 2.0 * 128 * 256 * 4096 / (kFp16Peak * 0.5) + kLaunch;
+  CHECK(model.cost(whole).duration_s == doctest::Approx(whole_s).epsilon(kRel));
+  CHECK(model.cost(grouped).duration_s > 2 * model.cost(whole).duration_s);
+}
+
+TEST_CASE("a grouped GEMM of one group costs as the plain GEMM") {
+  auto profile = test_profile();
+  profile.device.sm_count = 4;
+  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const cost::ComputeCostModel model(profile);
+  auto plain = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 256 * 384 * 4096, 1e6);
+  plain.shape = {256, 384, 4096};
+  auto one_group = plain;
+  one_group.shape = {256, 384, 4096, 1};
+  CHECK(model.cost(one_group).duration_s == doctest::Approx(model.cost(plain).duration_s).epsilon(kRel));
+}
+
 TEST_CASE("cost sources have the names the Result reports") {
   CHECK(cost::to_string(cost::CostSource::Trace) == "trace");
   CHECK(cost::to_string(cost::CostSource::Measured) == "measured");

@@ -219,6 +219,47 @@ TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-
   CHECK(p.expert_per_gpu == simtrain::testing::Approx(8.0 * 3 * 8192 * 14336 / 8));
 }
 
+TEST_CASE("a MoE layer's grouped GEMMs split the arriving tokens evenly over the local experts") {
+  TransformerConfig m = llama3_70b();
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.moe_ffn_hidden = 14336;
+  LayerSharding s = sharding(2, true, 1, 4096);
+  s.ep = 4;
+  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  // 8192 arriving slots over 2 local experts: 4096 rows per expert GEMM; fc1 is gated (2 x 14336 / tp).
+  CHECK(find(layer.forward, "moe.experts.fc1.fwd").kernel.shape ==
+        std::vector<std::int64_t>{4096, 14336, 8192, 2});
+  CHECK(find(layer.backward, "moe.experts.fc1.bwd_data").kernel.shape ==
+        std::vector<std::int64_t>{4096, 8192, 14336, 2});
+  CHECK(find(layer.backward, "moe.experts.fc2.bwd_weight").kernel.shape ==
+        std::vector<std::int64_t>{8192, 7168, 4096, 2});
+  // The dense GEMMs keep their three dimensions.
+  CHECK(find(layer.forward, "qkv.fwd").kernel.shape.size() == 3);
+}
+
+TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirrors both on the way back") {
+  TransformerConfig m = llama3_70b();
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.moe_ffn_hidden = 14336;
+  LayerSharding s = sharding(2, true, 1, 4096);
+  s.ep = 4;
+  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  // Permute: each of the TP rank's 2048 tokens' rows gathered twice, read and written in bf16.
+  CHECK(find(layer.forward, "moe.permute.fwd").kernel.bytes == 2 * 4096.0 * 8192 * 2);
+  CHECK(find(layer.backward, "moe.permute.bwd_data").kernel.bytes == 2 * 4096.0 * 8192 * 2);
+  // Sorting the 8192 arrived slots (after the TP gather) by expert, and back.
+  for (const char* name : {"moe.sort_chunks.fwd", "moe.unsort_chunks.fwd"})
+    CHECK(find(layer.forward, name).kernel.bytes == 2 * 8192.0 * 8192 * 2);
+  for (const char* name : {"moe.sort_chunks.bwd_data", "moe.unsort_chunks.bwd_data"})
+    CHECK(find(layer.backward, name).kernel.bytes == 2 * 8192.0 * 8192 * 2);
+  // One local expert per rank needs no sorting.
+  s.ep = 8;
+  const LayerSteps one_expert = transformer_layer_steps(m, s, true);
+  for (const auto& step : one_expert.forward) CHECK(step.name.find("sort_chunks") == std::string::npos);
+}
+
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
   const TransformerConfig m = gpt3_175b();
   const LayerSharding s = sharding(8, true);
