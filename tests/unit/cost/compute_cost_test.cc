@@ -308,12 +308,12 @@ TEST_CASE("a grouped GEMM costs one GEMM per group, each with its own tile waves
   auto grouped = kernel(ComputeKind::Gemm, DType::FP16, 8 * 2.0 * 128 * 256 * 4096, 0);
   grouped.shape = {128, 256, 4096, 8};
   const double one_s = 2.0 * 128 * 256 * 4096 / (kFp16Peak * 0.5 * 0.5) + kLaunch;
-  CHECK(model.cost(grouped).duration_s == doctest::Approx(8 * one_s).epsilon(kRel));
+  CHECK(model.cost(grouped).duration_s == simtrain::testing::Approx(8 * one_s).epsilon(kRel));
   // The same FLOPs as one GEMM of 1024 tokens: 8 x 2 = 16 tiles, four full waves, one launch.
   auto whole = grouped;
   whole.shape = {1024, 256, 4096};
   const double whole_s = 8 * 2.0 * 128 * 256 * 4096 / (kFp16Peak * 0.5) + kLaunch;
-  CHECK(model.cost(whole).duration_s == doctest::Approx(whole_s).epsilon(kRel));
+  CHECK(model.cost(whole).duration_s == simtrain::testing::Approx(whole_s).epsilon(kRel));
   CHECK(model.cost(grouped).duration_s > 2 * model.cost(whole).duration_s);
 }
 
@@ -326,7 +326,8 @@ TEST_CASE("a grouped GEMM of one group costs as the plain GEMM") {
   plain.shape = {256, 384, 4096};
   auto one_group = plain;
   one_group.shape = {256, 384, 4096, 1};
-  CHECK(model.cost(one_group).duration_s == doctest::Approx(model.cost(plain).duration_s).epsilon(kRel));
+  CHECK(model.cost(one_group).duration_s ==
+        simtrain::testing::Approx(model.cost(plain).duration_s).epsilon(kRel));
 }
 
 TEST_CASE("cost sources have the names the Result reports") {
