@@ -128,8 +128,8 @@ NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
 # cost per step.
 FIT_GROUPS = [
     FitGroup("ConnectX-7 400G (H100 nodes)",
-             [("nics", "nccl_efficiency", [round(0.66 + 0.02 * i, 2) for i in range(13)]),
-              ("nics", "nccl_net_overhead_us", [1.0, 1.5, 2.0, 2.5, 3.0])], NDR400_TABLES),
+             [("nics", "nccl_efficiency", [round(0.70 + 0.02 * i, 2) for i in range(11)]),
+              ("nics", "nccl_net_overhead_us", [2.0, 3.0, 4.0, 5.0, 6.0, 7.0])], NDR400_TABLES),
     FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72)",
              [("intra_node", "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)])],
              NVLINK5_NVLS_TABLES),

@@ -155,6 +155,8 @@ struct ReplayState {
     // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
     layout.nccl_tuner = !layout.network.has_costs() && platform.ll128_bandwidth_fraction > 0;
     layout.nccl_net_overhead_s = platform.nccl_net_overhead_s;
+    // Grace superchips (gh200, gb200, gb300) put Arm CPUs beside the GPUs.
+    layout.arm_host = platform.gpu.starts_with("gh") || platform.gpu.starts_with("gb");
     return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
   }
 
@@ -194,8 +196,8 @@ struct ReplayState {
 
 // Between nodes, for the algorithm choice (collective_algorithm.h) and lockstep: the route from the first GPU
 // of node 0 to the first of node 1, its latency, and the bandwidth one ring of equal local index gets on it
-// (its slowest link, shared by the node's GPUs when their routes all cross it, as they do through an
-// aggregated uplink; not where each GPU has its own rail). Zeros on one node.
+// (its slowest link per GPU: a link the node's GPUs all cross, as they do an aggregated uplink, counts at 1/L
+// of its bandwidth; not where each GPU has its own rail). Zeros on one node.
 struct InterNodeRoute {
   double latency_s = 0;
   double ring_bandwidth_Bps = 0;
@@ -217,9 +219,20 @@ InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform) {
   std::vector<sg4::Link*> neighbour_links;
   double unused = 0;
   platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
-  route.shared_by_node =
-      std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
-  if (route.shared_by_node) route.ring_bandwidth_Bps /= platform.gpus_per_node;
+  // The bottleneck is the link of least bandwidth per GPU crossing it: a link the node's GPUs share (its
+  // aggregated uplink) gives each 1/L of itself. On an NVL72 domain the uplink (64 NICs) is faster than one
+  // GPU's NVLink link, yet each GPU's share of it is far slower.
+  double least_Bps = std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links) {
+    const bool shared =
+        std::find(neighbour_links.begin(), neighbour_links.end(), link) != neighbour_links.end();
+    const double per_gpu_Bps = link->get_bandwidth() / (shared ? platform.gpus_per_node : 1);
+    if (per_gpu_Bps < least_Bps) {
+      least_Bps = per_gpu_Bps;
+      route.shared_by_node = shared;
+    }
+  }
+  route.ring_bandwidth_Bps = least_Bps;
   return route;
 }
 
