@@ -125,11 +125,12 @@ NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
                        if t.platform.startswith("oci-gb") and t.operation == "all_reduce"]
 # The NIC generation's figures: what NCCL reaches of the NICs, and NCCL's own network post overhead
 # (NCCL_NET_OVERHEAD; its default is 1 us on Intel hosts, 2 us on AMD ones), which sets a multi-node ring's
-# cost per step.
+# cost per step; the grid runs to 7 us since the fit lands at 6 (the measured rings' steps cost more than NCCL's
+# default assumes).
 FIT_GROUPS = [
     FitGroup("ConnectX-7 400G (H100 nodes)",
-             [("nics", "nccl_efficiency", [round(0.66 + 0.02 * i, 2) for i in range(13)]),
-              ("nics", "nccl_net_overhead_us", [1.0, 1.5, 2.0, 2.5, 3.0])], NDR400_TABLES),
+             [("nics", "nccl_efficiency", [round(0.70 + 0.02 * i, 2) for i in range(11)]),
+              ("nics", "nccl_net_overhead_us", [2.0, 3.0, 4.0, 5.0, 6.0, 7.0])], NDR400_TABLES),
     FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72)",
              [("intra_node", "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)])],
              NVLINK5_NVLS_TABLES),
@@ -138,21 +139,21 @@ FIT_GROUPS = [
 # The figures each table reaches now, rounded up (cross-validated where fitted): (busbw MAPE >= 1 MiB, worst
 # |time error| < 64 KiB). Not the targets: the issue's targets are 10% and 25% for every table.
 GUARDS = {
-    ("multinode/anonib400_h100_2node8gpu_all_reduce.csv", "all_reduce"): (13, 25),
-    ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (24, 25),
-    ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (40, 25),
-    ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (59, 25),
-    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (57, 25),
+    ("multinode/anonib400_h100_2node8gpu_all_reduce.csv", "all_reduce"): (11, 25),
+    ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (29, 25),
+    ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (26, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (53, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (51, 25),
     ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (12, 72),
-    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (23, 66),
-    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (26, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (25, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (32, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (17, 25),
-    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (28, 25),
-    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (92, 64),
+    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (17, 66),
+    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (17, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (12, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (18, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (12, 25),
+    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (27, 25),
+    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (91, 64),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (13, 25),
-    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (747, 25),
+    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (20, 25),
 }
 DEFAULT_GUARD = (10.0, 25.0)
 

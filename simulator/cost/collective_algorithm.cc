@@ -189,9 +189,14 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   const int m = placement.nodes, l = placement.per_node, n = m * l;
   const bool all_reduce = kind == trace::CollectiveKind::AllReduce;
   TunedOption option{algorithm, protocol};
-  const double factor =
-      nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m, layout.forced.version_minor);
+  double factor = nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m, layout.forced.version_minor);
   if (factor <= 0) return {algorithm, protocol, std::numeric_limits<double>::infinity()};
+  // A tree all-reduce reaches less than its model at medium sizes, by NCCL's own correction table; NCCL
+  // 2.29 corrects NVLS-tree's too on Blackwell x86 hosts, simtrain on every x86 host (the H100 tables of 4
+  // and 8 nodes fall as far short; docs/collective_model.md).
+  const bool corrected =
+      algorithm == NcclAlgorithm::Tree || (algorithm == NcclAlgorithm::NVLSTree && !layout.arm_host);
+  if (corrected && all_reduce) factor *= nccl_tree_correction_factor(protocol, bytes);
   NcclTunerShape shape;
   shape.kind = kind;
   shape.ranks = n;
@@ -199,6 +204,8 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   shape.network_overhead_s = layout.nccl_net_overhead_s;
   shape.version_minor = layout.forced.version_minor;
   option.latency_s = nccl_tuner_latency_s(algorithm, protocol, shape);
+  if (algorithm == NcclAlgorithm::Ring)
+    option.latency_s *= nccl_ring_plateau_factor(protocol, kind, bytes, n, m, layout.network.channels);
   const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
   const double volume = algorithm == NcclAlgorithm::Ring ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes
                                                          : placement.tree_peak_volume * bytes;

@@ -95,6 +95,9 @@ struct CollectiveLayout {
   // its tuner does. The engine sets it where the network has no proxy costs of its own (network above).
   bool nccl_tuner = false;
   double nccl_net_overhead_s = 1e-6;  // NCCL's network post overhead (nccl_tuner.h), for nccl_tuner
+  // The GPUs' host CPUs are Arm (Grace: GH200, GB200, GB300). NCCL corrects an NVLS-tree's medium-size
+  // bandwidth on x86 hosts only (nccl_tuner.h, nccl_tree_correction_factor).
+  bool arm_host = false;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of

@@ -158,6 +158,28 @@ double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protoco
   return factor;
 }
 
+double nccl_tree_correction_factor(NcclProtocol protocol, double bytes) {
+  // [protocol LL, LL128, Simple][log2(bytes / 64)], as tuning.cc has it.
+  static constexpr double kFactors[3][23] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+  if (!(bytes >= 64)) return 1.0;
+  const double groups = std::floor(bytes / 64);
+  const int log_size = groups >= 1u << 30 ? 30 : log2_floor(static_cast<int>(groups));
+  if (log_size >= 23) return 1.0;
+  const int p = protocol == NcclProtocol::LL ? 0 : protocol == NcclProtocol::LL128 ? 1 : 2;
+  return kFactors[p][log_size];
+}
+
+double nccl_ring_plateau_factor(NcclProtocol protocol, trace::CollectiveKind kind, double bytes, int ranks,
+                                int nodes, int channels, bool before_ampere) {
+  if (protocol != NcclProtocol::Simple || kind != trace::CollectiveKind::AllReduce || nodes <= 1 ||
+      channels <= 0 || ranks <= 0)
+    return 1.0;
+  return bytes / (static_cast<double>(channels) * ranks) >= 64 ? (before_ampere ? 1.9 : 1.4) : 1.0;
+}
+
 double nccl_ll_max_bus_bandwidth_Bps(int nodes) {
   if (nodes <= 1) return 0;
   return (nodes == 2 ? 39.0 : 20.4) * 1e9;

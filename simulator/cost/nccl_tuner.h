@@ -47,6 +47,18 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor = kNcclNewestMinor);
 
+// NCCL's correction of a tree all-reduce's bandwidth at medium sizes (tuning.cc, treeCorrectionFactor: "Trees
+// are not perfectly sticking to the model for medium sizes"; the same table in every release 2.18-2.29): a
+// factor per protocol and power of two of the buffer from 64 B to 256 MiB (log2(bytes / 64) = 0..22), down to
+// 0.4 (LL at 512 KiB-1 MiB) and 0.5 (Simple at 128 KiB-2 MiB); 1 outside that range.
+double nccl_tree_correction_factor(NcclProtocol protocol, double bytes);
+
+// NCCL's "plateau effect of ring": a Simple ring all-reduce across nodes pays 1.4x its tuner latency (1.9x on
+// GPUs before Ampere) once each channel's share per rank, bytes / (channels x ranks), reaches 64 B; 1
+// otherwise (tuning.cc, ncclTopoGetAlgoTime, every release 2.18-2.29).
+double nccl_ring_plateau_factor(NcclProtocol protocol, trace::CollectiveKind kind, double bytes, int ranks,
+                                int nodes, int channels, bool before_ampere = false);
+
 // NCCL's cap on LL's bus bandwidth across nodes (llMaxBws, x86 Intel hosts): 39 GB/s on two nodes, 20.4 GB/s
 // on more; 0 on one node (the GPU-type figures apply there and simtrain's intra-node LL figures cover it).
 double nccl_ll_max_bus_bandwidth_Bps(int nodes);

@@ -60,6 +60,8 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   // own: NCCL's tuner terms price the collectives across nodes (cost/nccl_tuner.h).
   layout.nccl_tuner = !layout.network.has_costs() && platform.ll128_bandwidth_fraction > 0;
   layout.nccl_net_overhead_s = platform.nccl_net_overhead_s;
+  // Grace superchips (gh200, gb200, gb300) put Arm CPUs beside the GPUs.
+  layout.arm_host = platform.gpu.starts_with("gh") || platform.gpu.starts_with("gb");
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 
@@ -109,9 +111,20 @@ InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform) {
   std::vector<sg4::Link*> neighbour_links;
   double unused = 0;
   platform.gpu_hosts[1]->route_to(platform.gpu_hosts[other + 1], neighbour_links, &unused);
-  route.shared_by_node =
-      std::find(neighbour_links.begin(), neighbour_links.end(), slowest) != neighbour_links.end();
-  if (route.shared_by_node) route.ring_bandwidth_Bps /= platform.gpus_per_node;
+  // The bottleneck is the link of least bandwidth per GPU crossing it: a link the node's GPUs share (its
+  // aggregated uplink) gives each 1/L of itself. On an NVL72 domain the uplink (64 NICs) is faster than one
+  // GPU's NVLink link, yet each GPU's share of it is far slower.
+  double least_Bps = std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links) {
+    const bool shared =
+        std::find(neighbour_links.begin(), neighbour_links.end(), link) != neighbour_links.end();
+    const double per_gpu_Bps = link->get_bandwidth() / (shared ? platform.gpus_per_node : 1);
+    if (per_gpu_Bps < least_Bps) {
+      least_Bps = per_gpu_Bps;
+      route.shared_by_node = shared;
+    }
+  }
+  route.ring_bandwidth_Bps = least_Bps;
   return route;
 }
 

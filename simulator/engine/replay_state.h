@@ -114,8 +114,8 @@ struct ReplayState {
 
 // Between nodes, for the algorithm choice (collective_algorithm.h) and lockstep: the route from the first GPU
 // of node 0 to the first of node 1, its latency, and the bandwidth one ring of equal local index gets on it
-// (its slowest link, shared by the node's GPUs when their routes all cross it, as they do through an
-// aggregated uplink; not where each GPU has its own rail). Zeros on one node.
+// (its slowest link per GPU: a link the node's GPUs all cross, as they do an aggregated uplink, counts at 1/L
+// of its bandwidth; not where each GPU has its own rail). Zeros on one node.
 struct InterNodeRoute {
   double latency_s = 0;
   double ring_bandwidth_Bps = 0;

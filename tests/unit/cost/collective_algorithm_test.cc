@@ -504,4 +504,33 @@ TEST_CASE(
   CHECK(large.sends[0].bytes == simtrain::testing::Approx(2 * 31.0 / 32 * 1e9 / 4 / kInterEff));
 }
 
+TEST_CASE(
+    "with NCCL's tuner terms, a forced tree's flows carry its medium-size correction and a Simple ring "
+    "across nodes pays the ring's plateau once NCCL's channels are known") {
+  const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.nccl_tuner = true;
+  layout.network.channels = 8;
+  layout.forced.algorithm = cost::NcclAlgorithm::Tree;
+  layout.forced.protocol = cost::NcclProtocol::Simple;
+  // 1 MiB: treeCorrectionFactor[Simple][log2(2^20 / 64) = 14] = 0.5; 512 MiB: no correction. The flows
+  // carry the bytes over the share each size reaches, so their ratio is the correction's, 1 / 0.5.
+  const double mib = 1 << 20, large = 512 * mib;
+  const auto medium_plan = cost::plan_collective(CollectiveKind::AllReduce, mib, layout, efficiencies());
+  const auto large_plan = cost::plan_collective(CollectiveKind::AllReduce, large, layout, efficiencies());
+  REQUIRE(!medium_plan.sends.empty());
+  REQUIRE(!large_plan.sends.empty());
+  CHECK(medium_plan.sends[0].bytes / mib ==
+        simtrain::testing::Approx(2 * large_plan.sends[0].bytes / large).epsilon(kRel));
+  // The ring under Simple: NCCL's latency x 1.4, since 1e9 B / (8 channels x 32 ranks) >= 64 B.
+  layout.forced.algorithm = cost::NcclAlgorithm::Ring;
+  const auto ring = cost::plan_collective(CollectiveKind::AllReduce, 1e9, layout, efficiencies());
+  cost::NcclTunerShape shape;
+  shape.ranks = 32;
+  shape.nodes = 8;
+  CHECK(ring.software_latency_s ==
+        simtrain::testing::Approx(
+            1.4 * cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
+}
+
 }  // namespace simtrain

@@ -103,3 +103,36 @@ TEST_CASE(
 }
 
 }  // namespace simtrain
+
+namespace simtrain {
+
+TEST_CASE(
+    "a tree all-reduce reaches NCCL's corrected share at medium sizes: 0.5 of its model for Simple at 1 MiB, "
+    "0.4 for LL at 512 KiB, none from 512 MiB or under 64 B") {
+  // tuning.cc's treeCorrectionFactor is indexed by floor(log2(bytes / 64)): 1 MiB is index 14, 512 KiB 13.
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 1 << 20) == 0.5);
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::LL, 512 << 10) == 0.4);
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::LL128, 16 << 20) == 0.9);    // index 18
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 64) == 0.9);         // index 0
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 127) == 0.9);        // still index 0
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 256 << 20) == 0.9);  // index 22, the last
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 512 << 20) == 1.0);  // index 23: none
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 32) == 1.0);
+  CHECK(cost::nccl_tree_correction_factor(NcclProtocol::Simple, 1e15) == 1.0);
+}
+
+TEST_CASE(
+    "a Simple ring all-reduce across nodes pays 1.4x its latency once a channel's share per rank is 64 B") {
+  const auto all_reduce = CollectiveKind::AllReduce;
+  // 16 channels x 16 ranks x 64 B = 16 KiB: the threshold.
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::Simple, all_reduce, 16 << 10, 16, 2, 16) == 1.4);
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::Simple, all_reduce, (16 << 10) - 1, 16, 2, 16) == 1.0);
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::Simple, all_reduce, 1 << 20, 16, 2, 16, true) == 1.9);
+  // Not on one node, not under LL or LL128, not for the other collectives.
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::Simple, all_reduce, 1 << 20, 8, 1, 16) == 1.0);
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::LL128, all_reduce, 1 << 20, 16, 2, 16) == 1.0);
+  CHECK(cost::nccl_ring_plateau_factor(NcclProtocol::Simple, CollectiveKind::AllGather, 1 << 20, 16, 2, 16) ==
+        1.0);
+}
+
+}  // namespace simtrain
