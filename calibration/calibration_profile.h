@@ -68,6 +68,10 @@ struct Efficiencies {
   double conv_fp32 = 0.60;
   double attention = 0.45;      // FlashAttention-2 forward: 0.575 on A100, 0.33 on H100 and H200
   double memory_bound = 0.835;  // of HBM bandwidth (STREAM copy), for elementwise, norms, pooling, optimizer
+  // PyTorch's unvectorized elementwise path (unrolled_elementwise_kernel for operands of different dtypes,
+  // elementwise_kernel with offset calculators for strided or broadcast ones) moves fewer bytes per second
+  // than its vectorized kernels. 0 = not known for this GPU: such kernels run at memory_bound.
+  double memory_bound_unvectorized = 0;
   double kernel_launch_s = 4e-6;      // fixed cost added to every kernel
   double nccl_intra_node = 0.80;      // achieved bus bandwidth / NVLink (or PCIe) bandwidth inside a node
   double nccl_inter_node = 0.90;      // achieved bus bandwidth / NIC bandwidth across nodes

@@ -45,6 +45,7 @@ constexpr NumberRange kBytes{0, false, kMaxBytes};
 constexpr NumberRange kClock_MHz{0, false, 1e6};
 // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
 constexpr NumberRange kEfficiency{0, false, 1e3};
+constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
 
 // Reads the fields of one JSON object found at `path`, rejecting unknown keys, and turns every violation into
 // an Error that names the field.
@@ -209,10 +210,11 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   Efficiencies eff;
   const json* value = top.find("efficiencies");
   if (value == nullptr) return eff;
-  const ObjectReader in(*value, "efficiencies", top.origin(),
-                        {"gemm", "gemm_fp8", "gemm_fp4", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32",
-                         "conv_tf32", "gemm_fp32", "conv_fp32", "attention", "memory_bound",
-                         "kernel_launch_s", "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
+  const ObjectReader in(
+      *value, "efficiencies", top.origin(),
+      {"gemm", "gemm_fp8", "gemm_fp4", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
+       "gemm_fp32", "conv_fp32", "attention", "memory_bound", "memory_bound_unvectorized", "kernel_launch_s",
+       "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
@@ -226,6 +228,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
   eff.attention = in.number("attention", kFraction, eff.attention);
   eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
+  eff.memory_bound_unvectorized =
+      in.number("memory_bound_unvectorized", kOptionalFraction, eff.memory_bound_unvectorized);
   eff.kernel_launch_s = in.number("kernel_launch_s", kOptionalDuration, eff.kernel_launch_s);
   eff.nccl_intra_node = in.number("nccl_intra_node", kEfficiency, eff.nccl_intra_node);
   eff.nccl_inter_node = in.number("nccl_inter_node", kEfficiency, eff.nccl_inter_node);
@@ -365,6 +369,7 @@ json to_json(const CalibrationProfile& profile) {
         {"conv_fp32", eff.conv_fp32},
         {"attention", eff.attention},
         {"memory_bound", eff.memory_bound},
+        {"memory_bound_unvectorized", eff.memory_bound_unvectorized},
         {"kernel_launch_s", eff.kernel_launch_s},
         {"nccl_intra_node", eff.nccl_intra_node},
         {"nccl_inter_node", eff.nccl_inter_node},

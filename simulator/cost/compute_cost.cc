@@ -122,7 +122,11 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
     }
     compute_s = kernel.flops / (peak * efficiency);
   }
-  double memory_s = kernel.bytes / (profile_.device.memory_bandwidth_Bps * eff.memory_bound);
+  // PyTorch's unvectorized elementwise path has its own fraction of the bandwidth where the profile knows it.
+  const double memory_efficiency = kernel.unvectorized && eff.memory_bound_unvectorized > 0
+                                       ? eff.memory_bound_unvectorized
+                                       : eff.memory_bound;
+  double memory_s = kernel.bytes / (profile_.device.memory_bandwidth_Bps * memory_efficiency);
   return std::max(compute_s, memory_s) + eff.kernel_launch_s;
 }
 

@@ -51,6 +51,10 @@ struct ComputeSpec {
   double bytes = 0;  // bytes moved to and from device memory
   std::vector<std::int64_t> shape;
   double duration_s = -1;  // measured duration, or -1
+  // A memory-bound kernel that PyTorch runs on its unvectorized elementwise path: strided or broadcast
+  // operands (a transposed view, a bias along rows) or operands of different dtypes (an fp16 gradient cast
+  // to fp32, an fp32 + fp16 residual add). It moves its bytes at the profile's memory_bound_unvectorized.
+  bool unvectorized = false;
 
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };

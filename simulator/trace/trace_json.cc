@@ -44,6 +44,7 @@ json op_to_json(const Op& op) {
       j["bytes"] = op.compute.bytes;
       j["shape"] = op.compute.shape;
       if (op.compute.duration_s >= 0) j["duration_s"] = op.compute.duration_s;
+      if (op.compute.unvectorized) j["unvectorized"] = true;
       break;
     case OpType::Collective:
       j["op"] = to_string(op.collective.kind);
@@ -231,6 +232,10 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
       if (const json* duration = in.optional("duration_s")) {
         op.compute.duration_s = get_number(*duration, origin, in.path("duration_s"));
         if (op.compute.duration_s < 0) in.fail(in.path("duration_s"), "must be >= 0 (omit it when unknown)");
+      }
+      if (const json* unvectorized = in.optional("unvectorized")) {
+        if (!unvectorized->is_boolean()) in.fail(in.path("unvectorized"), "expected true or false");
+        op.compute.unvectorized = unvectorized->get<bool>();
       }
       break;
     case OpType::Collective:

@@ -2,6 +2,7 @@
 // reads and writes.
 #include "simulator/workload/eager_pytorch.h"
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -27,7 +28,51 @@ ComputeSpec pass(ComputeKind kind, Pass which, DType dtype, double elements, dou
   kernel.flops = elements;
   kernel.bytes = elements * (read_bytes + write_bytes);
   kernel.shape = {static_cast<std::int64_t>(elements)};
+  // An operand narrower than the output (an fp16 value promoted to fp32: an upcast, an fp32 + fp16 add) sends
+  // PyTorch to its casting loop, unrolled_elementwise_kernel, not the vectorized one (the H200 traces: every
+  // fp16-to-fp32 copy; fp32-to-fp16 casts have a vectorized kernel of their own).
+  kernel.unvectorized = write_bytes > 0 && std::fmod(read_bytes, write_bytes) != 0;
   return kernel;
+}
+
+// A memory-bound pass whose operands are strided or broadcast views (a transposed tensor, a bias along
+// rows): PyTorch runs it through elementwise_kernel's offset calculators, never vectorized.
+ComputeSpec strided_pass(ComputeKind kind, Pass which, DType dtype, double elements, double read_bytes,
+                         double write_bytes) {
+  ComputeSpec kernel = pass(kind, which, dtype, elements, read_bytes, write_bytes);
+  kernel.unvectorized = true;
+  return kernel;
+}
+
+// torchvision's encoder block calls nn.MultiheadAttention with batch_first=True, which transposes its input
+// to (sequence, batch, hidden) and runs F.multi_head_attention_forward: as the H200 trace of ViT-B/16 shows
+// per layer, the transposed input is copied (reshape), the packed in-projection runs as a GEMM plus a
+// separate strided bias add, the packed q, k, v are copied contiguous, and the output comes back transposed,
+// so the residual adds read a strided operand and layer norm copies the fp32 stream contiguous first.
+// Backward: unbind's gradient (three zero fills, three copies into the slices, two adds), the packed
+// gradient copied back, the input gradient's reshape copy and the contiguous copies of the stream's gradient.
+// `tokens` is batch x sequence, `hidden` the model width; e the activations' bytes per element.
+LayerKernels torchvision_attention(LayerKernels kernels, double tokens, double hidden, DType dtype,
+                                   double e) {
+  const double f = kFp32Bytes;
+  const double x = tokens * hidden, qkv = 3 * x;
+  const auto strided = [&](Pass which, double elements, double read, double write) {
+    return strided_pass(ComputeKind::Elementwise, which, dtype, elements, read, write);
+  };
+  const auto plain = [&](Pass which, double elements, double read, double write) {
+    return pass(ComputeKind::Elementwise, which, dtype, elements, read, write);
+  };
+  kernels.forward.insert(kernels.forward.begin(), {strided(Pass::Forward, x, e, e),      // reshape
+                                                   strided(Pass::Forward, qkv, e, e),    // bias add_
+                                                   strided(Pass::Forward, qkv, e, e)});  // contiguous
+  const Pass b = Pass::BackwardData;
+  for (int i = 0; i < 3; ++i) kernels.backward.push_back(plain(b, qkv, 0, e));  // zeros
+  for (int i = 0; i < 3; ++i) kernels.backward.push_back(plain(b, x, e, e));    // select_backward's copy
+  for (int i = 0; i < 2; ++i) kernels.backward.push_back(plain(b, qkv, 2 * e, e));
+  kernels.backward.push_back(strided(b, qkv, e, e));  // the packed gradient's reshape
+  kernels.backward.push_back(strided(b, x, e, e));    // the input gradient's reshape
+  kernels.backward.push_back(strided(b, x, f, f));    // the stream gradient made contiguous
+  return kernels;
 }
 
 double dim(const Layer& layer, std::size_t i) {
@@ -201,14 +246,36 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     for (int i = 1; i < static_cast<int>(inputs); ++i)
       kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, each, 2 * e, e));
   }
+  // torchvision's transformer (ViT) is the zoo's only one without a token vocabulary.
+  const bool torchvision_encoder = model.transformer && model.transformer->vocab == 0;
+  if (type == "add" && torchvision_encoder && dim(layer, 2) != 0) {
+    // The residual add reads the attention's transposed output (torchvision_attention), and the fp32 stream
+    // it writes is copied contiguous before the next layer norm; backward copies that gradient back.
+    const double elements = n * dim(layer, 0);
+    const ComputeSpec add =
+        strided_pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes + e, kFp32Bytes);
+    const ComputeSpec add_grad =
+        pass(ComputeKind::Elementwise, Pass::BackwardData, low, elements, 2 * kFp32Bytes, kFp32Bytes);
+    kernels.forward = {
+        add, strided_pass(ComputeKind::Elementwise, Pass::Forward, low, elements, kFp32Bytes, kFp32Bytes)};
+    kernels.backward = {add_grad, strided_pass(ComputeKind::Elementwise, Pass::BackwardData, low, elements,
+                                               kFp32Bytes, kFp32Bytes)};
+    return kernels;
+  }
   if (type == "attention") {
     // cuDNN's SDPA (PyTorch's default on Hopper) launches small helper kernels around its attention kernel:
     // one in forward; three in backward (the dO.O row sums, zeroing and converting the dQ accumulator).
+    // They are cuDNN's kernels, not PyTorch's elementwise loops.
     const double rows = n * dim(layer, 0) * dim(layer, 1);
     kernels.forward.push_back(pass(ComputeKind::Elementwise, Pass::Forward, low, rows, 0, kFp32Bytes));
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
       kernels.backward.push_back(
           pass(ComputeKind::Elementwise, Pass::BackwardData, low, rows, e, kFp32Bytes));
+      kernels.backward.back().unvectorized = false;
+    }
+    if (torchvision_encoder)
+      kernels =
+          torchvision_attention(std::move(kernels), n * dim(layer, 0), dim(layer, 1) * dim(layer, 2), low, e);
   }
   const double bias = bias_elements(layer);
   if (type == "linear" && bias > 0) {

@@ -64,6 +64,7 @@ CalibrationProfile sample_measured() {
                    "measured on dgx-07"};
   p.efficiencies.gemm = 1.0 / 3.0;
   p.efficiencies.kernel_launch_s = 0;
+  p.efficiencies.memory_bound_unvectorized = 0.491;
   p.gemm = {{4096, 4096, 4096, DType::BF16, false, true, 1.0 / 7.0 * 1e-3},
             {1, 50257, 768, DType::FP16, true, false, 0.1e-5},
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
@@ -193,6 +194,9 @@ TEST_CASE("every validation error names the file and the exact field path") {
       {"environment.gpus", "unknown key", [](json& d) { d["environment"]["gpus"] = 8; }},
       {"efficiencies.gemm", "(0, 1], got 1.5", [](json& d) { d["efficiencies"]["gemm"] = 1.5; }},
       {"efficiencies.conv", "(0, 1], got 0", [](json& d) { d["efficiencies"]["conv"] = 0; }},
+      // 0 says the GPU's unvectorized elementwise bandwidth is not known; above 1 is a typo.
+      {"efficiencies.memory_bound_unvectorized", "got 1.5",
+       [](json& d) { d["efficiencies"]["memory_bound_unvectorized"] = 1.5; }},
       // NCCL efficiencies may exceed 1 (imported trees beat the ring model) but must stay positive.
       {"efficiencies.nccl_inter_node", "> 0, got -0.5",
        [](json& d) { d["efficiencies"]["nccl_inter_node"] = -0.5; }},

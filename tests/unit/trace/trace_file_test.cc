@@ -101,6 +101,18 @@ TEST_CASE("ops are compact objects with only the fields of their type") {
   CHECK(doc["programs"][0]["ops"][0]["duration_s"] == 0.1 + 0.2);
 }
 
+TEST_CASE("an unvectorized kernel says so in its op; others leave the field out") {
+  Trace trace = two_stage_pipeline();
+  trace.programs[1].ops[1].compute.unvectorized = true;
+  const json doc = trace_to_json(trace);
+  CHECK(doc["programs"][1]["ops"][1]["unvectorized"] == true);
+  CHECK_FALSE(doc["programs"][0]["ops"][0].contains("unvectorized"));
+  CHECK(trace_from_json(doc, "round trip") == trace);
+  json spoiled = doc;
+  spoiled["programs"][1]["ops"][1]["unvectorized"] = 1;
+  CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
+}
+
 TEST_CASE("a trace survives a JSON round trip field for field") {
   for (const Trace& trace : {two_rank_ddp(), two_stage_pipeline()}) {
     CHECK(trace_from_json(trace_to_json(trace), "round trip") == trace);
@@ -152,7 +164,7 @@ TEST_CASE("a compressed trace is one gzip member without name or time stamp, rea
   write_trace_file(two_stage_pipeline(), dir.file("t.json.gz"));
   const std::string bytes = read_all(dir.file("t.json.gz"));
   REQUIRE(bytes.size() > 10);
-  CHECK(static_cast<unsigned char>(bytes[3]) == 0);  // FLG: no name, no comment, no extra field
+  CHECK(static_cast<unsigned char>(bytes[3]) == 0);   // FLG: no name, no comment, no extra field
   CHECK(bytes.substr(4, 4) == std::string(4, '\0'));  // MTIME: none
   CHECK(read_trace_file(dir.file("t.json.gz")) == two_stage_pipeline());
 }

@@ -174,3 +174,64 @@ TEST_CASE("DenseNet's concatenations accumulate each input's gradient from its o
       accumulations += eager(densenet, layer.name, 32, Precision::AMP_FP16).backward.size();
   CHECK(accumulations == 21);
 }
+
+TEST_CASE("an upcast to fp32 runs on PyTorch's unvectorized path; a downcast to 16 bits does not") {
+  // The H200 traces: every fp16 -> fp32 copy is an unrolled_elementwise_kernel, fp32 -> fp16 casts run
+  // vectorized, and an fp32 + fp16 residual add runs unrolled.
+  const Model model = build_model("llama2-7b");
+  const LayerKernels k = eager(model, "model.layers.0.self_attn.q_proj", 1, Precision::AMP_BF16);
+  CHECK_FALSE(k.forward.front().unvectorized);  // the weight cast to bf16
+  CHECK(k.backward.back().unvectorized);        // its gradient cast back to fp32
+  for (const auto& gemm : k.forward)
+    if (gemm.kind == ComputeKind::Gemm) CHECK_FALSE(gemm.unvectorized);
+  const Model gpt2 = build_model("gpt2-xl");
+  const LayerKernels add = eager(gpt2, "transformer.h.0.add_1", 1, Precision::AMP_BF16);
+  REQUIRE(add.forward.size() == 1);
+  CHECK(add.forward[0].unvectorized);         // fp32 + bf16 -> fp32
+  CHECK_FALSE(add.backward[0].unvectorized);  // fp32 gradients
+  // cuDNN's SDPA helpers are cuDNN's own kernels.
+  for (const auto& helper : eager(gpt2, "transformer.h.0.attn.sdpa", 1, Precision::AMP_BF16).backward)
+    CHECK_FALSE(helper.unvectorized);
+}
+
+TEST_CASE(
+    "torchvision's MultiheadAttention copies its transposed tensors: 3 forward and 11 backward kernels") {
+  // ViT-B/16 on 64 images: per layer the H200 trace shows the input's reshape copy, the in-projection's
+  // strided bias add and the packed q, k, v made contiguous forward; unbind's gradient (3 fills, 3 copies,
+  // 2 adds), the packed and input gradients' reshape copies and one copy of the stream's gradient backward.
+  const Model vit = build_model("vit-b16");
+  const std::string sdpa = "encoder.layers.encoder_layer_0.self_attention.sdpa";
+  const Layer& layer = layer_named(vit, sdpa);
+  const LayerKernels fused = kernels_for(layer, vit, 64, Precision::AMP_FP16);
+  const LayerKernels k = eager(vit, sdpa, 64, Precision::AMP_FP16);
+  const double x = 64.0 * 197 * 768;
+  // cuDNN's helpers (1 forward, 3 backward) come first; torchvision's copies on top of them.
+  REQUIRE(k.forward.size() == fused.forward.size() + 1 + 3);
+  REQUIRE(k.backward.size() == fused.backward.size() + 3 + 11);
+  int strided = 0;
+  for (const auto& kernel : k.forward) strided += kernel.unvectorized ? 1 : 0;
+  CHECK(strided == 3);
+  CHECK(k.forward[0].bytes == x * (2 + 2));       // the reshape copy of the fp16 input
+  CHECK(k.forward[2].bytes == 3 * x * (2 + 2));   // q, k, v made contiguous
+  CHECK(k.backward.back().bytes == x * (4 + 4));  // the fp32 stream's gradient
+  CHECK(k.backward.back().unvectorized);
+  // Hugging Face's attention (BERT) has no such copies.
+  const Model bert = build_model("bert-large");
+  const Layer& bert_sdpa = layer_named(bert, "encoder.layer.0.attention.self.sdpa");
+  CHECK(eager(bert, bert_sdpa.name, 1, Precision::AMP_FP16).forward.size() ==
+        kernels_for(bert_sdpa, bert, 1, Precision::AMP_FP16).forward.size() + 1);
+}
+
+TEST_CASE("torchvision's residual adds read a strided operand and copy the fp32 stream contiguous") {
+  const Model vit = build_model("vit-b16");
+  const LayerKernels k = eager(vit, "encoder.layers.encoder_layer_0.add_1", 64, Precision::AMP_FP16);
+  const double x = 64.0 * 197 * 768;
+  REQUIRE(k.forward.size() == 2);
+  CHECK(k.forward[0].bytes == x * (4 + 2 + 4));
+  CHECK(k.forward[0].unvectorized);
+  CHECK(k.forward[1].bytes == x * (4 + 4));
+  CHECK(k.forward[1].unvectorized);
+  REQUIRE(k.backward.size() == 2);
+  CHECK_FALSE(k.backward[0].unvectorized);
+  CHECK(k.backward[1].unvectorized);
+}
