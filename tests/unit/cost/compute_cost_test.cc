@@ -75,13 +75,13 @@ TEST_CASE("an unvectorized elementwise kernel moves its bytes at the profile's u
   strided.unvectorized = true;
   // Not known for this GPU (0): the kernel runs at memory_bound like any other, 1 GB in 2 ms.
   CHECK(cost::ComputeCostModel(profile).cost(strided).duration_s ==
-        doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
   // Known: 1 GB at 1 TB/s * 0.25 = 4 ms; a vectorized kernel of the same bytes keeps its 2 ms.
   profile.efficiencies.memory_bound_unvectorized = 0.25;
   const cost::ComputeCostModel model(profile);
-  CHECK(model.cost(strided).duration_s == doctest::Approx(4e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(strided).duration_s == simtrain::testing::Approx(4e-3 + kLaunch).epsilon(kRel));
   CHECK(model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e6, 1e9)).duration_s ==
-        doctest::Approx(2e-3 + kLaunch).epsilon(kRel));
+        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
