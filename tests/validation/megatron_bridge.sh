@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Validation against NVIDIA Megatron-Bridge's published pre-training throughputs (DGX H100, B200, B300, GB200,
 # GB300), predicted from the spec profiles; no figure is fitted to this table. The target is 10% MAPE
-# per system and it is not met. Measured 2026-12-01 with MoE layers costed as Megatron-Core's all-to-all
-# dispatcher and TE's per-expert grouped GEMMs run them (README "Megatron-Bridge on Hopper and Blackwell"):
-# H100 37.2%, B200 57.1%, B300 40.8%, GB200 44.8%, GB300 28.9% (Llama 22.6%, Qwen3 48.3%, GPT-OSS 64.2%,
-# DeepSeek-V3 35.6%); MoE rows at small micro-batches and GPT-OSS stay far too fast. The limits below sit just
-# above those figures and guard against regressions; they are not the target. Rows that run past --timeout
-# (Llama 3.1 405B and Qwen3-235B at 256 GPUs on a loaded machine) are listed and not counted, so a slow
-# machine measures fewer rows. Configurations whose model or option simtrain lacks (Nemotron 3, DeepSeek-V4,
-# pipeline layouts with unequal virtual stages, MoE parallel folding) are listed and not counted.
+# per system and it is not met. Measured 2026-12-01, all 68 expressible configurations counted, with MoE
+# layers costed as Megatron-Core's all-to-all dispatcher and TE's per-expert grouped GEMMs run them (README
+# "Megatron-Bridge on Hopper and Blackwell"): H100 37.2%, B200 57.5%, B300 53.3%, GB200 40.1%, GB300 22.3%
+# (Llama 23.2%, Qwen3 45.5%, GPT-OSS 64.2%, DeepSeek-V3 35.6%); MoE rows at small micro-batches and GPT-OSS
+# stay far too fast. The limits below sit just above those figures and guard against regressions; they are
+# not the target. Rows that run past --timeout are listed and not counted, so a slow machine measures fewer
+# rows. Configurations whose model or option simtrain lacks (Nemotron 3, DeepSeek-V4, pipeline layouts with
+# unequal virtual stages, MoE parallel folding) are listed and not counted.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=40 dgx-b200=60 dgx-b300=44 dgx-gb200=48 dgx-gb300=32
+  --system-max-mape dgx-h100=40 dgx-b200=60 dgx-b300=56 dgx-gb200=43 dgx-gb300=25
