@@ -50,6 +50,14 @@ trace::ComputeSpec kernel(trace::ComputeKind kind, DType dtype, double flops, do
 
 using trace::ComputeKind;
 
+// A GPU of 4 SMs whose GEMMs run in 128 x 128 output tiles: tile waves small enough to count by hand.
+calibration::CalibrationProfile four_sm_profile() {
+  auto profile = test_profile();
+  profile.device.sm_count = 4;
+  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  return profile;
+}
+
 }  // namespace
 
 TEST_CASE("a compute-bound kernel lasts flops / (peak * efficiency) plus the launch cost") {
@@ -298,9 +306,7 @@ TEST_CASE("FP8 and FP4 GEMMs take their own fractions of their own peaks") {
 }
 
 TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last wave runs slower") {
-  auto profile = test_profile();
-  profile.device.sm_count = 4;
-  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const auto profile = four_sm_profile();
   const cost::ComputeCostModel model(profile);
   trace::ComputeSpec full = kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0);
   full.shape = {256, 256, 4096};  // 2 x 2 = 4 tiles on 4 SMs: one full wave
@@ -314,9 +320,7 @@ TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last 
 }
 
 TEST_CASE("a grouped GEMM costs one GEMM per group, each with its own tile waves and launch") {
-  auto profile = test_profile();
-  profile.device.sm_count = 4;
-  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const auto profile = four_sm_profile();
   const cost::ComputeCostModel model(profile);
   // 8 experts of 128 tokens each, n = 256, k = 4096: each expert's GEMM is 1 x 2 = 2 tiles on 4 SMs (half
   // the SMs busy), 2 * 128 * 256 * 4096 FLOPs at 200 TFLOP/s * 0.5 * 2/4, plus its own 1 us launch.
@@ -333,9 +337,7 @@ TEST_CASE("a grouped GEMM costs one GEMM per group, each with its own tile waves
 }
 
 TEST_CASE("a grouped GEMM of one group costs as the plain GEMM") {
-  auto profile = test_profile();
-  profile.device.sm_count = 4;
-  profile.efficiencies.gemm_tile_m = profile.efficiencies.gemm_tile_n = 128;
+  const auto profile = four_sm_profile();
   const cost::ComputeCostModel model(profile);
   auto plain = kernel(ComputeKind::Gemm, DType::FP16, 2.0 * 256 * 384 * 4096, 1e6);
   plain.shape = {256, 384, 4096};

@@ -61,6 +61,14 @@ const LayerStep& find(const std::vector<LayerStep>& steps, const std::string& na
   return steps.front();
 }
 
+// Mixtral-like experts on a dense model's layer: 8 experts, 2 per token, each with an FFN of 14,336.
+TransformerConfig with_mixtral_experts(TransformerConfig m) {
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.moe_ffn_hidden = 14336;
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -200,10 +208,7 @@ TEST_CASE("context parallelism turns attention into cp ring rounds passing K and
 }
 
 TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-to-alls over EP") {
-  TransformerConfig m = llama3_70b();  // with Mixtral-like experts
-  m.experts = 8;
-  m.experts_per_token = 2;
-  m.moe_ffn_hidden = 14336;
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
   LayerSharding s = sharding(2, true, 1, 4096);
   s.ep = 4;
   const LayerSteps layer = transformer_layer_steps(m, s, true);
@@ -220,10 +225,7 @@ TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-
 }
 
 TEST_CASE("a MoE layer's grouped GEMMs split the arriving tokens evenly over the local experts") {
-  TransformerConfig m = llama3_70b();
-  m.experts = 8;
-  m.experts_per_token = 2;
-  m.moe_ffn_hidden = 14336;
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
   LayerSharding s = sharding(2, true, 1, 4096);
   s.ep = 4;
   const LayerSteps layer = transformer_layer_steps(m, s, true);
@@ -239,10 +241,7 @@ TEST_CASE("a MoE layer's grouped GEMMs split the arriving tokens evenly over the
 }
 
 TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirrors both on the way back") {
-  TransformerConfig m = llama3_70b();
-  m.experts = 8;
-  m.experts_per_token = 2;
-  m.moe_ffn_hidden = 14336;
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
   LayerSharding s = sharding(2, true, 1, 4096);
   s.ep = 4;
   const LayerSteps layer = transformer_layer_steps(m, s, true);
