@@ -249,6 +249,18 @@ void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forw
   steps.push_back(step);
 }
 
+// A mixer block's output (attention's or Mamba's): the row-parallel projection, the TP region's exit and the
+// residual add forward; their mirror opens `backward`, which must still be empty.
+void block_output(Steps& forward, Steps& backward, const Gemm& projection, const std::string& region,
+                  const std::string& residual, const Dims& d) {
+  gemm_forward(forward, projection, d, d.shard.gemm);
+  leave_tp_region(forward, region, d);
+  dropout_add(forward, residual, d, true);
+  dropout_add(backward, residual, d, false);
+  leave_tp_region_backward(backward, region, d);
+  row_parallel_backward(backward, projection, d, d.shard.gemm);
+}
+
 double norm_parameters(const TransformerConfig& m) { return (m.rms_norm ? 1.0 : 2.0) * m.hidden; }
 double gated(const TransformerConfig& m) { return m.gated_mlp ? 2.0 : 1.0; }
 
@@ -489,14 +501,8 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
     attention(f, core_backward, d);
   else
     unfused_attention(f, core_backward, d);
-  gemm_forward(f, proj, d, shard.gemm);
-  leave_tp_region(f, "out_proj", d);
-  dropout_add(f, "attention.dropout_add", d, true);
-
   Steps& b = s.backward;
-  dropout_add(b, "attention.dropout_add", d, false);
-  leave_tp_region_backward(b, "out_proj", d);
-  row_parallel_backward(b, proj, d, shard.gemm);
+  block_output(f, b, proj, "out_proj", "attention.dropout_add", d);
   b.insert(b.end(), core_backward.begin(), core_backward.end());
   if (m.rms_norm)
     b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
@@ -559,14 +565,8 @@ LayerSteps mamba_block(const TransformerConfig& m, const LayerSharding& shard, c
                           ssd_flops, ssd_bytes, shape));
   f.push_back(elementwise("mamba.gated_norm.fwd", ComputeKind::LayerNorm, Pass::Forward, d, d.tokens * inner,
                           2, 1, 8));
-  gemm_forward(f, out_proj, d, shard.gemm);
-  leave_tp_region(f, "mamba.out_proj", d);
-  dropout_add(f, "mamba.dropout_add", d, true);
-
   Steps& b = s.backward;
-  dropout_add(b, "mamba.dropout_add", d, false);
-  leave_tp_region_backward(b, "mamba.out_proj", d);
-  row_parallel_backward(b, out_proj, d, shard.gemm);
+  block_output(f, b, out_proj, "mamba.out_proj", "mamba.dropout_add", d);
   b.push_back(elementwise("mamba.gated_norm.bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d,
                           d.tokens * inner, 3, 2, 12));
   b.push_back(kernel_step("mamba.ssd_scan.bwd_data", ComputeKind::Attention, Pass::BackwardData,
