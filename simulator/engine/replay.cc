@@ -155,7 +155,6 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   ReplayState state(trace, costs, efficiencies, std::move(built), std::move(lockstep));
   state.nccl = options.nccl;
   state.stepwise = options.stepwise_collectives;
-  state.rendezvous_mutex = sg4::Mutex::create();
   state.inter_node_latency_s = route.latency_s;
   state.inter_node_bandwidth_Bps = route.ring_bandwidth_Bps;
   state.node_gpus_share_uplink = route.shared_by_node;
@@ -204,8 +203,6 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     const trace::Program& program = trace.program_of(rank);
     if (!state.lockstep.is_representative(rank)) continue;
     r.done.assign(program.ops.size(), 0);
-    r.mutex = sg4::Mutex::create();
-    r.ended = sg4::ConditionVariable::create();
     for (int stream = 0; stream < static_cast<int>(program.streams.size()); ++stream) {
       if (state.plans[trace.rank_program[rank]].stream_ops[stream].empty()) {
         ++r.streams_finished;

@@ -30,11 +30,13 @@ struct ProgramPlan {
 
 ProgramPlan plan_program(const trace::Program& program);
 
-// What one rank's stream actors share: which ops have ended, and a condition variable to wait on.
+// What one rank's stream actors share: which ops have ended, and which actors are suspended until one does.
+// Actors run one at a time between SimGrid calls, so checking `done`, registering and suspending cannot
+// race with the op's end; a suspend/resume pair costs two simcalls where a mutex and condition variable
+// cost five or more, and this is the replay's most frequent synchronisation.
 struct RankState {
   std::vector<char> done;
-  simgrid::s4u::MutexPtr mutex;
-  simgrid::s4u::ConditionVariablePtr ended;
+  std::unordered_map<std::uint32_t, std::vector<simgrid::s4u::Actor*>> waiting;  // op -> suspended actors
   std::vector<Interval> compute_busy;
   std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
   std::vector<Interval> comm_busy;  // collectives
@@ -49,9 +51,9 @@ struct RankState {
 
 // Where the simulated members of one collective instance wait for each other: a ring's or tree's result
 // reaches a rank only once every member's data has gone round, so no member is done before the slowest.
+// Its members suspend until the last arrives (see RankState on why no mutex is needed).
 struct Rendezvous {
-  int arrived = 0;
-  simgrid::s4u::ConditionVariablePtr all_arrived;
+  std::vector<simgrid::s4u::Actor*> waiting;  // the members arrived so far, suspended
 };
 
 // A communicator's placement on nodes, and how many of its members have actors of their own (lockstep).
@@ -91,7 +93,6 @@ struct ReplayState {
   double inter_node_bandwidth_Bps = 0;
   bool node_gpus_share_uplink = true;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
-  simgrid::s4u::MutexPtr rendezvous_mutex;
   std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
 
   // What a communicator's collectives need to know of it, worked out on its first collective.

@@ -79,17 +79,19 @@ class StreamActor {
     for (std::uint32_t dep : op.deps) {
       if (program_.ops[dep].stream == op.stream || self_.done[dep]) continue;
       flush_compute();
-      std::unique_lock lock(*self_.mutex);
-      while (!self_.done[dep]) self_.ended->wait(lock);
+      if (self_.done[dep]) continue;  // it ended while this stream's last kernels ran
+      self_.waiting[dep].push_back(sg4::Actor::self());
+      sg4::this_actor::suspend();  // until mark_done(dep)
     }
   }
 
   void mark_done(std::uint32_t index) {
     self_.done[index] = 1;
-    if (plan_.awaited_by_other_stream[index]) {
-      std::unique_lock lock(*self_.mutex);
-      self_.ended->notify_all();
-    }
+    if (!plan_.awaited_by_other_stream[index]) return;
+    const auto waiting = self_.waiting.find(index);
+    if (waiting == self_.waiting.end()) return;
+    for (sg4::Actor* actor : waiting->second) actor->resume();
+    self_.waiting.erase(waiting);
   }
 
   // Back-to-back kernels are simulated as one interval: nothing can observe the boundaries between them.
@@ -131,16 +133,14 @@ class StreamActor {
   void wait_for_members(const std::vector<int>& members, int expected) {
     if (expected <= 1) return;
     const auto key = std::make_tuple(&members, stream_, self_.collectives_started[{&members, stream_}]++);
-    std::unique_lock lock(*state_.rendezvous_mutex);
     Rendezvous& r = state_.rendezvous[key];
-    if (!r.all_arrived) r.all_arrived = sg4::ConditionVariable::create();
-    if (++r.arrived == expected) {
-      r.all_arrived->notify_all();
+    if (static_cast<int>(r.waiting.size()) + 1 == expected) {
+      for (sg4::Actor* member : r.waiting) member->resume();
       state_.rendezvous.erase(key);
       return;
     }
-    const sg4::ConditionVariablePtr all_arrived = r.all_arrived;
-    while (state_.rendezvous.count(key)) all_arrived->wait(lock);
+    r.waiting.push_back(sg4::Actor::self());
+    sg4::this_actor::suspend();  // until the last member arrives
   }
 
   // The flows of a collective over folded replicas, whose other members are not simulated: each flow takes
