@@ -218,6 +218,7 @@ int run_command(const Arguments& args) {
   request.allow_oom = vm.count("allow-oom") > 0;
   if (vm.count("no-lockstep")) request.lockstep_group.clear();
   if (vm.count("every-replica")) request.sample_replicas = false;
+  request.simulate_every_micro_batch = vm.count("simulate-every-micro-batch") > 0;
   const std::string fidelity = vm["fidelity"].as<std::string>();
   if (fidelity != "full" && fidelity != "fast")
     throw Error("--fidelity: unknown level '" + fidelity + "' (full, fast)");

@@ -89,6 +89,9 @@ po::options_description run_options() {
       "every-replica",
       "simulate every data-parallel replica, even where a sample of them gives the same result (slower; to "
       "check replica sampling)")(
+      "simulate-every-micro-batch",
+      "replay every micro-batch of a long step instead of extrapolating its steady state from steps of "
+      "2 x pp and 3 x pp micro-batches (slower; to check the extrapolation)")(
       "fidelity", po::value<std::string>()->default_value("full"),
       "full | fast (fast samples data-parallel replicas even where the fabric above the nodes could "
       "bind, or folds them into one, their collectives then seeing no contention)")(

@@ -170,6 +170,11 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
       {"ops_rescaled", r.rescaled_ops},
       {"ops_rescaled_by_bandwidth", r.bandwidth_rescaled_ops}};
   if (!r.recorded_gpu.empty()) j["fidelity"]["recorded_gpu"] = r.recorded_gpu;
+  if (r.micro_batches > 0)
+    j["fidelity"]["micro_batches"] = fmt::format(
+        "{} and {} of the step's {} micro-batches per replica simulated, the rest extrapolated from their "
+        "steady state",
+        r.micro_batches_fewer, r.micro_batches_more, r.micro_batches);
   j["collective_algorithms"] = r.collective_algorithms;
   j["simulated_flows"] = r.simulated_flows;
   j["simulated_compute_intervals"] = r.simulated_compute_intervals;
@@ -240,6 +245,9 @@ std::string summary_text(const Result& r, bool include_wall_time) {
         "  kernels          {} rescaled from {} ({} of unknown size by bandwidth), {} as recorded\n",
         r.rescaled_ops + r.bandwidth_rescaled_ops, r.recorded_gpu, r.bandwidth_rescaled_ops,
         r.trace_timed_ops);
+  if (r.micro_batches > 0)
+    text += fmt::format("  micro-batches    {} per replica, extrapolated from steps of {} and {}\n",
+                        r.micro_batches, r.micro_batches_fewer, r.micro_batches_more);
   if (include_wall_time)
     text += fmt::format("  simulated in     {:.3f} s wall ({} flows)\n", r.sim_wall_s, r.simulated_flows);
   else

@@ -87,6 +87,11 @@ struct Result {
   int replicas_simulated = 0;                // with replicas sampled: simulated replicas of `replicas`
   int replicas = 0;
   bool replicas_sampled_exactly = false;  // false: sampled by --fidelity fast, without the fabric check
+  // With the step extrapolated from shorter ones (run/micro_batch_extrapolation.h): its micro-batches per
+  // replica and the two step sizes simulated; 0 when every micro-batch was simulated.
+  int micro_batches = 0;
+  int micro_batches_fewer = 0;
+  int micro_batches_more = 0;
   // Collectives by NCCL algorithm and protocol ("ring/ll128"), counted per simulated rank.
   std::map<std::string, std::uint64_t> collective_algorithms;
   std::uint64_t simulated_flows = 0;

@@ -10,6 +10,8 @@
 #include "common/version.h"
 #include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
+#include "simulator/run/micro_batch_extrapolation.h"
+#include "simulator/run/replay_in_child.h"
 #include "simulator/run/run_inputs.h"
 #include "simulator/workload/megatron_trace.h"
 
@@ -76,17 +78,32 @@ std::optional<double> default_dataset_size(const std::string& model) {
   return std::nullopt;
 }
 
-trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
+namespace {
+
+// A large-model configuration's transformer, with the sequence length resolved to the model's default.
+struct ResolvedTransformer {
+  workload::Model model;
+  workload::ParallelConfig config;
+};
+
+ResolvedTransformer resolve_transformer(const workload::ParallelConfig& config) {
   workload::ModelOptions options;
   options.seq_len = config.seq_len;
-  workload::Model model = config.decoder ? workload::build_decoder(*config.decoder, config.seq_len)
-                                         : workload::build_model(config.model, options);
-  if (!model.transformer)
+  ResolvedTransformer resolved{config.decoder ? workload::build_decoder(*config.decoder, config.seq_len)
+                                              : workload::build_model(config.model, options),
+                               config};
+  if (!resolved.model.transformer)
     throw Error("--model " + config.model + ": model-parallel options need a transformer model",
                 ErrorKind::Infeasible);
-  workload::ParallelConfig resolved = config;
-  if (resolved.seq_len == 0) resolved.seq_len = model.seq_len;
-  return workload::generate_megatron_trace(*model.transformer, model.name, resolved);
+  if (resolved.config.seq_len == 0) resolved.config.seq_len = resolved.model.seq_len;
+  return resolved;
+}
+
+}  // namespace
+
+trace::Trace generate_parallel_trace(const workload::ParallelConfig& config) {
+  const ResolvedTransformer resolved = resolve_transformer(config);
+  return workload::generate_megatron_trace(*resolved.model.transformer, resolved.model.name, resolved.config);
 }
 
 namespace {
@@ -124,9 +141,22 @@ RunOutput simulate(const RunRequest& request) {
   };
   phase("building the trace");
   RunOutput out;
+  // A long step is simulated at two shorter lengths and extrapolated (micro_batch_extrapolation.h), unless
+  // asked for every micro-batch or for a timeline, or its kernels carry noise that would not repeat.
+  std::optional<MicroBatchSample> sample;
+  if (request.parallel && !request.simulate_every_micro_batch && request.timeline_ranks == 0 &&
+      request.jitter.seed == 0 && !request.stepwise_collectives)
+    sample = plan_micro_batch_sample(*request.parallel);
   if (request.workload)
     out.trace = workload::generate_data_parallel_trace(*request.workload);
-  else if (request.parallel)
+  else if (sample) {
+    // The full step is checked and described (batch, FLOPs, memory) as asked; only its replay is shortened.
+    const ResolvedTransformer resolved = resolve_transformer(*request.parallel);
+    workload::validate(resolved.config, *resolved.model.transformer, resolved.config.gpus);
+    out.trace = generate_parallel_trace(with_micro_batches(*request.parallel, sample->more));
+    out.trace.metadata =
+        workload::megatron_metadata(*resolved.model.transformer, resolved.model.name, resolved.config);
+  } else if (request.parallel)
     out.trace = generate_parallel_trace(*request.parallel);
   else if (request.trace)
     out.trace = *request.trace;
@@ -176,13 +206,32 @@ RunOutput simulate(const RunRequest& request) {
       request.progress("simulating", simulated_s, advances);
     };
   phase("building the platform");
-  out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
+  if (sample) {
+    engine::ReplayOptions quiet = options;
+    quiet.progress = nullptr;  // one progress line: the parent's
+    ReplayInChild fewer([&] {
+      const trace::Trace trace =
+          generate_parallel_trace(with_micro_batches(*request.parallel, sample->fewer));
+      const cost::ProgramCosts fewer_costs = cost::cost_programs(trace, cost_model, profile_name);
+      return engine::replay(trace, fewer_costs, out.profile.efficiencies, source, quiet);
+    });
+    const engine::ReplayResult more =
+        engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
+    out.replay = extrapolate_replay(fewer.result(), more, *sample);
+  } else {
+    out.replay = engine::replay(out.trace, costs, out.profile.efficiencies, source, options);
+  }
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   report::JobLength job = request.job;
   if (job.epochs && !job.dataset_size) job.dataset_size = default_dataset_size(out.trace.metadata.model);
   out.result = report::make_result(out.trace, out.replay, out.profile, costs, platform_name, job, wall_s);
   out.result.simtrain_version = simtrain_version();
+  if (sample) {
+    out.result.micro_batches = sample->micro_batches;
+    out.result.micro_batches_fewer = sample->fewer;
+    out.result.micro_batches_more = sample->more;
+  }
   out.result.inputs = describe_inputs(request, out);
   return out;
 }

@@ -47,6 +47,9 @@ struct RunRequest {
   std::map<int, double> rank_slowdown;
   cost::NcclOverride nccl;            // NCCL_ALGO / NCCL_PROTO (engine/replay.h)
   bool stepwise_collectives = false;  // the step-by-step reference instead of coalesced flows
+  // Replay every micro-batch of a long large-model step instead of extrapolating from two shorter steps
+  // (micro_batch_extrapolation.h).
+  bool simulate_every_micro_batch = false;
   // Told what the run is doing ("building the trace", "costing", "simulating") and, while simulating, the
   // simulated time and time advances so far: for a progress line. Must be cheap and must not throw.
   std::function<void(const char* phase, double simulated_s, std::uint64_t advances)> progress;

@@ -210,14 +210,31 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   return plan;
 }
 
+trace::TraceMetadata megatron_metadata(const TransformerConfig& model, const std::string& model_name,
+                                       const ParallelConfig& config) {
+  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const long long global_batch =
+      config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
+  trace::TraceMetadata meta;
+  meta.model = model_name;
+  meta.generator = "simtrain workload megatron";
+  meta.parallelism = megatron_parallelism(config, dp);
+  meta.samples_per_iteration = global_batch;
+  meta.tokens_per_iteration = static_cast<double>(global_batch) * config.seq_len;
+  meta.model_flops_per_iteration = megatron_model_flops(model, config.seq_len, global_batch);
+  const ParallelMemoryEstimate memory = estimate_parallel_memory(model, config, config.seq_len, dp);
+  meta.peak_memory_bytes = memory.total_bytes();
+  meta.memory_breakdown_bytes = memory_parts(memory);
+  // MFU is quoted against the 16-bit peak even for FP8 training, as Megatron-LM and NVIDIA report it.
+  meta.compute_dtype = matmul_dtype(config.precision);
+  return meta;
+}
+
 trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::string& model_name,
                                      const ParallelConfig& config) {
   StagePlan plan = megatron::make_stage_plan(model, config);
   MegatronLayout layout{config.tp, config.cp, 0, config.pp};
   layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
-  const int dp = layout.dp;
-  const long long global_batch =
-      config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
   const int shard_size = plan.data_shards;
   plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
@@ -231,18 +248,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   for (int rank = 0; rank < trace.world_size; ++rank)
     trace.rank_program[static_cast<std::size_t>(rank)] = static_cast<std::uint32_t>(layout.stage_of(rank));
 
-  trace::TraceMetadata& meta = trace.metadata;
-  meta.model = model_name;
-  meta.generator = "simtrain workload megatron";
-  meta.parallelism = megatron_parallelism(config, dp);
-  meta.samples_per_iteration = global_batch;
-  meta.tokens_per_iteration = static_cast<double>(global_batch) * config.seq_len;
-  meta.model_flops_per_iteration = megatron_model_flops(model, config.seq_len, global_batch);
-  const ParallelMemoryEstimate memory = estimate_parallel_memory(model, config, config.seq_len, dp);
-  meta.peak_memory_bytes = memory.total_bytes();
-  meta.memory_breakdown_bytes = memory_parts(memory);
-  // MFU is quoted against the 16-bit peak even for FP8 training, as Megatron-LM and NVIDIA report it.
-  meta.compute_dtype = matmul_dtype(config.precision);
+  trace.metadata = megatron_metadata(model, model_name, config);
   return trace;
 }
 

@@ -55,6 +55,11 @@ struct MegatronLayout {
 trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::string& model_name,
                                      const ParallelConfig& config);
 
+// The trace's metadata (batch, tokens, model FLOPs, memory estimate) without its programs, e.g. for a step
+// whose iteration time is extrapolated from shorter steps (run/micro_batch_extrapolation.h).
+trace::TraceMetadata megatron_metadata(const TransformerConfig& model, const std::string& model_name,
+                                       const ParallelConfig& config);
+
 // Model FLOPs of one iteration without recomputation: 3 x forward_flops_per_token x global_batch x seq.
 double megatron_model_flops(const TransformerConfig& model, int seq_len, double global_batch);
 

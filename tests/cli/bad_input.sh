@@ -93,7 +93,11 @@ expect_error "2^31-1 micro-steps" "--grad-accum: must be at most 65536, got 2147
 expect_error "micro-steps beyond the kernels one process holds" "kernels per GPU and step; at most 16777216" \
   run --grad-accum 65536
 expect_error "micro-batches beyond the kernels one process holds" "kernels per GPU and step; at most 16777216" \
-  run --model gpt3-175b --tp 8 --gpus 64 --global-batch 524288 --allow-oom
+  run --model gpt3-175b --tp 8 --gpus 64 --global-batch 524288 --allow-oom --simulate-every-micro-batch
+# Extrapolated from steps of 4 and 6 micro-batches (run/micro_batch_extrapolation.h), the same step needs no
+# more kernels than those.
+check "as many micro-batches extrapolated" "$simtrain" run --model gpt3-175b --tp 8 --gpus 64 \
+  --global-batch 524288 --allow-oom --json "$work/extrapolated.json"
 expect_error "a trace that run would refuse is not written" "--gpus: must be at most 1048576, got 16777217" \
   trace --gpus 16777217 -o "$work/huge.json"
 check "no trace written for a refused size" test ! -e "$work/huge.json"

@@ -3,7 +3,8 @@
 # with TERM=dumb or when stderr is not a terminal (script(1) gives the run a terminal).
 source "$(dirname "$0")/lib.bash"
 
-long_run=(run --model gpt3-175b --gpus 512 --tp 8 --pp 8 --micro-batch 1 --global-batch 512 --omit-wall-time)
+long_run=(run --model gpt3-175b --gpus 512 --tp 8 --pp 8 --micro-batch 1 --global-batch 2048 --simulate-every-micro-batch
+  --omit-wall-time)
 if command -v script >/dev/null; then
   TERM=xterm SIMTRAIN_PROGRESS_AFTER=0 script -qec "$(printf '%q ' "$simtrain" "${long_run[@]}")" /dev/null >"$work/tty.txt"
   check "a long run on a terminal shows simulated time and events" grep -aq "simtrain: simulating: .* s simulated, .* events" "$work/tty.txt"
