@@ -79,6 +79,47 @@ double dim(const Layer& layer, std::size_t i) {
   return i < layer.dims.size() ? static_cast<double>(layer.dims[i]) : 0;
 }
 
+// PyTorch's embedding_dense_backward_cuda, as the H200 traces launch it. Up to 3,072 indices: a zero fill of
+// the fp32 gradient table and one kernel accumulating each row of dy. Beyond: the indices' positions (an
+// arange) sorted by index with CUB's onesweep radix sort over the 64-bit indices (two counter memsets, a
+// histogram, a scan, then eight 8-bit passes each after a memset), the table zeroed, the runs of equal
+// indices found (unique-by-key: two kernels), split into segments (five small kernels), and dy's rows summed
+// per segment and scattered into the table: 31 launches, most of them a few microseconds whatever the size.
+// dy is fp32 (autocast leaves embeddings in fp32), as is the table's gradient.
+std::vector<ComputeSpec> pytorch_embedding_backward(double tokens, double vocab, double hidden, DType dtype) {
+  constexpr double kIndexBytes = 8;      // int64 indices and positions
+  constexpr double kSmallKernel = 1024;  // bytes a counter memset, scan initialisation or tally touches
+  const double f = kFp32Bytes;
+  const auto bytes = [&](ComputeKind kind, double read, double write) {
+    return pass(kind, Pass::BackwardWeight, dtype, 1, read, write);
+  };
+  const auto small = [&] { return bytes(ComputeKind::Elementwise, 0, kSmallKernel); };
+  const double rows = tokens * hidden;
+  const ComputeSpec zero_table = bytes(ComputeKind::Elementwise, 0, vocab * hidden * f);
+  if (tokens <= 3072)
+    return {zero_table, bytes(ComputeKind::Embedding, rows * f + tokens * kIndexBytes, rows * f)};
+  std::vector<ComputeSpec> kernels;
+  kernels.push_back(bytes(ComputeKind::Elementwise, 0, tokens * kIndexBytes));  // arange of positions
+  kernels.push_back(small());
+  kernels.push_back(small());
+  kernels.push_back(bytes(ComputeKind::Elementwise, tokens * kIndexBytes, kSmallKernel));  // histogram
+  kernels.push_back(small());                                                              // its scan
+  for (int digit = 0; digit < 8; ++digit) {
+    kernels.push_back(small());
+    kernels.push_back(bytes(ComputeKind::Elementwise, 2 * tokens * kIndexBytes, 2 * tokens * kIndexBytes));
+  }
+  kernels.push_back(zero_table);
+  kernels.push_back(small());
+  kernels.push_back(bytes(ComputeKind::Elementwise, tokens * kIndexBytes, 2 * tokens * kIndexBytes));
+  for (int i = 0; i < 5; ++i)
+    kernels.push_back(i % 2 == 0 ? bytes(ComputeKind::Elementwise, tokens * kIndexBytes, tokens * kIndexBytes)
+                                 : small());
+  kernels.push_back(
+      bytes(ComputeKind::Embedding, rows * f + tokens * kIndexBytes, rows * f));  // partial sums
+  kernels.push_back(bytes(ComputeKind::Embedding, rows * f, rows * f));           // scattered into the table
+  return kernels;
+}
+
 // PyTorch's reductions combine per-block partial sums in a second step above this many rows.
 constexpr double kRowsPerReductionBlock = 1024;
 
@@ -206,6 +247,10 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
   const std::string& type = layer.type;
 
   if (type == "rope") return hf_rotary(kernels, n * dim(layer, 0) * dim(layer, 1), e);
+  if (type == "embedding") {
+    kernels.backward = pytorch_embedding_backward(n * dim(layer, 0), dim(layer, 1), dim(layer, 2), low);
+    return kernels;
+  }
   if (type == "swiglu") {
     // Forward: silu(gate) then the product with up (2 passes more than one fused kernel's 3). Backward:
     // the product's two gradients, silu's gradient, then cat of the gate and up gradients (2 + 2).
