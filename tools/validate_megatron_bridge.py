@@ -68,23 +68,29 @@ MODEL_OPTIONS = {"LLAMA3.1_405B": ["--account-for-embedding-in-pipeline-split",
                  "Qwen3_235B_a22B": ["--account-for-embedding-in-pipeline-split",
                                      "--account-for-loss-in-pipeline-split"]}
 
-# DeepSeek-V3's and Kimi K2's 61 decoder layers over the pipeline ranks, as Megatron-Bridge's recipes lay them
-# out (src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py _get_deepseek_v3_pipeline_layout and
-# recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout at commit 067f987: the embedding shares the first
-# stage, the MTP module and the loss the last). Layouts with virtual stages give a rank chunks of unequal
-# sizes (PP 8 VP 2: 4 + 1 layers on the last rank), which simtrain's --pp-layers cannot say yet: those rows
-# run without a layout and are listed as not expressible.
-LAYOUTS_61 = {4: [16, 16, 16, 13], 8: [8] * 7 + [5], 16: [4] * 15 + [1]}
+# DeepSeek-V3's and Kimi K2's 61 decoder layers over the (virtual) pipeline stages, as Megatron-Bridge's
+# recipes lay them out (src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py
+# _get_deepseek_v3_pipeline_layout and recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout at commit
+# 067f987: the embedding shares the first stage, the MTP module and the loss the last). A layout lists the
+# stages in the order they run, chunk 0 of every rank first: simtrain's --pp-layers with pp x vp counts.
+# Kimi K2's map also has PP 2 VP 8; a (PP, VP) a recipe's map lacks is listed as not expressible.
+STAGES_61 = {4: [16, 16, 16, 13], 8: [8] * 7 + [5], 16: [4] * 15 + [1]}
+LAYOUTS_61 = {"DeepSeekV3": {(4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4)},
+              "Kimi_K2": {(4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4), (2, 8)}}
 
 
 def layout_options(row):
-    """Pipeline split options a row's recipe sets, or None when the recipe's layout is not expressible."""
+    """Pipeline split options a row's recipe sets, or None when the recipe's layout is not known."""
     pp, vp = int(size(row["PP"])), int(size(row["VP"]))
-    if pp == 1 or not row["base_model"].startswith(("DeepSeekV3", "Kimi_K2")):
+    family = next((f for f in LAYOUTS_61 if row["base_model"].startswith(f)), None)
+    if pp == 1:
         return []
-    if vp != 1 or pp not in LAYOUTS_61:
+    if family is None:
+        # The recipes' split rules (MODEL_OPTIONS) mean nothing without a pipeline.
+        return MODEL_OPTIONS.get(row["base_model"], [])
+    if (pp, vp) not in LAYOUTS_61[family]:
         return None
-    return ["--pp-layers", ",".join(str(n) for n in LAYOUTS_61[pp])]
+    return ["--pp-layers", ",".join(str(n) for n in STAGES_61[pp * vp])]
 
 
 FAMILIES = [("Llama", "LLAMA"), ("DeepSeek/Kimi", "DeepSeek"), ("DeepSeek/Kimi", "Kimi"), ("Qwen3", "Qwen3"),
@@ -155,7 +161,7 @@ def run_args(row):
             "--platform", PLATFORMS[row["System"]], "--tp", tp, "--pp", size(row["PP"]), "--cp", size(row["CP"]),
             "--vpp", size(row["VP"]), "--ep", size(row["EP"]), "--micro-batch", row["MBS"],
             "--global-batch", row["GBS"], "--seq-len", row["Sequence_Length"], *PRECISIONS[row["Precision"]],
-            *MODEL_OPTIONS.get(row["base_model"], []), *(layout_options(row) or []), "--allow-oom"]
+            *(layout_options(row) or []), "--allow-oom"]
     if int(tp) > 1:
         # Megatron-Bridge's performance recipes turn on sequence parallelism and Transformer Engine's
         # userbuffers (tp_comm_overlap) wherever TP > 1.
@@ -166,8 +172,8 @@ def run_args(row):
 
 def predict(simtrain, row, timeout, tmp, index, extra_args):
     if layout_options(row) is None:
-        return None, (f"Megatron-Bridge's pipeline layout for PP {size(row['PP'])} VP {size(row['VP'])} gives "
-                      "a rank virtual stages of unequal sizes (--pp-layers splits each rank evenly)")
+        return None, (f"the recipe's pipeline layout map has no PP {size(row['PP'])} VP {size(row['VP'])} "
+                      "entry")
     out = os.path.join(tmp, f"row{index}.json")
     cmd = [simtrain, "run", *run_args(row), *extra_args, "--json", out]
     start = time.monotonic()

@@ -84,8 +84,10 @@ void add_parallel_options(po::options_description& options) {
       "count the embedding as a layer when splitting (--account-for-embedding-in-pipeline-split)")(
       "pp-loss-in-split", "count the loss as a layer when splitting (--account-for-loss-in-pipeline-split)")(
       "pp-layers", po::value<std::string>(),
-      "decoder layers of each pipeline rank, comma-separated (e.g. 4,4,4,3: an explicit split)")(
-      "cp", po::value<int>()->default_value(1), "context-parallel size")(
+      "decoder layers of each pipeline rank, comma-separated (e.g. 4,4,4,3: an explicit split), or with "
+      "--vpp of each virtual stage, pp x vpp counts in the order the layers run (chunk 0 of every rank "
+      "first), as Megatron's --pipeline-model-parallel-layout")("cp", po::value<int>()->default_value(1),
+                                                                "context-parallel size")(
       "ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")(
       "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
       "zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")(

@@ -63,13 +63,31 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
                        "--pp-embedding-in-split or --pp-loss-in-split");
 
   std::vector<int> per_rank(static_cast<std::size_t>(pp));
+  if (!c.pp_layers.empty() && vpp > 1 && static_cast<int>(c.pp_layers.size()) == pp * vpp) {
+    // One count per virtual stage, in the order the layers run (chunk 0 of every rank, then chunk 1, ...),
+    // as Megatron-Core's --pipeline-model-parallel-layout lists them: a rank's chunks may differ.
+    const std::string option = "--pp-layers " + layer_list(c.pp_layers);
+    require_feasible(!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split,
+                     option + ": give either the layers of every stage or first/last/embedding/loss rules");
+    PipelineSplit split;
+    split.pp = pp;
+    split.vpp = vpp;
+    split.first_layer.assign(1, 0);
+    for (const int n : c.pp_layers) split.first_layer.push_back(split.first_layer.back() + n);
+    require_feasible(split.first_layer.back() == layers, option + ": " + str(split.first_layer.back()) +
+                                                             " layers in all, the model has " + str(layers));
+    return split;
+  }
   if (!c.pp_layers.empty()) {
     const std::string option = "--pp-layers " + layer_list(c.pp_layers);
     require_feasible(!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split,
                      option + ": give either the layers of every stage or first/last/embedding/loss rules");
-    require_feasible(
-        static_cast<int>(c.pp_layers.size()) == pp,
-        option + ": " + str(static_cast<int>(c.pp_layers.size())) + " counts for --pp " + str(pp));
+    require_feasible(static_cast<int>(c.pp_layers.size()) == pp,
+                     option + ": " + str(static_cast<int>(c.pp_layers.size())) + " counts for --pp " +
+                         str(pp) +
+                         (vpp > 1 ? " --vpp " + str(vpp) + " (give " + str(pp) + ", one per rank, or " +
+                                        str(pp * vpp) + ", one per virtual stage)"
+                                  : ""));
     int total = 0;
     for (int s = 0; s < pp; ++s) {
       const int n = c.pp_layers[static_cast<std::size_t>(s)];

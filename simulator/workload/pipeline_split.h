@@ -28,7 +28,9 @@ struct PipelineSplit {
 // Megatron-Core's get_num_layers_to_build and get_transformer_layer_offset, re-derived: with first/last
 // counts the middle ranks share the rest evenly; with the embedding (loss) accounted, layers + 1 (+ 1) are
 // split evenly and the first (last) virtual stage builds one layer fewer; every rank's count is split
-// evenly over its vpp chunks. Throws Error (infeasible) naming the option when a count does not divide.
+// evenly over its vpp chunks; an explicit split (--pp-layers) gives each rank's layers, split evenly over its
+// chunks, or each virtual stage's (pp x vpp counts, chunk-major). Throws Error (infeasible) naming the option
+// when a count does not divide or add up.
 PipelineSplit pipeline_split(const ParallelConfig& config, int layers);
 
 // The simtrain options' text of an uneven split, for errors and plan commands ("" when even).

@@ -164,6 +164,9 @@ expect_error "an explicit split that is not a list of counts" "--pp-layers 4,x: 
   run --model llama3-8b --gpus 16 --pp 2 --pp-layers 4,x
 expect_infeasible "an explicit split that misses layers" "--pp-layers 16,8: 24 layers in all, the model has 32" \
   run --model llama3-8b --gpus 16 --pp 2 --pp-layers 16,8
+expect_infeasible "a split of every virtual stage that misses layers" \
+  "--pp-layers 8,8,8,4: 28 layers in all, the model has 32" \
+  run --model llama3-8b --gpus 16 --pp 2 --vpp 2 --pp-layers 8,8,8,4
 expect_infeasible "126 layers on 64 virtual stages without the embedding and loss counted" \
   "--pp 8 --vpp 8: 126 layers are not divisible by pp x vpp = 64" \
   run --model llama3.1-405b --gpus 512 --tp 8 --pp 8 --vpp 8

@@ -147,5 +147,25 @@ TEST_CASE("an explicit split gives every pipeline rank its layers") {
                        "--pp-layers 7,8,8,7: pipeline stage 0's 7 layers do not split into 2 virtual stages",
                        Error);
   c.pp_layers = {10, 10, 10};
-  CHECK_THROWS_WITH_AS(pipeline_split(c, 30), "--pp-layers 10,10,10: 3 counts for --pp 4", Error);
+  CHECK_THROWS_WITH_AS(pipeline_split(c, 30),
+                       "--pp-layers 10,10,10: 3 counts for --pp 4 --vpp 2 (give 4, one per rank, or 8, one "
+                       "per virtual stage)",
+                       Error);
+}
+
+TEST_CASE("an explicit split of every virtual stage may give a rank chunks of different sizes") {
+  // Megatron-Bridge's DeepSeek-V3 layout on PP 8 VP 2: 16 stages of 4 layers in the order they run (chunk 0
+  // of every rank, then chunk 1), but the last, which holds 1 layer beside the MTP module and the loss.
+  ParallelConfig c = pipeline(8, 2);
+  c.pp_layers.assign(15, 4);
+  c.pp_layers.push_back(1);
+  const PipelineSplit s = pipeline_split(c, 61);
+  CHECK(s.layers(7, 0) == 4);
+  CHECK(s.layers(7, 1) == 1);
+  CHECK(s.first(7, 1) == 60);
+  CHECK(s.first(0, 1) == 32);
+  CHECK(s.stage_layers(7) == 5);
+  CHECK(s.stage_layers(0) == 8);
+  CHECK(s.max_chunk_layers() == 4);
+  CHECK_THROWS_WITH_AS(pipeline_split(c, 62), doctest::Contains("61 layers in all, the model has 62"), Error);
 }
