@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/pipeline_layout.h"
 
 namespace simtrain::workload {
 namespace {
@@ -36,6 +37,7 @@ constexpr KnownArgument kArguments[] = {
     {"decoder-last-pipeline-num-layers", Arity::One, Effect::Read},
     {"account-for-embedding-in-pipeline-split", Arity::Switch, Effect::Read},
     {"account-for-loss-in-pipeline-split", Arity::Switch, Effect::Read},
+    {"pipeline-model-parallel-layout", Arity::One, Effect::Read},
     {"context-parallel-size", Arity::One, Effect::Read},
     {"expert-model-parallel-size", Arity::One, Effect::Read},
     {"sequence-parallel", Arity::Switch, Effect::Read},
@@ -570,6 +572,22 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   }
   if (in.has("account-for-embedding-in-pipeline-split")) c.pp_embedding_in_split = true;
   if (in.has("account-for-loss-in-pipeline-split")) c.pp_loss_in_split = true;
+  if (const std::string* layout = in.value("pipeline-model-parallel-layout")) {
+    // The layout fixes the virtual stages too: Megatron derives VPP from its stage count.
+    const std::vector<int> stages = decoder_layers_per_stage(*layout);
+    const int count = static_cast<int>(stages.size());
+    if (count % c.pp != 0)
+      throw Error("--pipeline-model-parallel-layout " + *layout + ": " + std::to_string(count) +
+                  " stages are not a multiple of --pipeline-model-parallel-size " + std::to_string(c.pp));
+    if (in.has("virtual-pipeline-model-parallel-size") && c.vpp != count / c.pp)
+      throw Error("--pipeline-model-parallel-layout " + *layout + ": " + std::to_string(count) +
+                  " stages on " + std::to_string(c.pp) + " pipeline ranks are " +
+                  std::to_string(count / c.pp) +
+                  " virtual stages, --virtual-pipeline-model-parallel-size says " + std::to_string(c.vpp));
+    in.agree("pipeline-model-parallel-layout", "vpp", std::to_string(count / c.pp));
+    c.vpp = count / c.pp;
+    c.pp_layers = stages;
+  }
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   const int chunk_layers = std::max(1, layers / std::max(1, c.pp * c.vpp));
   const Recompute recompute = recompute_policy(in, chunk_layers);

@@ -72,6 +72,21 @@ expect_error "partial block recomputation" "--recompute-method block --recompute
 expect_error "Megatron's prerequisites of a parameter-gather overlap" \
   "--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather
+# --pipeline-model-parallel-layout fixes the virtual stages and each stage's layers: Megatron-Core's DeepSeek-V3
+# example on PP 8 is 32 stages (VP 4), the same run as simtrain's --pp-layers with 32 counts.
+layout_counts="3$(printf ',2%.0s' {1..29}),0,0"
+"$simtrain" run --model deepseek-v3 --gpus 256 --platform dgx-h100 --pipeline-model-parallel-size 8 \
+  --expert-model-parallel-size 32 --micro-batch-size 1 --global-batch-size 256 --seq-length 1024 \
+  --pipeline-model-parallel-layout 'Et*3|(tt|)*29,m|L' --allow-oom --json "$work/layout.json" \
+  --omit-wall-time >/dev/null 2>&1
+"$simtrain" run --model deepseek-v3 --gpus 256 --platform dgx-h100 --pp 8 --vpp 4 --ep 32 --micro-batch 1 \
+  --global-batch 256 --seq-len 1024 --pp-layers "$layout_counts" --allow-oom --no-overlap-grad-reduce \
+  --json "$work/layout_own.json" --omit-wall-time >/dev/null 2>&1
+check "a pipeline layout string is --vpp and --pp-layers per virtual stage" \
+  test -s "$work/layout.json" -a "$(time_of "$work/layout.json")" = "$(time_of "$work/layout_own.json")"
+expect_error "a layout whose stages do not fill the pipeline ranks" \
+  "--pipeline-model-parallel-layout Ett|tt|ttL: 3 stages are not a multiple of --pipeline-model-parallel-size 2" \
+  run --model llama2-7b --gpus 16 --pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Ett|tt|ttL'
 expect_error "shapes that do not divide" "--num-attention-heads 7: does not divide --hidden-size 1024" \
   run --gpus 8 --num-layers 2 --hidden-size 1024 --num-attention-heads 7 --seq-length 128
 
