@@ -90,33 +90,26 @@ std::vector<ComputeSpec> pytorch_embedding_backward(double tokens, double vocab,
   constexpr double kIndexBytes = 8;      // int64 indices and positions
   constexpr double kSmallKernel = 1024;  // bytes a counter memset, scan initialisation or tally touches
   const double f = kFp32Bytes;
-  const auto bytes = [&](ComputeKind kind, double read, double write) {
-    return pass(kind, Pass::BackwardWeight, dtype, 1, read, write);
+  // Every one of them is the embedding operator's (as the traces class them), none a separate cast.
+  const auto kernel = [&](double read, double write) {
+    return pass(ComputeKind::Embedding, Pass::BackwardWeight, dtype, 1, read, write);
   };
-  const auto small = [&] { return bytes(ComputeKind::Elementwise, 0, kSmallKernel); };
-  const double rows = tokens * hidden;
-  const ComputeSpec zero_table = bytes(ComputeKind::Elementwise, 0, vocab * hidden * f);
-  if (tokens <= 3072)
-    return {zero_table, bytes(ComputeKind::Embedding, rows * f + tokens * kIndexBytes, rows * f)};
-  std::vector<ComputeSpec> kernels;
-  kernels.push_back(bytes(ComputeKind::Elementwise, 0, tokens * kIndexBytes));  // arange of positions
-  kernels.push_back(small());
-  kernels.push_back(small());
-  kernels.push_back(bytes(ComputeKind::Elementwise, tokens * kIndexBytes, kSmallKernel));  // histogram
-  kernels.push_back(small());                                                              // its scan
+  const double rows = tokens * hidden, indices = tokens * kIndexBytes;
+  const ComputeSpec small = kernel(0, kSmallKernel);
+  const ComputeSpec zero_table = kernel(0, vocab * hidden * f);
+  const ComputeSpec partial_sums = kernel(rows * f + indices, rows * f);
+  if (tokens <= 3072) return {zero_table, partial_sums};
+  std::vector<ComputeSpec> kernels = {kernel(0, indices), small, small, kernel(indices, kSmallKernel), small};
   for (int digit = 0; digit < 8; ++digit) {
-    kernels.push_back(small());
-    kernels.push_back(bytes(ComputeKind::Elementwise, 2 * tokens * kIndexBytes, 2 * tokens * kIndexBytes));
+    kernels.push_back(small);
+    kernels.push_back(kernel(2 * indices, 2 * indices));  // one 8-bit pass over keys and positions
   }
   kernels.push_back(zero_table);
-  kernels.push_back(small());
-  kernels.push_back(bytes(ComputeKind::Elementwise, tokens * kIndexBytes, 2 * tokens * kIndexBytes));
-  for (int i = 0; i < 5; ++i)
-    kernels.push_back(i % 2 == 0 ? bytes(ComputeKind::Elementwise, tokens * kIndexBytes, tokens * kIndexBytes)
-                                 : small());
-  kernels.push_back(
-      bytes(ComputeKind::Embedding, rows * f + tokens * kIndexBytes, rows * f));  // partial sums
-  kernels.push_back(bytes(ComputeKind::Embedding, rows * f, rows * f));           // scattered into the table
+  kernels.push_back(small);
+  kernels.push_back(kernel(indices, 2 * indices));  // unique-by-key
+  for (int i = 0; i < 5; ++i) kernels.push_back(i % 2 == 0 ? kernel(indices, indices) : small);
+  kernels.push_back(partial_sums);
+  kernels.push_back(kernel(rows * f, rows * f));  // scattered into the table
   return kernels;
 }
 
