@@ -93,7 +93,7 @@ SearchResult search_plans(const PlanRequest& request) {
   platform::ClusterSpec spec = platform::load_cluster_spec(request.platform);
   calibration::CalibrationProfile profile =
       calibration::load_profile(request.profile.empty() ? spec.gpu : request.profile);
-  run::apply_fabric_efficiencies(spec, profile);
+  run::apply_platform_to_profile(spec, profile);
   out.gpu = profile.device.name;
   out.space.gpus_per_node = spec.gpus_per_node;
   if (out.space.memory_bytes <= 0) out.space.memory_bytes = profile.device.memory_bytes;

@@ -134,7 +134,8 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
 ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& origin) {
   const toml::table document = parse_toml(toml_text, origin);
   const Section root(document, origin, "");
-  root.only_keys({"name", "description", "nodes", "gpus_per_node", "gpu", "intra_node", "nics", "fabric"});
+  root.only_keys({"name", "description", "nodes", "gpus_per_node", "gpu", "gpu_clock_mhz", "intra_node",
+                  "nics", "fabric"});
 
   ClusterSpec spec;
   spec.source_file = origin;
@@ -149,6 +150,8 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
                                    std::to_string(kMaxRanks) + " GPUs");
   spec.gpu = root.string("gpu");
   if (spec.gpu.empty()) root.fail("gpu", "must name a GPU profile");
+  spec.gpu_clock_mhz = root.number_or("gpu_clock_mhz", 0);
+  if (spec.gpu_clock_mhz > 10000) root.fail("gpu_clock_mhz", "must be at most 10000 MHz");
   spec.intra_node = read_intra_node(root.table("intra_node"), spec.gpus_per_node);
   spec.nics = read_nics(root.table("nics"), spec.gpus_per_node);
   spec.fabric = read_fabric(root.table("fabric"), spec);

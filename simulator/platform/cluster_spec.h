@@ -121,6 +121,10 @@ struct ClusterSpec {
   int nodes = 1;
   int gpus_per_node = 1;
   std::string gpu;  // the GPU model; names a spec profile (e.g. "a100-sxm4-80gb")
+  // The SM clock the GPUs hold under load when it is below their boost clock: locked clocks (nvidia-smi
+  // -lgc) or the clock a power cap sustains, in MHz; 0 = the profile's boost clock. Tensor-core and
+  // vector throughput scale with it; HBM runs on its own clock and keeps its bandwidth.
+  double gpu_clock_mhz = 0;
   IntraNodeSpec intra_node;
   NicSpec nics;
   FabricSpec fabric;

@@ -64,7 +64,22 @@ std::string memory_error(const trace::Trace& trace, const calibration::Calibrati
 
 }  // namespace
 
-void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
+void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
+  if (spec.gpu_clock_mhz > 0) {
+    const auto fail = [&](const std::string& why) {
+      throw Error(spec.source_file, 0, "gpu_clock_mhz", why, ErrorKind::Infeasible);
+    };
+    if (profile.kind == calibration::ProfileKind::Measured)
+      fail("applies to spec profiles; measured profile '" + profile.device.name +
+           "' already carries the clocks its kernels ran at");
+    const double boost = profile.device.clock_mhz;
+    if (!(boost > 0)) fail("profile '" + profile.device.name + "' has no boost clock to scale from");
+    if (spec.gpu_clock_mhz > boost)
+      fail(fmt::format("{:g} MHz is above {}'s boost clock of {:g} MHz", spec.gpu_clock_mhz,
+                       profile.device.name, boost));
+    for (auto& [dtype, flops] : profile.device.peak_flops_per_s) flops *= spec.gpu_clock_mhz / boost;
+    profile.device.clock_mhz = spec.gpu_clock_mhz;
+  }
   if (profile.kind == calibration::ProfileKind::Measured) return;
   if (spec.intra_node.nccl_efficiency > 0)
     profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;
@@ -181,7 +196,7 @@ RunOutput simulate(const RunRequest& request) {
     source.spec = spec;
   }
   out.profile = calibration::load_profile(profile_name);
-  if (source.spec) apply_fabric_efficiencies(*source.spec, out.profile);
+  if (source.spec) apply_platform_to_profile(*source.spec, out.profile);
   if (request.parallel) check_low_precision_support(*request.parallel, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)

@@ -70,9 +70,12 @@ RunOutput simulate(const RunRequest& request);
 // when the model is not a transformer or the configuration is impossible.
 trace::Trace generate_parallel_trace(const workload::ParallelConfig& config);
 
-// A fabric generation's own NCCL efficiencies (cluster_spec.h) replace a spec profile's defaults; a
-// measured profile keeps what was measured. simulate() applies it; so does the plan search's estimate.
-void apply_fabric_efficiencies(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile);
+// What a platform says about its GPUs, applied to their profile: a fabric generation's own NCCL
+// efficiencies (cluster_spec.h) replace a spec profile's defaults, and a clock below the boost clock
+// (gpu_clock_mhz) scales the compute peaks. A measured profile keeps what was measured, and refuses a clock
+// (its kernel times carry the clocks they were measured at): Error naming the spec's field. simulate()
+// applies it; so does the plan search's estimate.
+void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile);
 
 // The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k
 // for the ImageNet models, MNIST for LeNet-5), or nullopt when there is no single customary dataset.

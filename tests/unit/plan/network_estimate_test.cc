@@ -18,7 +18,7 @@ NetworkEstimate dgx_a100(int nodes) {
   platform::ClusterSpec spec = platform::load_cluster_spec("dgx-a100");
   spec.nodes = nodes;
   calibration::CalibrationProfile profile = calibration::load_profile(spec.gpu);
-  run::apply_fabric_efficiencies(spec, profile);
+  run::apply_platform_to_profile(spec, profile);
   return NetworkEstimate(spec, profile.efficiencies);
 }
 

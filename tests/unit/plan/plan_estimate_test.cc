@@ -26,7 +26,7 @@ struct SmallCase {
   }();
   calibration::CalibrationProfile profile = [this] {
     calibration::CalibrationProfile p = calibration::load_profile(spec.gpu);
-    run::apply_fabric_efficiencies(spec, p);
+    run::apply_platform_to_profile(spec, p);
     return p;
   }();
   cost::ComputeCostModel compute{profile};

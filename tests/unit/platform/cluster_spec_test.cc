@@ -128,6 +128,10 @@ TEST_CASE("wrong types and missing keys are errors naming the field") {
 
 TEST_CASE("impossible values are errors naming the field") {
   check_error(replace(kValid, "nodes = 4", "nodes = 0"), 2, "nodes", "positive");
+  check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100-sxm4-80gb\"\ngpu_clock_mhz = -1"), 5,
+              "gpu_clock_mhz", "positive");
+  check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100-sxm4-80gb\"\ngpu_clock_mhz = 1e9"), 5,
+              "gpu_clock_mhz", "at most 10000");
   // 10^9 nodes x 8 GPUs overflowed gpu_count()'s int: more GPUs than simtrain simulates.
   check_error(replace(kValid, "nodes = 4", "nodes = 1000000000"), 3, "gpus_per_node",
               "1000000000 nodes of 8 GPUs exceed the limit of 1048576 GPUs");

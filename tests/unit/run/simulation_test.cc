@@ -11,7 +11,9 @@
 
 #include <unistd.h>
 
+#include "calibration/spec_profiles.h"
 #include "common/error.h"
+#include "simulator/platform/cluster_spec.h"
 #include "simulator/run/simulation.h"
 #include "tests/support/child_process.h"
 
@@ -78,6 +80,27 @@ switch_latency_us = 1.0
   }
   ~SlowNetworkPlatform() { std::filesystem::remove_all(dir); }
 };
+
+TEST_CASE("a GPU clock below the boost clock scales the compute peaks, not the memory bandwidth") {
+  platform::ClusterSpec spec = platform::load_cluster_spec("dgx-h100");
+  const calibration::CalibrationProfile boost = calibration::load_profile(spec.gpu);
+  spec.gpu_clock_mhz = boost.device.clock_mhz / 2;
+  calibration::CalibrationProfile capped = boost;
+  run::apply_platform_to_profile(spec, capped);
+  CHECK(capped.peak_flops(DType::BF16) == testing::Approx(boost.peak_flops(DType::BF16) / 2));
+  CHECK(capped.peak_flops(DType::FP8) == testing::Approx(boost.peak_flops(DType::FP8) / 2));
+  CHECK(capped.device.memory_bandwidth_Bps == boost.device.memory_bandwidth_Bps);
+
+  spec.gpu_clock_mhz = boost.device.clock_mhz * 1.5;
+  calibration::CalibrationProfile over = boost;
+  CHECK_THROWS_WITH_AS(run::apply_platform_to_profile(spec, over), doctest::Contains("above"), Error);
+  spec.gpu_clock_mhz = 1000;
+  calibration::CalibrationProfile measured = calibration::load_profile(
+      std::string(SIMTRAIN_REFERENCE_DIR) + "/../../calibration/profiles/h200-sxm.json");
+  REQUIRE(measured.kind == calibration::ProfileKind::Measured);
+  CHECK_THROWS_WITH_AS(run::apply_platform_to_profile(spec, measured),
+                       doctest::Contains("gpu_clock_mhz: applies to spec profiles"), Error);
+}
 
 }  // namespace
 
