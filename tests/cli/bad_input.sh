@@ -37,6 +37,10 @@ expect_error "profile with a syntax error names file and line" "broken.json:4" r
 
 sed 's/bandwidth_GBps = .*/bandwidth_GBps = -5/' "$root/platforms/dgx-a100.toml" >"$work/bad-bw.toml"
 expect_error "platform with a negative bandwidth names the field" "intra_node.bandwidth_GBps" run --platform "$work/bad-bw.toml"
+sed 's/^gpu = "a100-sxm4-80gb"/&\ngpu_clock_mhz = 2500/' "$root/platforms/dgx-a100.toml" >"$work/overclocked.toml"
+expect_infeasible "a GPU clock above the boost clock names the field" \
+  "overclocked.toml: gpu_clock_mhz: 2500 MHz is above A100-SXM4-80GB's boost clock of 1410 MHz" \
+  run --platform "$work/overclocked.toml"
 sed 's/^count = 8/count = 3/' "$root/platforms/dgx-h100-superpod.toml" >"$work/rails.toml"
 expect_error "rails that do not divide the GPUs name the field" "rails.toml:27: nics.count: 3 NICs do not divide" \
   run --platform "$work/rails.toml"
