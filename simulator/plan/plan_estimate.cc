@@ -319,7 +319,7 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
 PlanEstimate estimate_plan(const workload::ParallelConfig& config, const EstimateContext& context) {
   const workload::TransformerConfig& model = *context.model;
   const StagePlan plan = workload::megatron::make_stage_plan(model, config);
-  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const int dp = config.data_parallel_size();
   const Communicators groups = communicators(plan, dp);
   const Pricer price(context, groups, config.cp);
 

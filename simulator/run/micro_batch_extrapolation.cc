@@ -7,16 +7,8 @@
 #include "common/error.h"
 
 namespace simtrain::run {
-namespace {
-
-int data_parallel_size(const workload::ParallelConfig& config) {
-  return config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
-}
-
-}  // namespace
-
 std::optional<MicroBatchSample> plan_micro_batch_sample(const workload::ParallelConfig& config) {
-  const int dp = data_parallel_size(config);
+  const int dp = config.data_parallel_size();
   if (config.global_batch <= 0 || dp < 1 || config.micro_batch < 1) return std::nullopt;
   MicroBatchSample sample;
   sample.micro_batches = static_cast<int>(config.global_batch / (1LL * config.micro_batch * dp));
@@ -32,7 +24,7 @@ std::optional<MicroBatchSample> plan_micro_batch_sample(const workload::Parallel
 
 workload::ParallelConfig with_micro_batches(const workload::ParallelConfig& config, int micro_batches) {
   workload::ParallelConfig shorter = config;
-  shorter.global_batch = 1LL * micro_batches * config.micro_batch * data_parallel_size(config);
+  shorter.global_batch = 1LL * micro_batches * config.micro_batch * config.data_parallel_size();
   return shorter;
 }
 

@@ -110,7 +110,7 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
 StagePlan megatron::make_stage_plan(const TransformerConfig& model, const ParallelConfig& config) {
   if (config.seq_len < 1) throw Error("--seq-len: the Megatron generator needs the sequence length resolved");
   validate(config, model, config.gpus);
-  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const int dp = config.data_parallel_size();
   const long long global_batch =
       config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
@@ -212,7 +212,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
 
 trace::TraceMetadata megatron_metadata(const TransformerConfig& model, const std::string& model_name,
                                        const ParallelConfig& config) {
-  const int dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  const int dp = config.data_parallel_size();
   const long long global_batch =
       config.global_batch > 0 ? config.global_batch : 1LL * config.micro_batch * dp;
   trace::TraceMetadata meta;
@@ -234,7 +234,7 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
                                      const ParallelConfig& config) {
   StagePlan plan = megatron::make_stage_plan(model, config);
   MegatronLayout layout{config.tp, config.cp, 0, config.pp};
-  layout.dp = config.dp > 0 ? config.dp : config.gpus / (config.tp * config.pp * config.cp);
+  layout.dp = config.data_parallel_size();
   const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
   const int shard_size = plan.data_shards;
   plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);

@@ -37,10 +37,12 @@ struct ParallelConfig {
   int pp_last_layers = -1;
   bool pp_embedding_in_split = false;
   bool pp_loss_in_split = false;
-  // An explicit split: the decoder layers of each pipeline rank (empty = the rules above), each rank's
-  // count split evenly over its vpp chunks (what Megatron-Bridge's explicit layouts give, for the layers).
+  // An explicit split (empty = the rules above): the decoder layers of each pipeline rank, each rank's count
+  // split evenly over its vpp chunks, or of each virtual stage (pp x vpp counts, chunk-major), what
+  // Megatron-Bridge's explicit layouts give for the layers (pipeline_split.h).
   std::vector<int> pp_layers;
-  int dp = 0;    // data parallel size; 0 = gpus / (tp * pp * cp)
+  int dp = 0;  // data parallel size; 0 = gpus / (tp * pp * cp)
+  int data_parallel_size() const { return dp > 0 ? dp : gpus / (tp * pp * cp); }
   int zero = 0;  // DeepSpeed ZeRO stage 0-3
   FsdpMode fsdp = FsdpMode::None;
   bool distributed_optimizer = false;  // Megatron's: optimizer states sharded over DP (like ZeRO-1)

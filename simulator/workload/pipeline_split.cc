@@ -62,28 +62,27 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
                        ": Megatron-LM does not combine first/last stage layer counts with "
                        "--pp-embedding-in-split or --pp-loss-in-split");
 
+  const std::string layers_option = "--pp-layers " + layer_list(c.pp_layers);
+  require_feasible(
+      c.pp_layers.empty() || (!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split),
+      layers_option + ": give either the layers of every stage or first/last/embedding/loss rules");
   std::vector<int> per_rank(static_cast<std::size_t>(pp));
   if (!c.pp_layers.empty() && vpp > 1 && static_cast<int>(c.pp_layers.size()) == pp * vpp) {
     // One count per virtual stage, in the order the layers run (chunk 0 of every rank, then chunk 1, ...),
     // as Megatron-Core's --pipeline-model-parallel-layout lists them: a rank's chunks may differ.
-    const std::string option = "--pp-layers " + layer_list(c.pp_layers);
-    require_feasible(!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split,
-                     option + ": give either the layers of every stage or first/last/embedding/loss rules");
     PipelineSplit split;
     split.pp = pp;
     split.vpp = vpp;
     split.first_layer.assign(1, 0);
     for (const int n : c.pp_layers) split.first_layer.push_back(split.first_layer.back() + n);
-    require_feasible(split.first_layer.back() == layers, option + ": " + str(split.first_layer.back()) +
+    require_feasible(split.first_layer.back() == layers, layers_option + ": " +
+                                                             str(split.first_layer.back()) +
                                                              " layers in all, the model has " + str(layers));
     return split;
   }
   if (!c.pp_layers.empty()) {
-    const std::string option = "--pp-layers " + layer_list(c.pp_layers);
-    require_feasible(!first_given && !last_given && !c.pp_embedding_in_split && !c.pp_loss_in_split,
-                     option + ": give either the layers of every stage or first/last/embedding/loss rules");
     require_feasible(static_cast<int>(c.pp_layers.size()) == pp,
-                     option + ": " + str(static_cast<int>(c.pp_layers.size())) + " counts for --pp " +
+                     layers_option + ": " + str(static_cast<int>(c.pp_layers.size())) + " counts for --pp " +
                          str(pp) +
                          (vpp > 1 ? " --vpp " + str(vpp) + " (give " + str(pp) + ", one per rank, or " +
                                         str(pp * vpp) + ", one per virtual stage)"
@@ -91,14 +90,14 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
     int total = 0;
     for (int s = 0; s < pp; ++s) {
       const int n = c.pp_layers[static_cast<std::size_t>(s)];
-      require_feasible(n >= 0 && n % vpp == 0, option + ": pipeline stage " + str(s) + "'s " + str(n) +
+      require_feasible(n >= 0 && n % vpp == 0, layers_option + ": pipeline stage " + str(s) + "'s " + str(n) +
                                                    " layers do not split into " + str(vpp) +
                                                    " virtual stages");
       total += n;
       per_rank[static_cast<std::size_t>(s)] = n;
     }
     require_feasible(total == layers,
-                     option + ": " + str(total) + " layers in all, the model has " + str(layers));
+                     layers_option + ": " + str(total) + " layers in all, the model has " + str(layers));
   } else if (first_given || last_given) {
     int rest = layers, middle = pp;
     if (first_given) rest -= c.pp_first_layers, --middle;
