@@ -22,6 +22,13 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - Deduplication: rows with the same system, model (suffix included), precision and parallel configuration
   in several releases are one configuration; the latest release's throughput is taken (simtrain models
   current software, and throughputs rise release over release as the recipes are tuned).
+- '(tokendrop)' is Megatron-Bridge's apply_moe_token_drop (capacity factor 1 with the experts' input padded
+  to capacity): `--moe-pad-expert-input-to-capacity`, so its dispatcher never waits for token counts.
+- The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
+  machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
+  out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
+  of MoE models are host-bound as the table's micro-batch-1 rows are. CUDA graphs, which some recipes
+  capture parts of the layer in, are not modelled: their launches are counted as if eager.
 Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
 overlapped gradient reduction (simtrain's default) and no activation recomputation unless the table says so
 (it never does); memory is not checked (--allow-oom): the table's runs fit.
@@ -155,7 +162,11 @@ def size(text):
     return "1" if text in ("", "n/a") else text
 
 
-def run_args(row):
+HOST_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "calibration", "hosts",
+                            "h200-run-a.json")
+
+
+def run_args(row, host=True):
     tp = size(row["TP"])
     args = ["--model", MODELS.get(row["base_model"], row["base_model"].lower()), "--gpus", row["n_GPUs"],
             "--platform", PLATFORMS[row["System"]], "--tp", tp, "--pp", size(row["PP"]), "--cp", size(row["CP"]),
@@ -167,15 +178,19 @@ def run_args(row):
         # userbuffers (tp_comm_overlap) wherever TP > 1.
         args += ["--sp", "--tp-comm-overlap"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
+    if "(tokendrop)" in row["label"]:
+        args.append("--moe-pad-expert-input-to-capacity")
+    if host:
+        args += ["--host", HOST_PROFILE]
     return args
 
 
-def predict(simtrain, row, timeout, tmp, index, extra_args):
+def predict(simtrain, row, timeout, tmp, index, extra_args, host):
     if layout_options(row) is None:
         return None, (f"the recipe's pipeline layout map has no PP {size(row['PP'])} VP {size(row['VP'])} "
                       "entry")
     out = os.path.join(tmp, f"row{index}.json")
-    cmd = [simtrain, "run", *run_args(row), *extra_args, "--json", out]
+    cmd = [simtrain, "run", *run_args(row, host), *extra_args, "--json", out]
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -210,6 +225,7 @@ def main():
     parser.add_argument("--systems", nargs="*", help="only these systems (dgx-h100 ...)")
     parser.add_argument("--args", default="", help="further `simtrain run` options for every row, as one string "
                                                    "(e.g. \"--fidelity fast\")")
+    parser.add_argument("--no-host", action="store_true", help="leave the host's kernel launches out")
     args = parser.parse_args()
     limits = {k: float(v) for k, v in (item.split("=") for item in args.system_max_mape)}
 
@@ -224,7 +240,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(predict, args.simtrain, row, args.timeout, tmp, i, args.args.split())
+        futures = [pool.submit(predict, args.simtrain, row, args.timeout, tmp, i, args.args.split(),
+                               not args.no_host)
                    for i, row in enumerate(configs)]
         outcomes = [f.result() for f in futures]
 

@@ -67,7 +67,8 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "no-overlap-grad-reduce",
                                             "no-overlap-param-gather",
                                             "no-overlap-p2p-communication",
-                                            "tp-comm-overlap"};
+                                            "tp-comm-overlap",
+                                            "moe-pad-expert-input-to-capacity"};
 
 }  // namespace
 
@@ -119,7 +120,10 @@ void add_parallel_options(po::options_description& options) {
                                       "2023)")(
       "tp-comm-overlap",
       "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
-      "under their GEMMs (with --sp)");
+      "under their GEMMs (with --sp)")(
+      "moe-pad-expert-input-to-capacity",
+      "token-dropping MoE with static expert shapes: the dispatcher never waits for the token counts (with "
+      "--host; dropless MoE layers make the host wait once per forward pass)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -143,7 +147,8 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
                   " runs data-parallel only; model-parallel options (--tp, --pp, ...) generate megatron");
   }
   if (vm.count("host"))
-    throw Error("--host: applies to eager data-parallel steps (--impl torchvision or hf), not to megatron");
+    c.host_dispatch_per_kernel_s =
+        workload::load_host_profile(vm["host"].as<std::string>()).dispatch_per_kernel_s;
   const std::string precision = vm["precision"].as<std::string>();
   if (precision == "fp8" || precision == "nvfp4") {
     c.fp8 = true;
@@ -211,6 +216,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_param_gather = vm.count("no-overlap-param-gather") == 0;
   c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
   c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
+  c.moe_pad_to_capacity = vm.count("moe-pad-expert-input-to-capacity") > 0;
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")
     c.schedule = workload::PipelineSchedule::GPipe;

@@ -203,6 +203,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     const trace::Program& program = trace.program_of(rank);
     if (!state.lockstep.is_representative(rank)) continue;
     r.done.assign(program.ops.size(), 0);
+    const std::vector<char>& host_stream = state.plans[trace.rank_program[rank]].host_stream;
+    if (std::find(host_stream.begin(), host_stream.end(), 1) != host_stream.end())
+      r.host_ready_s.assign(program.ops.size(), 0);
     for (int stream = 0; stream < static_cast<int>(program.streams.size()); ++stream) {
       if (state.plans[trace.rank_program[rank]].stream_ops[stream].empty()) {
         ++r.streams_finished;

@@ -36,6 +36,10 @@ ProgramPlan plan_program(const trace::Program& program);
 // cost five or more, and this is the replay's most frequent synchronisation.
 struct RankState {
   std::vector<char> done;
+  // Host ops (ProgramPlan::host_stream): when the host finishes each. The host thread runs ahead of the
+  // clock, marking its ops done with their end time here instead of sleeping through each one, so a GPU op
+  // waits only when its launch is still in the future (sized only for programs with a host stream).
+  std::vector<double> host_ready_s;
   std::unordered_map<std::uint32_t, std::vector<simgrid::s4u::Actor*>> waiting;  // op -> suspended actors
   std::vector<Interval> compute_busy;
   std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)

@@ -41,7 +41,10 @@ class StreamActor {
       double start = sg4::Engine::get_clock() + pending_s_;
       if (op.type == trace::OpType::Compute) {
         pending_s_ += durations_[index] * slowdown_;
-        if (plan_.awaited_by_other_stream[index]) flush_compute();
+        if (host_stream_)
+          self_.host_ready_s[index] = sg4::Engine::get_clock() + pending_s_;
+        else if (plan_.awaited_by_other_stream[index])
+          flush_compute();
       } else {
         flush_compute();
         start = sg4::Engine::get_clock();
@@ -77,12 +80,26 @@ class StreamActor {
  private:
   void wait_for_other_streams(const trace::Op& op) {
     for (std::uint32_t dep : op.deps) {
-      if (program_.ops[dep].stream == op.stream || self_.done[dep]) continue;
-      flush_compute();
-      if (self_.done[dep]) continue;  // it ended while this stream's last kernels ran
-      self_.waiting[dep].push_back(sg4::Actor::self());
-      sg4::this_actor::suspend();  // until mark_done(dep)
+      const std::uint8_t stream = program_.ops[dep].stream;
+      if (stream == op.stream) continue;
+      if (!self_.done[dep]) {
+        flush_compute();
+        if (!self_.done[dep]) {  // it did not end while this stream's last kernels ran
+          self_.waiting[dep].push_back(sg4::Actor::self());
+          sg4::this_actor::suspend();  // until mark_done(dep)
+        }
+      }
+      if (plan_.host_stream[stream]) wait_for_launch(self_.host_ready_s[dep]);
     }
+  }
+
+  // A host op is done once the host has reached it, possibly ahead of the clock: the op after it starts no
+  // earlier than its end. Idle until then, not busy.
+  void wait_for_launch(double ready_s) {
+    if (ready_s <= sg4::Engine::get_clock() + pending_s_) return;
+    flush_compute();
+    const double idle_s = ready_s - sg4::Engine::get_clock();
+    if (idle_s > 0) sg4::this_actor::sleep_for(idle_s);
   }
 
   void mark_done(std::uint32_t index) {

@@ -51,6 +51,7 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
             {"parallel", {{"dp", c.gpus}}}};
   if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0)
     j["seq_len"] = seq_len;
+  if (c.host) j["host_dispatch_per_kernel_s"] = c.host->dispatch_per_kernel_s;
   return j;
 }
 
@@ -63,33 +64,36 @@ std::string precision_name(const workload::ParallelConfig& c) {
 }
 
 json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace& trace) {
-  const int dp = c.dp > 0 ? c.dp : c.gpus / std::max(1, c.tp * c.pp * c.cp);
-  return {{"source", "generated"},
-          {"model", c.model},
-          {"framework", c.zero > 0                           ? "deepspeed"
-                        : c.fsdp != workload::FsdpMode::None ? "fsdp"
-                                                             : "megatron"},
-          {"precision", precision_name(c)},
-          {"micro_batch", c.micro_batch},
-          {"global_batch", c.global_batch > 0 ? c.global_batch : c.micro_batch * dp},
-          {"seq_len", resolved_seq_len(c.seq_len, trace)},
-          {"recompute", std::string(workload::to_string(c.recompute))},
-          {"flash_attention", c.flash_attention},
-          {"overlap_grad_reduce", c.overlap_grad_reduce},
-          {"overlap_param_gather", c.distributed_optimizer && c.overlap_param_gather},
-          {"overlap_p2p_communication", c.vpp > 1 && c.overlap_p2p_communication},
-          {"tp_comm_overlap", c.tp_comm_overlap},
-          {"parallel",
-           {{"tp", c.tp},
-            {"sp", c.sp},
-            {"pp", c.pp},
-            {"vpp", c.vpp},
-            {"cp", c.cp},
-            {"ep", c.ep},
-            {"dp", dp},
-            {"zero", c.zero},
-            {"fsdp", fsdp_name(c.fsdp)},
-            {"distributed_optimizer", c.distributed_optimizer}}}};
+  const int dp = c.data_parallel_size();
+  json j = {{"source", "generated"},
+            {"model", c.model},
+            {"framework", c.zero > 0                           ? "deepspeed"
+                          : c.fsdp != workload::FsdpMode::None ? "fsdp"
+                                                               : "megatron"},
+            {"precision", precision_name(c)},
+            {"micro_batch", c.micro_batch},
+            {"global_batch", c.global_batch > 0 ? c.global_batch : c.micro_batch * dp},
+            {"seq_len", resolved_seq_len(c.seq_len, trace)},
+            {"recompute", std::string(workload::to_string(c.recompute))},
+            {"flash_attention", c.flash_attention},
+            {"overlap_grad_reduce", c.overlap_grad_reduce},
+            {"overlap_param_gather", c.distributed_optimizer && c.overlap_param_gather},
+            {"overlap_p2p_communication", c.vpp > 1 && c.overlap_p2p_communication},
+            {"tp_comm_overlap", c.tp_comm_overlap},
+            {"parallel",
+             {{"tp", c.tp},
+              {"sp", c.sp},
+              {"pp", c.pp},
+              {"vpp", c.vpp},
+              {"cp", c.cp},
+              {"ep", c.ep},
+              {"dp", dp},
+              {"zero", c.zero},
+              {"fsdp", fsdp_name(c.fsdp)},
+              {"distributed_optimizer", c.distributed_optimizer}}}};
+  if (c.host_dispatch_per_kernel_s > 0) j["host_dispatch_per_kernel_s"] = c.host_dispatch_per_kernel_s;
+  if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
+  return j;
 }
 
 json trace_inputs(const RunRequest& request, const trace::Trace& trace) {

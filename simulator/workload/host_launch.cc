@@ -11,6 +11,19 @@
 namespace simtrain::workload {
 
 void add_host_launches(trace::Program& program, double dispatch_per_kernel_s) {
+  std::vector<HostLaunch> per_op(program.ops.size());
+  for (std::size_t i = 0; i < per_op.size(); ++i) {
+    const trace::OpType type = program.ops[i].type;
+    if (type != trace::OpType::Compute && type != trace::OpType::Collective) per_op[i].launches = 0;
+  }
+  add_host_launches(program, dispatch_per_kernel_s, per_op);
+}
+
+void add_host_launches(trace::Program& program, double dispatch_per_kernel_s,
+                       const std::vector<HostLaunch>& per_op) {
+  if (per_op.size() != program.ops.size())
+    throw Error("program " + program.name + ": host launches given for " + std::to_string(per_op.size()) +
+                " of " + std::to_string(program.ops.size()) + " ops");
   if (!(dispatch_per_kernel_s > 0)) throw Error("host dispatch_per_kernel_s: must be positive");
   if (std::find(program.streams.begin(), program.streams.end(), "host") != program.streams.end())
     throw Error("program " + program.name + " already has a host stream");
@@ -21,19 +34,24 @@ void add_host_launches(trace::Program& program, double dispatch_per_kernel_s) {
   program.ops.clear();
   program.ops.reserve(2 * ops.size());
   std::vector<std::uint32_t> new_index(ops.size());
+  std::vector<std::uint32_t> waited;  // ops the next host op waits for
   for (std::size_t i = 0; i < ops.size(); ++i) {
     trace::Op op = std::move(ops[i]);
     for (std::uint32_t& dep : op.deps) dep = new_index[dep];
-    if (op.type == trace::OpType::Compute || op.type == trace::OpType::Collective) {
+    const HostLaunch& host = per_op[i];
+    if (host.launches > 0) {
       trace::Op launch;
       launch.name = "host";
       launch.type = trace::OpType::Compute;
       launch.stream = host_stream;
+      launch.deps = std::move(waited);
+      waited.clear();
       launch.compute.kind = trace::ComputeKind::Host;
-      launch.compute.duration_s = dispatch_per_kernel_s;
+      launch.compute.duration_s = dispatch_per_kernel_s * host.launches;
       op.deps.push_back(trace::append(program, std::move(launch)));
     }
     new_index[i] = trace::append(program, std::move(op));
+    if (host.host_waits) waited.push_back(new_index[i]);
   }
 }
 

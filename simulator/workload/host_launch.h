@@ -4,14 +4,30 @@
 // idle and the Result's breakdown.host_bound_s says how long.
 #pragma once
 
+#include <vector>
+
 #include "simulator/trace/trace.h"
 
 namespace simtrain::workload {
+
+// What the host does for one op of a program: the kernels the framework launches for it (a grouped GEMM
+// of one GEMM per local expert is several; an op inside a captured CUDA graph none of its own), and whether
+// the host then blocks until the op has run (a device-to-host copy it reads, such as the token counts a
+// dropless MoE dispatcher needs before its all-to-all).
+struct HostLaunch {
+  double launches = 1;
+  bool host_waits = false;
+};
 
 // Rewrites `program` so that every compute and collective op waits for a host op of
 // `dispatch_per_kernel_s` seconds issued just before it, the host ops running one after another in issue
 // order. Dependencies are kept (renumbered). Throws Error when dispatch_per_kernel_s is not positive or the
 // program already has a "host" stream.
 void add_host_launches(trace::Program& program, double dispatch_per_kernel_s);
+// The same with `per_op[i]` describing op i (per_op.size() == program.ops.size()): its host op lasts
+// launches x dispatch_per_kernel_s (none for zero launches), and a host_waits op holds back the host ops
+// after it until it has ended.
+void add_host_launches(trace::Program& program, double dispatch_per_kernel_s,
+                       const std::vector<HostLaunch>& per_op);
 
 }  // namespace simtrain::workload

@@ -90,6 +90,8 @@ constexpr KnownArgument kArguments[] = {
     {"moe-grouped-gemm", Arity::Switch, Effect::Read},
     {"moe-router-force-load-balancing", Arity::Switch, Effect::Read},
     {"moe-token-dispatcher-type", Arity::One, Effect::Read},
+    {"moe-expert-capacity-factor", Arity::One, Effect::Read},
+    {"moe-pad-expert-input-to-capacity", Arity::Switch, Effect::Read},
     {"moe-router-load-balancing-type", Arity::One, Effect::None},
     {"moe-aux-loss-coeff", Arity::One, Effect::None},
     {"multi-latent-attention", Arity::Switch, Effect::Read},
@@ -422,8 +424,10 @@ bool MegatronArguments::has(const std::string& name) const {
 
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
-// `--tp-comm-overlap` means the same either way).
-bool shared_with_simtrain(std::string_view name) { return name == "seed" || name == "tp-comm-overlap"; }
+// `--tp-comm-overlap` and `--moe-pad-expert-input-to-capacity` mean the same either way).
+bool shared_with_simtrain(std::string_view name) {
+  return name == "seed" || name == "tp-comm-overlap" || name == "moe-pad-expert-input-to-capacity";
+}
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
   const auto known_at = [&](std::size_t i) -> const KnownArgument* {
@@ -498,6 +502,15 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   c.overlap_param_gather = param_gather;
   if (in.has("no-overlap-p2p-communication")) c.overlap_p2p_communication = false;
   if (in.has("tp-comm-overlap")) c.tp_comm_overlap = true;
+  // Token dropping: padded to capacity, every expert gets capacity x its even share of token slots.
+  if (in.has("moe-pad-expert-input-to-capacity")) {
+    const std::optional<double> capacity = in.real("moe-expert-capacity-factor");
+    if (!capacity) throw Error("--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor");
+    if (!(*capacity > 0 && *capacity <= 64))
+      throw Error("--moe-expert-capacity-factor: must be in (0, 64], got " + std::to_string(*capacity));
+    c.moe_pad_to_capacity = true;
+    c.capacity_factor = *capacity;
+  }
 
   const bool fp16 = in.has("fp16"), bf16 = in.has("bf16");
   if (fp16 && bf16) throw Error("--fp16 and --bf16: give one of them");

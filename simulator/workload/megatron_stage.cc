@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "simulator/workload/attention_shape.h"
+#include "simulator/workload/host_launch.h"
 
 namespace simtrain::workload::megatron {
 namespace {
@@ -69,6 +70,8 @@ class StageBuilder {
     for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)])
       s.forward ? forward(s) : backward(s);
     finish();
+    if (plan_.config->host_dispatch_per_kernel_s > 0)
+      add_host_launches(program_, plan_.config->host_dispatch_per_kernel_s, host_);
     return std::move(program_);
   }
 
@@ -92,7 +95,10 @@ class StageBuilder {
     return list;
   }
 
-  std::uint32_t append(trace::Op op) { return trace::append(program_, std::move(op)); }
+  std::uint32_t append(trace::Op op) {
+    host_.emplace_back();
+    return trace::append(program_, std::move(op));
+  }
 
   // A virtual stage with no layer (an uneven split's) passes on what it received as soon as it arrives.
   std::vector<std::uint32_t> send_deps(const std::vector<Unit>& list) {
@@ -149,13 +155,14 @@ class StageBuilder {
     for (const LayerStep& step : steps) {
       if (attention_core_only && !step.attention_core) continue;
       if (step.type == LayerStep::Type::Kernel) {
-        kernel(prefix + step.name, step.kernel);
+        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.host_waits};
       } else if (step.chunked_with_gemm) {
         chunked_collective(step, prefix);
       } else if (step.type == LayerStep::Type::Collective) {
         const bool tp = step.group == LayerGroup::TensorParallel;
         const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes,
                                             tp ? g_.tp : g_.ep, tp ? kTp : kEp, after_last_kernel());
+        host_[op] = {step.launches, step.host_waits};
         (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
       } else {
         ring_attention(step, prefix);
@@ -432,6 +439,7 @@ class StageBuilder {
   const GroupIds& g_;
   int stage_;
   trace::Program program_;
+  std::vector<HostLaunch> host_;  // per op of program_: what the host does for it
   std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
   std::vector<std::uint32_t> pending_;   // ops the next kernel waits for
   std::vector<std::uint32_t> deferred_;  // ops the kernel after next waits for

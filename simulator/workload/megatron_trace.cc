@@ -140,6 +140,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.async_tp_all_reduce = config.async_tp_all_reduce;
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;
+  shard.moe_pad_to_capacity = config.moe_pad_to_capacity;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
   // Megatron reduces bf16 training's gradients in fp32 main_grad buffers; DeepSpeed and FSDP in 16 bits.
   plan.grad_bytes =

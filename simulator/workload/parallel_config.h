@@ -78,6 +78,13 @@ struct ParallelConfig {
   // parallelism the all-gathers before the column-parallel GEMMs and the reduce-scatters after the
   // row-parallel ones are cut into TP chunks exchanged while the GEMM computes the other chunks.
   bool tp_comm_overlap = false;
+  // Megatron's --moe-pad-expert-input-to-capacity (token dropping with static expert shapes): the MoE
+  // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
+  // per MoE layer's forward pass.
+  bool moe_pad_to_capacity = false;
+  // The host thread launching the step's kernels (host_profile.h, --host): CPU seconds per launched kernel,
+  // 0 = a host that never holds the GPU back.
+  double host_dispatch_per_kernel_s = 0;
 };
 
 std::string_view to_string(Recompute recompute);

@@ -397,6 +397,10 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   forward.push_back(
       elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
   move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
+  // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
+  // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
+  forward.back().host_waits = !d.shard.moe_pad_to_capacity;
+  const std::size_t experts_forward = forward.size(), experts_backward = backward.size();
   comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
   comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
   if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
@@ -420,6 +424,14 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
                                  elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
   backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
   gemm_weight_grad(backward, fc1, d, d.shard.gemm);
+  // Transformer Engine's GroupedLinear launches one GEMM (and one quantization) per local expert.
+  for (Steps* steps : {&forward, &backward})
+    for (std::size_t i = steps == &forward ? experts_forward : experts_backward; i < steps->size(); ++i) {
+      LayerStep& step = (*steps)[i];
+      const bool expert_kernel =
+          step.type == LayerStep::Type::Kernel && step.name.rfind("moe.experts.fc", 0) == 0;
+      if (expert_kernel) step.launches = local_experts;
+    }
   if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);

@@ -39,6 +39,9 @@ struct LayerSharding {
   // Transformer Engine's userbuffers (ParallelConfig::tp_comm_overlap): the sequence-parallel collectives
   // next to a GEMM run chunked under it (LayerStep::chunked_with_gemm).
   bool tp_comm_overlap = false;
+  // Megatron's --moe-pad-expert-input-to-capacity: every expert gets capacity_factor x its even share of
+  // slots, so the dispatcher knows its shapes without reading the routing back to the host.
+  bool moe_pad_to_capacity = false;
 };
 
 // The communicator a communication step uses.
@@ -67,6 +70,11 @@ struct LayerStep {
   // a communication-bound pipeline (the GEMM's last chunk after the last exchange) is not modelled.
   bool chunked_with_gemm = false;
   bool attention_core = false;  // what selective recomputation reruns
+  // The host's side (host_launch.h): kernels the framework launches for this step (Transformer Engine's
+  // grouped GEMM and its quantization launch one per local expert), and whether the host then waits for the
+  // step to end: a dropless MoE dispatcher reads the token counts per expert back before its all-to-all.
+  double launches = 1;
+  bool host_waits = false;
 
   friend bool operator==(const LayerStep&, const LayerStep&) = default;
 };

@@ -145,6 +145,8 @@ expect_error "host profile with a negative dispatch cost names the field" "host.
 printf '{"schema": "simtrain-host", "version": 1, "name": "x", "launch_s": 3e-5}\n' >"$work/host2.json"
 expect_error "host profile with an unknown field names it" "host2.json: launch_s: unknown key" \
   run --model resnet50 --gpus 1 --batch-per-gpu 32 --host "$work/host2.json"
+expect_error "a Megatron step reads the host profile with the same checks" "host.json: dispatch_per_kernel_s" \
+  run --model llama3-8b --gpus 8 --tp 2 --host "$work/host.json"
 
 expect_infeasible "NVFP4 needs Blackwell" "--precision nvfp4: H100-SXM5-80GB has no FP4 tensor cores (NVFP4 needs Blackwell)" \
   run --model llama3-8b --gpus 8 --platform dgx-h100 --precision nvfp4

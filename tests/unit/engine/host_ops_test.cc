@@ -14,7 +14,7 @@
 namespace simtrain {
 namespace {
 
-constexpr std::uint8_t kHost = 0, kGpu = 1;
+constexpr std::uint8_t kHost = 0, kGpu = 1, kSecondGpuStream = 2;
 
 trace::Op host_op(std::vector<std::uint32_t> deps = {}) {
   trace::Op op;
@@ -25,10 +25,10 @@ trace::Op host_op(std::vector<std::uint32_t> deps = {}) {
   return op;
 }
 
-trace::Op kernel(std::uint32_t launched_by) {
+trace::Op kernel(std::uint32_t launched_by, std::uint8_t stream = kGpu) {
   trace::Op op;
   op.name = "kernel";
-  op.stream = kGpu;
+  op.stream = stream;
   op.deps = {launched_by};
   return op;
 }
@@ -41,7 +41,7 @@ struct Scenario {
 Scenario one_rank(std::vector<trace::Op> ops, std::vector<double> durations_s) {
   Scenario s;
   s.trace.world_size = 1;
-  s.trace.programs.push_back({"rank0", {"host", "cuda:7"}, std::move(ops)});
+  s.trace.programs.push_back({"rank0", {"host", "cuda:7", "cuda:8"}, std::move(ops)});
   s.trace.rank_program = {0};
   s.costs.duration_s = {std::move(durations_s)};
   return s;
@@ -101,6 +101,18 @@ TEST_CASE("a host op after a synchronisation waits for the kernels launched befo
   CHECK(makespan == simtrain::testing::Approx(3.5e-3));
   CHECK(t.host_bound_s == simtrain::testing::Approx(1.25e-3));
   CHECK(t.compute_s + t.host_bound_s + t.idle_s == simtrain::testing::Approx(makespan));
+}
+
+TEST_CASE("the host runs ahead of the clock: a later stream's kernel still waits for its own launch") {
+  // Host 1 ms launches a 3 ms kernel on one stream, host 1 ms more a 0.25 ms kernel on another: the second
+  // starts at 2 ms, under the first, which ends at 4 ms.
+  const Scenario s =
+      one_rank({host_op(), kernel(0), host_op(), kernel(2, kSecondGpuStream)}, {1e-3, 3e-3, 1e-3, 0.25e-3});
+  double makespan = 0;
+  const engine::RankTimes t = replayed(s, makespan);
+  CHECK(makespan == simtrain::testing::Approx(4e-3));
+  CHECK(t.compute_s == simtrain::testing::Approx(3e-3));  // the union of the two kernels' intervals
+  CHECK(t.host_bound_s == simtrain::testing::Approx(1e-3));
 }
 
 }  // namespace simtrain

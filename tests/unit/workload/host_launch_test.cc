@@ -1,6 +1,8 @@
 // Specification of add_host_launches (host_launch.h): a host op in front of every kernel and collective.
 #include <doctest/doctest.h>
 
+#include "tests/support/approx.h"
+
 #include "common/error.h"
 #include "simulator/workload/data_parallel.h"
 #include "simulator/workload/host_launch.h"
@@ -40,4 +42,31 @@ TEST_CASE("a generated step with a host profile is launched kernel by kernel") {
   config.host = HostProfile{.name = "test", .dispatch_per_kernel_s = 2e-5};
   const trace::Program with_host = generate_data_parallel_trace(config).programs[0];
   CHECK(with_host.ops.size() == 2 * ops);
+}
+
+TEST_CASE("per-op launches: a count scales the host op, zero launches none, and a waited op holds the host") {
+  trace::Program program;
+  program.name = "p";
+  program.streams = {"compute"};
+  trace::Op kernel;
+  kernel.name = "k";
+  kernel.compute.kind = trace::ComputeKind::Gemm;
+  for (int i = 0; i < 3; ++i) trace::append(program, kernel);
+
+  add_host_launches(program, 1e-5, {{.launches = 4, .host_waits = true}, {.launches = 0}, {}});
+  // launch(4) k0, k1 (inside a graph: no launch of its own), launch k2 after k0 has run.
+  REQUIRE(program.ops.size() == 5);
+  CHECK(program.ops[0].compute.duration_s == simtrain::testing::Approx(4e-5));
+  CHECK(program.ops[1].deps == std::vector<std::uint32_t>{0});
+  CHECK(program.ops[2].deps.empty());
+  CHECK(program.ops[3].compute.kind == trace::ComputeKind::Host);
+  CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1});  // the host waits for k0
+  CHECK(program.ops[4].deps == std::vector<std::uint32_t>{3});
+
+  trace::Program fresh;
+  fresh.name = "q";
+  fresh.streams = {"compute"};
+  trace::append(fresh, kernel);
+  trace::append(fresh, kernel);
+  CHECK_THROWS_AS(add_host_launches(fresh, 1e-5, {{}}), Error);  // one entry for two ops
 }

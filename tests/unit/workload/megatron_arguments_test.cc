@@ -182,6 +182,18 @@ TEST_CASE("Megatron's uneven pipeline splits: first/last stage layers, embedding
   CHECK(uneven.config.pp_last_layers == 2);
 }
 
+TEST_CASE("token dropping padded to capacity: static expert shapes of capacity x the even share") {
+  const MegatronPlan padded = plan_of({"--expert-model-parallel-size", "2", "--moe-expert-capacity-factor",
+                                       "1.25", "--moe-pad-expert-input-to-capacity"});
+  CHECK(padded.config.moe_pad_to_capacity);
+  CHECK(padded.config.capacity_factor == 1.25);
+  CHECK_FALSE(plan_of({"--expert-model-parallel-size", "2"}).config.moe_pad_to_capacity);
+  CHECK_THROWS_WITH_AS(plan_of({"--expert-model-parallel-size", "2", "--moe-pad-expert-input-to-capacity"}),
+                       "--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor", Error);
+  CHECK_THROWS_WITH_AS(plan_of({"--moe-expert-capacity-factor", "-1", "--moe-pad-expert-input-to-capacity"}),
+                       "--moe-expert-capacity-factor: must be in (0, 64], got -1.000000", Error);
+}
+
 TEST_CASE("a model given by its shapes: head size, multi-latent attention, windows, shared experts, MTP") {
   const MegatronPlan qwen = plan_of({"--num-layers",
                                      "48",

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The host thread in front of a Megatron step (--host): at micro-batch 1 a dropless MoE model's layers are
+# too small to hide the launches, so the step is host-bound; padding the experts' input to capacity removes
+# the host's wait for the token counts; a large micro-batch hides the host again.
+source "$(dirname "$0")/lib.bash"
+
+field() { python3 -c 'import json, sys
+value = json.load(open(sys.argv[1]))
+for key in sys.argv[2].split("."): value = value.get(key, 0)
+print(value)' "$1" "$2"; }
+less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
+
+host=(--host "$root/calibration/hosts/h200-run-a.json")
+moe=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --global-batch 64 --seq-len 4096 --precision fp8
+  --fp8-recipe mxfp8 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${moe[@]}" --micro-batch 1 --json "$work/gpu_only.json" >/dev/null
+"$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --json "$work/host.json" >/dev/null
+"$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --moe-pad-expert-input-to-capacity \
+  --json "$work/padded.json" >/dev/null
+check "without --host nothing is host-bound" \
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["breakdown"]["host_bound_s"] == 0' "$work/gpu_only.json"
+check "with --host the micro-batch-1 MoE step waits for launches" less 0 "$(field "$work/host.json" breakdown.host_bound_s)"
+check "... and takes longer" less "$(field "$work/gpu_only.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
+check "padded to capacity, the host does not wait for token counts and the step is shorter" \
+  less "$(field "$work/padded.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
+check "the Result records the host and the padding" python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["inputs"]["workload"]
+assert w["host_dispatch_per_kernel_s"] > 0 and w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
+
+# Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
+"$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null
+"$simtrain" run "${moe[@]}" --micro-batch 8 "${host[@]}" --json "$work/big_host.json" >/dev/null
+share() { python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); print(r["breakdown"]["host_bound_s"] / r["iteration_time_s"])' "$1"; }
+check "a larger micro-batch leaves a smaller share of the step host-bound" \
+  less "$(share "$work/big_host.json")" "$(share "$work/host.json")"
+finish

@@ -1,0 +1,99 @@
+// Specification of the host thread in front of a Megatron step (ParallelConfig::host_dispatch_per_kernel_s):
+// each op's launch costs its framework's kernel count, Transformer Engine's grouped expert GEMMs one launch
+// per local expert, and a dropless MoE layer's host waits for the token counts before its dispatch.
+#include <doctest/doctest.h>
+
+#include "tests/support/approx.h"
+
+#include "tests/support/megatron_fixtures.h"
+
+#include <string>
+
+#include "simulator/workload/megatron_trace.h"
+
+using namespace simtrain;
+using namespace simtrain::workload;
+
+namespace {
+
+constexpr double kDispatch = 2e-5;
+
+// small_gpt with every layer a mixture of eight experts, two per token.
+TransformerConfig small_moe() {
+  TransformerConfig m = testing::small_gpt(2);
+  m.experts = 8;
+  m.experts_per_token = 2;
+  return m;
+}
+
+// Two GPUs, experts split over both (four local experts each), one micro-batch per replica.
+ParallelConfig expert_parallel(bool pad_to_capacity) {
+  ParallelConfig c = testing::megatron_plan(1, 1, 2, 1);
+  c.ep = 2;
+  c.moe_pad_to_capacity = pad_to_capacity;
+  c.host_dispatch_per_kernel_s = kDispatch;
+  return c;
+}
+
+int stream(const trace::Program& p, const std::string& name) {
+  for (std::size_t s = 0; s < p.streams.size(); ++s)
+    if (p.streams[s] == name) return static_cast<int>(s);
+  return -1;
+}
+
+// The host op an op waits for (its dependency on the host stream), or nullptr.
+const trace::Op* launch_of(const trace::Program& p, const trace::Op& op) {
+  const int host = stream(p, "host");
+  for (std::uint32_t dep : op.deps)
+    if (p.ops[dep].stream == host) return &p.ops[dep];
+  return nullptr;
+}
+
+const trace::Op& op_named(const trace::Program& p, const std::string& suffix) {
+  for (const trace::Op& op : p.ops)
+    if (op.name.size() >= suffix.size() &&
+        op.name.compare(op.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return op;
+  FAIL("no op named *" << suffix);
+  return p.ops.front();
+}
+
+}  // namespace
+
+TEST_CASE("without a host profile a Megatron step has no host stream") {
+  ParallelConfig c = expert_parallel(false);
+  c.host_dispatch_per_kernel_s = 0;
+  const trace::Trace t = generate_megatron_trace(small_moe(), "moe", c);
+  CHECK(stream(t.programs[0], "host") < 0);
+}
+
+TEST_CASE("every GPU op waits for its launch; a grouped expert GEMM launches once per local expert") {
+  const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(false));
+  const trace::Program& p = t.programs[0];
+  REQUIRE(stream(p, "host") >= 0);
+  for (const trace::Op& op : p.ops) {
+    if (op.compute.kind == trace::ComputeKind::Host && op.type == trace::OpType::Compute) continue;
+    INFO(op.name);
+    CHECK(launch_of(p, op) != nullptr);
+  }
+  CHECK(launch_of(p, op_named(p, "layer0.qkv.fwd"))->compute.duration_s == testing::Approx(kDispatch));
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc1.fwd"))->compute.duration_s ==
+        testing::Approx(4 * kDispatch));
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc2.bwd_weight"))->compute.duration_s ==
+        testing::Approx(4 * kDispatch));
+}
+
+TEST_CASE("a dropless dispatcher's host waits for the permutation before launching the all-to-all") {
+  for (const bool pad : {false, true}) {
+    const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(pad));
+    const trace::Program& p = t.programs[0];
+    const trace::Op& dispatch = op_named(p, "mb0.c0.layer0.moe.dispatch_all_to_all");
+    const trace::Op* launch = launch_of(p, dispatch);
+    REQUIRE(launch != nullptr);
+    bool waits_for_permute = false;
+    for (std::uint32_t dep : launch->deps)
+      waits_for_permute |= p.ops[dep].name == "mb0.c0.layer0.moe.permute.fwd";
+    CAPTURE(pad);
+    CHECK(waits_for_permute == !pad);  // padded to capacity, the shapes are known without reading back
+  }
+}
