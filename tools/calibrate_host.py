@@ -8,6 +8,11 @@ one after another, and step time / kernels is the host's cost per kernel. The pr
 the host-bound steps; each step is also predicted with the median of the others (leave one out), and the
 errors are printed and written into the profile's source.
 
+The profile's launch_call_s is the launch call alone, what each further kernel costs that an operator's
+C++ code launches in a loop (Transformer Engine's grouped GEMM, one per local expert): the median duration
+of the traces' CUDA runtime and driver launch calls (cudaLaunchKernel, cuLaunchKernelEx and their kin), as
+Kineto records them on the host thread.
+
 To calibrate your own machine: time a few small-batch steps of your model (torch.cuda.Event around each,
 median after warm-up), record one Kineto trace of the same step (torch.profiler, CUDA activity), list them
 in a JSON file shaped like traces/pytorch/h200_steps.json, and run this tool with --steps on it.
@@ -15,6 +20,7 @@ in a JSON file shaped like traces/pytorch/h200_steps.json, and run this tool wit
 usage: tools/calibrate_host.py --run a|b -o calibration/hosts/NAME.json [--steps JSON] [--simtrain PATH]
 """
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -24,6 +30,18 @@ import tempfile
 import h200_traces as h200
 
 GPU_BOUND_SHARE = 0.8
+
+
+LAUNCH_CALLS = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx", "cudaLaunchCooperativeKernel",
+                "cuLaunchKernel")
+
+
+def launch_call_durations_s(path):
+    """Durations of the CUDA launch calls a Kineto trace recorded on its host threads."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        events = json.load(f).get("traceEvents", [])
+    return [e["dur"] * 1e-6 for e in events
+            if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and e.get("name") in LAUNCH_CALLS]
 
 
 def main():
@@ -36,9 +54,10 @@ def main():
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
 
-    bound = []
+    bound, launch_calls = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for row in h200.rows(args.steps):
+            launch_calls += launch_call_durations_s(os.path.join(h200.ROOT, "traces", "pytorch", row["kineto_trace"]))
             step = row["median_s"] if args.run == "b" else row["run_a_median_s"]
             if step is None:
                 continue
@@ -68,8 +87,13 @@ def main():
     source = (f"tools/calibrate_host.py --run {args.run}: median step time / recorded kernels over the host-bound "
               f"steps of {os.path.relpath(args.steps, h200.ROOT)} (run {args.run.upper()}); leave-one-out errors: " +
               ", ".join(f"{n} {e:+.1f}%" for n, e in loo))
+    launch_call = statistics.median(launch_calls)
+    print(f"launch call {launch_call * 1e6:.1f} us (median of {len(launch_calls)} recorded launch calls)")
+    source += (f"; launch_call_s: median of the {len(launch_calls)} CUDA launch calls the steps' Kineto traces "
+               f"recorded")
     profile = {"schema": "simtrain-host", "version": 1, "name": name,
-               "dispatch_per_kernel_s": round(per_kernel, 8), "source": source}
+               "dispatch_per_kernel_s": round(per_kernel, 8), "launch_call_s": round(launch_call, 8),
+               "source": source}
     with open(args.output, "w") as f:
         json.dump(profile, f, indent=1)
         f.write("\n")

@@ -23,7 +23,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   in several releases are one configuration; the latest release's throughput is taken (simtrain models
   current software, and throughputs rise release over release as the recipes are tuned).
 - '(tokendrop)' is Megatron-Bridge's apply_moe_token_drop (capacity factor 1 with the experts' input padded
-  to capacity): `--moe-pad-expert-input-to-capacity`, so its dispatcher never waits for token counts.
+  to capacity): `--moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 1`, so its dispatcher
+  never waits for token counts.
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
   out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
@@ -179,7 +180,7 @@ def run_args(row, host=True):
         args += ["--sp", "--tp-comm-overlap"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
     if "(tokendrop)" in row["label"]:
-        args.append("--moe-pad-expert-input-to-capacity")
+        args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:
         args += ["--host", HOST_PROFILE]
     return args

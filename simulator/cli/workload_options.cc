@@ -68,7 +68,8 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "no-overlap-param-gather",
                                             "no-overlap-p2p-communication",
                                             "tp-comm-overlap",
-                                            "moe-pad-expert-input-to-capacity"};
+                                            "moe-pad-expert-input-to-capacity",
+                                            "moe-expert-capacity-factor"};
 
 }  // namespace
 
@@ -122,8 +123,11 @@ void add_parallel_options(po::options_description& options) {
       "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
       "under their GEMMs (with --sp)")(
       "moe-pad-expert-input-to-capacity",
-      "token-dropping MoE with static expert shapes: the dispatcher never waits for the token counts (with "
-      "--host; dropless MoE layers make the host wait once per forward pass)");
+      "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher never "
+      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
+      "moe-expert-capacity-factor", po::value<double>(),
+      "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
+      "balanced routing drops nothing and it changes nothing)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -146,9 +150,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
       throw Error("--impl: " + vm["impl"].as<std::string>() +
                   " runs data-parallel only; model-parallel options (--tp, --pp, ...) generate megatron");
   }
-  if (vm.count("host"))
-    c.host_dispatch_per_kernel_s =
-        workload::load_host_profile(vm["host"].as<std::string>()).dispatch_per_kernel_s;
+  if (vm.count("host")) c.host = workload::load_host_profile(vm["host"].as<std::string>());
   const std::string precision = vm["precision"].as<std::string>();
   if (precision == "fp8" || precision == "nvfp4") {
     c.fp8 = true;
@@ -216,7 +218,15 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_param_gather = vm.count("no-overlap-param-gather") == 0;
   c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
   c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
-  c.moe_pad_to_capacity = vm.count("moe-pad-expert-input-to-capacity") > 0;
+  if (vm.count("moe-pad-expert-input-to-capacity")) {
+    if (!vm.count("moe-expert-capacity-factor"))
+      throw Error("--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor");
+    const double capacity = vm["moe-expert-capacity-factor"].as<double>();
+    if (!(capacity > 0 && capacity <= 64))
+      throw Error("--moe-expert-capacity-factor: must be in (0, 64], got " + std::to_string(capacity));
+    c.moe_pad_to_capacity = true;
+    c.capacity_factor = capacity;
+  }
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")
     c.schedule = workload::PipelineSchedule::GPipe;

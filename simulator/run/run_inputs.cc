@@ -39,6 +39,13 @@ int resolved_seq_len(int option, const trace::Trace& trace) {
   return static_cast<int>(std::lround(m.tokens_per_iteration / m.samples_per_iteration));
 }
 
+// The host profile a generated step was launched by.
+json host_inputs(const workload::HostProfile& host) {
+  json j = {{"name", host.name}, {"dispatch_per_kernel_s", host.dispatch_per_kernel_s}};
+  if (host.launch_call_s > 0) j["launch_call_s"] = host.launch_call_s;
+  return j;
+}
+
 json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Trace& trace) {
   json j = {{"source", "generated"},
             {"model", c.model},
@@ -51,7 +58,7 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
             {"parallel", {{"dp", c.gpus}}}};
   if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0)
     j["seq_len"] = seq_len;
-  if (c.host) j["host_dispatch_per_kernel_s"] = c.host->dispatch_per_kernel_s;
+  if (c.host) j["host"] = host_inputs(*c.host);
   return j;
 }
 
@@ -91,7 +98,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
               {"zero", c.zero},
               {"fsdp", fsdp_name(c.fsdp)},
               {"distributed_optimizer", c.distributed_optimizer}}}};
-  if (c.host_dispatch_per_kernel_s > 0) j["host_dispatch_per_kernel_s"] = c.host_dispatch_per_kernel_s;
+  if (c.host) j["host"] = host_inputs(*c.host);
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
   return j;
 }

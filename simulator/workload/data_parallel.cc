@@ -245,7 +245,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
     append(program, std::move(optimizer));
   }
 
-  if (config.host) add_host_launches(program, config.host->dispatch_per_kernel_s);
+  if (config.host) add_host_launches(program, *config.host);
   trace::Trace trace = trace::single_program_trace(std::move(program), config.gpus, "dp");
 
   const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simulator/trace/trace.h"
+#include "simulator/workload/host_profile.h"
 
 namespace simtrain::workload {
 
@@ -15,19 +16,20 @@ namespace simtrain::workload {
 // the host then blocks until the op has run (a device-to-host copy it reads, such as the token counts a
 // dropless MoE dispatcher needs before its all-to-all).
 struct HostLaunch {
-  double launches = 1;
+  double launches = 1;        // operators dispatched (Python, PyTorch's dispatcher, the launch)
+  double looped_kernels = 0;  // further kernels their C++ code launches in a loop (launch call only)
   bool host_waits = false;
 };
 
 // Rewrites `program` so that every compute and collective op waits for a host op of
-// `dispatch_per_kernel_s` seconds issued just before it, the host ops running one after another in issue
-// order. Dependencies are kept (renumbered). Throws Error when dispatch_per_kernel_s is not positive or the
-// program already has a "host" stream.
-void add_host_launches(trace::Program& program, double dispatch_per_kernel_s);
+// `host.dispatch_per_kernel_s` seconds issued just before it, the host ops running one after another in
+// issue order. Dependencies are kept (renumbered). Throws Error when the dispatch cost is not positive or
+// the program already has a "host" stream.
+void add_host_launches(trace::Program& program, const HostProfile& host);
 // The same with `per_op[i]` describing op i (per_op.size() == program.ops.size()): its host op lasts
-// launches x dispatch_per_kernel_s (none for zero launches), and a host_waits op holds back the host ops
-// after it until it has ended.
-void add_host_launches(trace::Program& program, double dispatch_per_kernel_s,
+// launches x dispatch_per_kernel_s + looped_kernels x host.looped_launch_s() (none when both are zero),
+// and a host_waits op holds back the host ops after it until it has ended.
+void add_host_launches(trace::Program& program, const HostProfile& host,
                        const std::vector<HostLaunch>& per_op);
 
 }  // namespace simtrain::workload

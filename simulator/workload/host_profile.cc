@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::string_view kSchema = "simtrain-host";
 constexpr double kMaxDispatch_s = 0.1;
-constexpr std::array<std::string_view, 5> kKeys = {"schema", "version", "name", "dispatch_per_kernel_s",
-                                                   "source"};
+constexpr std::array<std::string_view, 6> kKeys = {
+    "schema", "version", "name", "dispatch_per_kernel_s", "launch_call_s", "source"};
 
 }  // namespace
 
@@ -28,7 +28,9 @@ HostProfile parse_host_profile(const std::string& text, const std::string& origi
     bool known = false;
     for (std::string_view key : kKeys) known = known || item.key() == key;
     if (!known)
-      fail(item.key(), "unknown key (expected one of: schema, version, name, dispatch_per_kernel_s, source)");
+      fail(item.key(),
+           "unknown key (expected one of: schema, version, name, dispatch_per_kernel_s, launch_call_s, "
+           "source)");
   }
   const auto need = [&](const char* key) -> const nlohmann::json& {
     if (!doc.contains(key)) fail(key, "missing required field");
@@ -50,6 +52,13 @@ HostProfile parse_host_profile(const std::string& text, const std::string& origi
   profile.dispatch_per_kernel_s = dispatch.get<double>();
   if (!(profile.dispatch_per_kernel_s > 0 && profile.dispatch_per_kernel_s <= kMaxDispatch_s))
     fail("dispatch_per_kernel_s", "must be in (0, 0.1] seconds, got " + dispatch.dump());
+  if (doc.contains("launch_call_s")) {
+    const nlohmann::json& call = doc.at("launch_call_s");
+    if (!call.is_number()) fail("launch_call_s", "expected a number of seconds");
+    profile.launch_call_s = call.get<double>();
+    if (!(profile.launch_call_s > 0 && profile.launch_call_s <= profile.dispatch_per_kernel_s))
+      fail("launch_call_s", "must be positive and at most dispatch_per_kernel_s, got " + call.dump());
+  }
   if (doc.contains("source")) profile.source = string_at("source");
   return profile;
 }

@@ -10,12 +10,19 @@ namespace simtrain::workload {
 
 // A host profile file (JSON), e.g. calibration/hosts/h200-run-b.json:
 //   {"schema": "simtrain-host", "version": 1, "name": "h200-run-b", "dispatch_per_kernel_s": 4.1e-05,
-//    "source": "how it was measured"}
-// `source` is optional; every other field is required and unknown fields are errors.
+//    "launch_call_s": 1.1e-05, "source": "how it was measured"}
+// `launch_call_s` and `source` are optional; every other field is required and unknown fields are errors.
 struct HostProfile {
   std::string name;
   double dispatch_per_kernel_s = 0;  // host time per launched kernel, in (0, 0.1] s
+  // The launch call alone (cudaLaunchKernel and its kin): what each further kernel costs that one operator's
+  // C++ code launches in a loop (Transformer Engine's grouped GEMM, one per local expert) without going
+  // back through Python and the dispatcher. 0 = not measured: such kernels cost dispatch_per_kernel_s.
+  double launch_call_s = 0;
   std::string source;
+
+  // What a kernel launched from inside an operator's loop costs.
+  double looped_launch_s() const { return launch_call_s > 0 ? launch_call_s : dispatch_per_kernel_s; }
 };
 
 // Reads and checks a host profile; throws Error(path, 0, field, why) naming the offending field.

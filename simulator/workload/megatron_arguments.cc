@@ -424,9 +424,11 @@ bool MegatronArguments::has(const std::string& name) const {
 
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
-// `--tp-comm-overlap` and `--moe-pad-expert-input-to-capacity` mean the same either way).
+// `--tp-comm-overlap`, `--moe-pad-expert-input-to-capacity` and `--moe-expert-capacity-factor` mean the same
+// either way).
 bool shared_with_simtrain(std::string_view name) {
-  return name == "seed" || name == "tp-comm-overlap" || name == "moe-pad-expert-input-to-capacity";
+  return name == "seed" || name == "tp-comm-overlap" || name == "moe-pad-expert-input-to-capacity" ||
+         name == "moe-expert-capacity-factor";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {

@@ -70,8 +70,7 @@ class StageBuilder {
     for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)])
       s.forward ? forward(s) : backward(s);
     finish();
-    if (plan_.config->host_dispatch_per_kernel_s > 0)
-      add_host_launches(program_, plan_.config->host_dispatch_per_kernel_s, host_);
+    if (plan_.config->host) add_host_launches(program_, *plan_.config->host, host_);
     return std::move(program_);
   }
 
@@ -155,14 +154,14 @@ class StageBuilder {
     for (const LayerStep& step : steps) {
       if (attention_core_only && !step.attention_core) continue;
       if (step.type == LayerStep::Type::Kernel) {
-        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.host_waits};
+        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels, step.host_waits};
       } else if (step.chunked_with_gemm) {
         chunked_collective(step, prefix);
       } else if (step.type == LayerStep::Type::Collective) {
         const bool tp = step.group == LayerGroup::TensorParallel;
         const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes,
                                             tp ? g_.tp : g_.ep, tp ? kTp : kEp, after_last_kernel());
-        host_[op] = {step.launches, step.host_waits};
+        host_[op] = {step.launches, step.looped_kernels, step.host_waits};
         (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
       } else {
         ring_attention(step, prefix);

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "simulator/workload/host_profile.h"
 #include "simulator/workload/precision.h"
 
 namespace simtrain::workload {
@@ -82,9 +84,9 @@ struct ParallelConfig {
   // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
   // per MoE layer's forward pass.
   bool moe_pad_to_capacity = false;
-  // The host thread launching the step's kernels (host_profile.h, --host): CPU seconds per launched kernel,
-  // 0 = a host that never holds the GPU back.
-  double host_dispatch_per_kernel_s = 0;
+  // The host thread launching the step's kernels (host_profile.h, --host); unset, the host never holds the
+  // GPU back.
+  std::optional<HostProfile> host;
 };
 
 std::string_view to_string(Recompute recompute);

@@ -70,10 +70,11 @@ struct LayerStep {
   // a communication-bound pipeline (the GEMM's last chunk after the last exchange) is not modelled.
   bool chunked_with_gemm = false;
   bool attention_core = false;  // what selective recomputation reruns
-  // The host's side (host_launch.h): kernels the framework launches for this step (Transformer Engine's
-  // grouped GEMM and its quantization launch one per local expert), and whether the host then waits for the
-  // step to end: a dropless MoE dispatcher reads the token counts per expert back before its all-to-all.
+  // The host's side (host_launch.h): operator dispatches the step costs, kernels its C++ code launches in a
+  // loop beyond those (each a launch call), and whether the host then waits for the step to end (a dropless
+  // MoE dispatcher reads the token counts per expert back before its all-to-all).
   double launches = 1;
+  double looped_kernels = 0;
   bool host_waits = false;
 
   friend bool operator==(const LayerStep&, const LayerStep&) = default;

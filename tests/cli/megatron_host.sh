@@ -16,7 +16,7 @@ moe=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --global-batch 64
 "$simtrain" run "${moe[@]}" --micro-batch 1 --json "$work/gpu_only.json" >/dev/null
 "$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --json "$work/host.json" >/dev/null
 "$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --moe-pad-expert-input-to-capacity \
-  --json "$work/padded.json" >/dev/null
+  --moe-expert-capacity-factor 1 --json "$work/padded.json" >/dev/null
 check "without --host nothing is host-bound" \
   python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["breakdown"]["host_bound_s"] == 0' "$work/gpu_only.json"
 check "with --host the micro-batch-1 MoE step waits for launches" less 0 "$(field "$work/host.json" breakdown.host_bound_s)"
@@ -25,7 +25,7 @@ check "padded to capacity, the host does not wait for token counts and the step 
   less "$(field "$work/padded.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
 check "the Result records the host and the padding" python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["inputs"]["workload"]
-assert w["host_dispatch_per_kernel_s"] > 0 and w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
+assert w["host"]["dispatch_per_kernel_s"] > 0 and w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
 
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
 "$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null

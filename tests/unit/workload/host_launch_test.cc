@@ -23,7 +23,8 @@ TEST_CASE("every kernel waits for its launch, launches run in issue order, depen
   second.deps = {0};
   trace::append(program, second);
 
-  add_host_launches(program, 3e-5);
+  const HostProfile host{.name = "h", .dispatch_per_kernel_s = 3e-5};
+  add_host_launches(program, host);
   REQUIRE(program.ops.size() == 4);
   REQUIRE(program.streams.size() == 3);
   CHECK(program.streams[2] == "host");
@@ -32,7 +33,7 @@ TEST_CASE("every kernel waits for its launch, launches run in issue order, depen
   CHECK(program.ops[0].stream == 2);
   CHECK(program.ops[1].deps == std::vector<std::uint32_t>{0});
   CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1, 2});  // the first kernel, then its launch
-  CHECK_THROWS_AS(add_host_launches(program, 3e-5), Error);        // already has a host
+  CHECK_THROWS_AS(add_host_launches(program, host), Error);        // already has a host
 }
 
 TEST_CASE("a generated step with a host profile is launched kernel by kernel") {
@@ -44,7 +45,7 @@ TEST_CASE("a generated step with a host profile is launched kernel by kernel") {
   CHECK(with_host.ops.size() == 2 * ops);
 }
 
-TEST_CASE("per-op launches: a count scales the host op, zero launches none, and a waited op holds the host") {
+TEST_CASE("per-op launches: dispatches and looped kernels price the host op; a waited op holds the host") {
   trace::Program program;
   program.name = "p";
   program.streams = {"compute"};
@@ -53,13 +54,17 @@ TEST_CASE("per-op launches: a count scales the host op, zero launches none, and 
   kernel.compute.kind = trace::ComputeKind::Gemm;
   for (int i = 0; i < 3; ++i) trace::append(program, kernel);
 
-  add_host_launches(program, 1e-5, {{.launches = 4, .host_waits = true}, {.launches = 0}, {}});
-  // launch(4) k0, k1 (inside a graph: no launch of its own), launch k2 after k0 has run.
+  const HostProfile host{.name = "h", .dispatch_per_kernel_s = 3e-5, .launch_call_s = 1e-5};
+  add_host_launches(program, host,
+                    {{.launches = 1, .looped_kernels = 3, .host_waits = true}, {.launches = 0}, {}});
+  // launch k0 (one dispatch, three looped launches), k1 (no launch of its own: inside a captured graph),
+  // launch k2 once k0 has run.
   REQUIRE(program.ops.size() == 5);
-  CHECK(program.ops[0].compute.duration_s == simtrain::testing::Approx(4e-5));
+  CHECK(program.ops[0].compute.duration_s == simtrain::testing::Approx(3e-5 + 3 * 1e-5));
   CHECK(program.ops[1].deps == std::vector<std::uint32_t>{0});
   CHECK(program.ops[2].deps.empty());
   CHECK(program.ops[3].compute.kind == trace::ComputeKind::Host);
+  CHECK(program.ops[3].compute.duration_s == simtrain::testing::Approx(3e-5));
   CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1});  // the host waits for k0
   CHECK(program.ops[4].deps == std::vector<std::uint32_t>{3});
 
@@ -68,5 +73,10 @@ TEST_CASE("per-op launches: a count scales the host op, zero launches none, and 
   fresh.streams = {"compute"};
   trace::append(fresh, kernel);
   trace::append(fresh, kernel);
-  CHECK_THROWS_AS(add_host_launches(fresh, 1e-5, {{}}), Error);  // one entry for two ops
+  CHECK_THROWS_AS(add_host_launches(fresh, host, {{}}), Error);  // one entry for two ops
+}
+
+TEST_CASE("a profile without a launch call prices looped kernels as full dispatches") {
+  CHECK(HostProfile{.dispatch_per_kernel_s = 3e-5}.looped_launch_s() == 3e-5);
+  CHECK(HostProfile{.dispatch_per_kernel_s = 3e-5, .launch_call_s = 1e-5}.looped_launch_s() == 1e-5);
 }

@@ -25,10 +25,11 @@ std::string field_of_error(const std::string& text) {
 TEST_CASE("a host profile names the machine and its dispatch cost per launched kernel") {
   const HostProfile p = parse_host_profile(
       R"({"schema": "simtrain-host", "version": 1, "name": "h200-run-b", "dispatch_per_kernel_s": 4e-5,
-          "source": "traces/pytorch"})",
+          "launch_call_s": 1e-5, "source": "traces/pytorch"})",
       "host.json");
   CHECK(p.name == "h200-run-b");
   CHECK(p.dispatch_per_kernel_s == 4e-5);
+  CHECK(p.launch_call_s == 1e-5);
   CHECK(p.source == "traces/pytorch");
 }
 
@@ -37,6 +38,9 @@ TEST_CASE("a malformed host profile is refused naming the field") {
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": -1})") == "dispatch_per_kernel_s");
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": "fast"})") == "dispatch_per_kernel_s");
   CHECK(field_of_error(head + R"("dispatch_per_kernel_s": 1e-5, "speed": 2})") == "speed");
+  // The launch call is part of a dispatch: never more than it.
+  CHECK(field_of_error(head + R"("dispatch_per_kernel_s": 1e-5, "launch_call_s": 2e-5})") == "launch_call_s");
+  CHECK(field_of_error(head + R"("dispatch_per_kernel_s": 1e-5, "launch_call_s": 0})") == "launch_call_s");
   CHECK(field_of_error(R"({"schema": "simtrain-host", "version": 1, "name": "x"})") ==
         "dispatch_per_kernel_s");
   CHECK(field_of_error(R"({"schema": "other", "version": 1, "name": "x", "dispatch_per_kernel_s": 1e-5})") ==

@@ -190,7 +190,8 @@ TEST_CASE("token dropping padded to capacity: static expert shapes of capacity x
   CHECK_FALSE(plan_of({"--expert-model-parallel-size", "2"}).config.moe_pad_to_capacity);
   CHECK_THROWS_WITH_AS(plan_of({"--expert-model-parallel-size", "2", "--moe-pad-expert-input-to-capacity"}),
                        "--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor", Error);
-  CHECK_THROWS_WITH_AS(plan_of({"--moe-expert-capacity-factor", "-1", "--moe-pad-expert-input-to-capacity"}),
+  CHECK_THROWS_WITH_AS(plan_of({"--expert-model-parallel-size", "2", "--moe-expert-capacity-factor", "-1",
+                                "--moe-pad-expert-input-to-capacity"}),
                        "--moe-expert-capacity-factor: must be in (0, 64], got -1.000000", Error);
 }
 
