@@ -1,6 +1,7 @@
-// Llama 2, Llama 3 and 3.1, Mixtral and DeepSeekMoE: RMSNorm, rotary positions, SwiGLU MLPs, no biases,
-// untied LM heads; grouped-query attention from Llama-2-70B on; mixture-of-experts MLPs for Mixtral and
-// DeepSeekMoE. Shapes are those of the models' Hugging Face config.json files.
+// Llama 2, Llama 3 and 3.1, Mixtral and DeepSeekMoE (and the other decoders below): RMSNorm, rotary
+// positions, SwiGLU MLPs, no biases, untied LM heads; grouped-query attention from Llama-2-70B on;
+// mixture-of-experts MLPs for Mixtral and DeepSeekMoE. Shapes are those of the models' Hugging Face
+// config.json files.
 #include <string>
 
 #include "simulator/workload/zoo_builders.h"
@@ -145,6 +146,29 @@ TransformerConfig nemotron_h_8b() {
   return t;
 }
 
+// Nemotron 3 Nano 30B-A3B (Megatron-Bridge's recipes/nemotronh/h100/nemotron_3_nano.py at commit 067f987,
+// the HybridModelProvider its pre-training recipe builds): 52 single-block layers of hidden 2,688 after
+// hybrid_layer_pattern: 23 Mamba-2 mixers (64 heads of 64, state 128, 8 groups), 6 attention blocks (32
+// heads, 2 KV groups, kv_channels 128) and 23 MoE blocks of 128 squared-ReLU experts of 1,856 (not gated)
+// routed top-6 plus a shared expert of 3,712 (two expert widths); no biases, RMSNorm, untied vocabulary of
+// 131,072 (the Nemotron-H tokenizer's). The sigmoid router with its expert bias costs as the softmax one.
+TransformerConfig nemotron_3_nano() {
+  TransformerConfig t = llama(52, 2688, 32, 2, 1856, 131072);
+  t.gated_mlp = false;
+  t.head_dim = 128;
+  t.hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+  t.mamba_heads = 64;
+  t.mamba_head_dim = 64;
+  t.mamba_state = 128;
+  t.mamba_groups = 8;
+  t.mamba_conv_kernel = 4;
+  t.experts = 128;
+  t.experts_per_token = 6;
+  t.moe_ffn_hidden = 1856;
+  t.shared_experts = 2;
+  return t;
+}
+
 }  // namespace
 
 std::vector<ZooEntry> llm_entries() {
@@ -180,6 +204,8 @@ std::vector<ZooEntry> llm_entries() {
             gpt_oss_120b(), 4096, 131072),
       entry("nemotron-h-8b", "Nemotron-H-8B (hybrid: 24 Mamba-2, 4 attention, 24 MLP blocks)",
             nemotron_h_8b(), 8192),
+      entry("nemotron-3-nano", "Nemotron 3 Nano 30B-A3B (hybrid: 23 Mamba-2, 6 attention, 23 MoE blocks)",
+            nemotron_3_nano(), 8192),
   };
 }
 

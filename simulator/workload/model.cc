@@ -7,6 +7,7 @@
 #include "common/suggest.h"
 #include "simulator/workload/model_toml.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/transformer_kernels.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
@@ -84,8 +85,10 @@ double Model::active_parameters() const {
   const double matrices = t.gated_mlp ? 3 : 2;
   const double biases = t.bias ? (t.gated_mlp ? 2 : 1) * ffn + h : 0;
   const double idle_experts = t.experts - t.experts_per_token;
-  // Multi-token-prediction layers are MoE layers too when the model's last layer is.
-  const int moe_layers = t.layers - t.first_moe_layer + (t.mtp_layers > 0 ? t.mtp_layers : 0);
+  // Multi-token-prediction layers are MoE layers too when the model's last layer is; a hybrid model's MoE
+  // layers are its 'E' blocks.
+  int moe_layers = t.mtp_layers > 0 ? t.mtp_layers : 0;
+  for (int i = 0; i < t.layers; ++i) moe_layers += is_moe_layer(t, i) ? 1 : 0;
   return parameters() - moe_layers * idle_experts * (matrices * h * ffn + biases);
 }
 

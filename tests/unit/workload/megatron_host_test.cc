@@ -1,6 +1,7 @@
 // Specification of the host thread in front of a Megatron step (ParallelConfig::host): each op costs one
-// operator dispatch, Transformer Engine's grouped expert GEMMs a launch call more per further local expert,
-// and a dropless MoE layer's host waits for the token counts before its dispatch.
+// operator dispatch, Transformer Engine's grouped expert GEMM one per local expert and its quantization a
+// launch call more per further local expert, and a dropless MoE layer's host waits for the token counts
+// before its dispatch.
 #include <doctest/doctest.h>
 
 #include "tests/support/approx.h"
@@ -30,6 +31,8 @@ TransformerConfig small_moe() {
 ParallelConfig expert_parallel(bool pad_to_capacity) {
   ParallelConfig c = testing::megatron_plan(1, 1, 2, 1);
   c.ep = 2;
+  c.fp8 = true;
+  c.quant_recipe = QuantRecipe::MXFP8;
   c.moe_pad_to_capacity = pad_to_capacity;
   c.host = HostProfile{.name = "test", .dispatch_per_kernel_s = kDispatch, .launch_call_s = kLaunchCall};
   return c;
@@ -67,7 +70,7 @@ TEST_CASE("without a host profile a Megatron step has no host stream") {
   CHECK(stream(t.programs[0], "host") < 0);
 }
 
-TEST_CASE("every GPU op waits for its launch; a grouped expert GEMM launches once more per local expert") {
+TEST_CASE("every GPU op waits for its launch; a grouped expert GEMM is a dispatch per local expert") {
   const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(false));
   const trace::Program& p = t.programs[0];
   REQUIRE(stream(p, "host") >= 0);
@@ -77,10 +80,13 @@ TEST_CASE("every GPU op waits for its launch; a grouped expert GEMM launches onc
     CHECK(launch_of(p, op) != nullptr);
   }
   CHECK(launch_of(p, op_named(p, "layer0.qkv.fwd"))->compute.duration_s == testing::Approx(kDispatch));
-  // Four local experts: the operator's dispatch, then three more GEMMs from its C++ loop.
+  // Four local experts: each GEMM costs the host a dispatch (cuBLASLt's setup), each quantization after
+  // the first a bare launch call.
   CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc1.fwd"))->compute.duration_s ==
-        testing::Approx(kDispatch + 3 * kLaunchCall));
+        testing::Approx(4 * kDispatch));
   CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc2.bwd_weight"))->compute.duration_s ==
+        testing::Approx(4 * kDispatch));
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc1.fp8_cast"))->compute.duration_s ==
         testing::Approx(kDispatch + 3 * kLaunchCall));
 }
 

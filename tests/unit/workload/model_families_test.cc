@@ -262,3 +262,19 @@ TEST_CASE("a Mamba-2 block's Megatron kernels: GEMMs split over TP, the scan by 
         simtrain::testing::Approx(tokens * 2 * 2 * 4096 * 21504 / 2));
   CHECK(attention_kernel_flops(hybrid_layer_steps(t, shard, '-').forward) == 0);
 }
+
+TEST_CASE("Nemotron 3 Nano: 31.6 B parameters, 3.2 B active; 23 Mamba, 6 attention and 23 MoE blocks") {
+  // NVIDIA's Nemotron 3 Nano 30B-A3B model card: 31.6 B total, about 3.2 B active per token without the
+  // embeddings (3.6 B with them).
+  const Model model = build_model("nemotron-3-nano");
+  const TransformerConfig& t = *model.transformer;
+  const double embedding = 131072.0 * 2688;
+  CHECK(model.parameters() == simtrain::testing::Approx(31.6e9).epsilon(kPublishedTolerance));
+  CHECK(model.active_parameters() - embedding ==
+        simtrain::testing::Approx(3.2e9).epsilon(0.05));  // "about 3.2 B": two digits
+  std::map<char, int> blocks;
+  for (int i = 0; i < t.layers; ++i) ++blocks[hybrid_block(t, i)];
+  CHECK(blocks['M'] == 23);
+  CHECK(blocks['*'] == 6);
+  CHECK(blocks['E'] == 23);
+}

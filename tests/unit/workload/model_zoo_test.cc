@@ -60,7 +60,8 @@ TEST_CASE("the zoo lists its models and builds each with unique layer names") {
                                           "qwen3-30b-a3b",
                                           "qwen3-235b-a22b",
                                           "gpt-oss-120b",
-                                          "nemotron-h-8b"});
+                                          "nemotron-h-8b",
+                                          "nemotron-3-nano"});
   for (const std::string& name : names) {
     const Model model = build_model(name);
     CHECK(model.name == name);
@@ -153,9 +154,10 @@ TEST_CASE("an unknown model name is an error listing the known ones") {
           "unknown model 'resnet18' (did you mean 'resnet50'?) (known: lenet5, resnet50, densenet121, "
           "vit-b16, bert-large, gpt2-xl, llama2-7b, gpt3-175b,"),
       Error);
-  CHECK_THROWS_WITH_AS(build_model("resnet18"),
-                       doctest::Contains("gpt-oss-120b, nemotron-h-8b; or a path to a .toml model file)"),
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      build_model("resnet18"),
+      doctest::Contains("gpt-oss-120b, nemotron-h-8b, nemotron-3-nano; or a path to a .toml model file)"),
+      Error);
 }
 
 TEST_CASE("the transformers carry their hyper-parameters; the CNNs carry none") {
