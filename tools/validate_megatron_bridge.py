@@ -25,6 +25,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - '(tokendrop)' is Megatron-Bridge's apply_moe_token_drop (capacity factor 1 with the experts' input padded
   to capacity): `--moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 1`, so its dispatcher
   never waits for token counts.
+- MoE rows run with `--etp 1`, as their recipes set expert_tensor_parallel_size = 1 (MoE parallel folding
+  when TP > 1).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
   out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
@@ -179,6 +181,11 @@ def run_args(row, host=True):
         # userbuffers (tp_comm_overlap) wherever TP > 1.
         args += ["--sp", "--tp-comm-overlap"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
+    if family(row["base_model"]) != "Llama":
+        # The MoE recipes set expert_tensor_parallel_size = 1 (recipes/qwen/h100/qwen3_moe.py,
+        # perf_recipes/deepseek/common.py, perf_recipes/gpt_oss/*): experts are never split over TP, and
+        # with TP > 1 expert parallelism folds over the tensor-parallel ranks.
+        args += ["--etp", "1"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:

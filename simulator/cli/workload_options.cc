@@ -53,6 +53,7 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "pp-layers",
                                             "cp",
                                             "ep",
+                                            "etp",
                                             "dp",
                                             "zero",
                                             "fsdp",
@@ -91,6 +92,9 @@ void add_parallel_options(po::options_description& options) {
       "first), as Megatron's --pipeline-model-parallel-layout")("cp", po::value<int>()->default_value(1),
                                                                 "context-parallel size")(
       "ep", po::value<int>()->default_value(1), "expert-parallel size (MoE models)")(
+      "etp", po::value<int>(),
+      "expert tensor-parallel size (default: --tp); below --tp, MoE parallel folding: expert parallelism "
+      "may span the tensor-parallel ranks (Megatron's --expert-tensor-parallel-size)")(
       "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
       "zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")(
       "fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid")("distributed-optimizer",
@@ -191,6 +195,10 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.pp_loss_in_split = vm.count("pp-loss-in-split") > 0;
   c.cp = vm["cp"].as<int>();
   c.ep = vm["ep"].as<int>();
+  if (vm.count("etp")) {
+    c.etp = vm["etp"].as<int>();
+    if (c.etp < 1) throw Error("--etp: must be at least 1, got " + std::to_string(c.etp));
+  }
   c.dp = vm["dp"].as<int>();
   c.zero = vm["zero"].as<int>();
   if (vm.count("fsdp")) {

@@ -40,6 +40,7 @@ constexpr KnownArgument kArguments[] = {
     {"pipeline-model-parallel-layout", Arity::One, Effect::Read},
     {"context-parallel-size", Arity::One, Effect::Read},
     {"expert-model-parallel-size", Arity::One, Effect::Read},
+    {"expert-tensor-parallel-size", Arity::One, Effect::Read},
     {"sequence-parallel", Arity::Switch, Effect::Read},
     {"micro-batch-size", Arity::One, Effect::Read},
     {"global-batch-size", Arity::One, Effect::Read},
@@ -478,6 +479,7 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   sized("pipeline-model-parallel-size", "pp", c.pp);
   sized("context-parallel-size", "cp", c.cp);
   sized("expert-model-parallel-size", "ep", c.ep);
+  sized("expert-tensor-parallel-size", "etp", c.etp);
   sized("micro-batch-size", "micro-batch", c.micro_batch);
   sized("global-batch-size", "global-batch", c.global_batch);
   sized("seq-length", "seq-len", c.seq_len);

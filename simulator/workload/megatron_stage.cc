@@ -154,13 +154,17 @@ class StageBuilder {
     for (const LayerStep& step : steps) {
       if (attention_core_only && !step.attention_core) continue;
       if (step.type == LayerStep::Type::Kernel) {
-        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels, step.host_waits};
+        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels,
+                                                          step.host_waits};
       } else if (step.chunked_with_gemm) {
         chunked_collective(step, prefix);
       } else if (step.type == LayerStep::Type::Collective) {
-        const bool tp = step.group == LayerGroup::TensorParallel;
-        const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes,
-                                            tp ? g_.tp : g_.ep, tp ? kTp : kEp, after_last_kernel());
+        const bool expert_parallel = step.group == LayerGroup::ExpertParallel;
+        const int group = expert_parallel                                  ? g_.ep
+                          : step.group == LayerGroup::ExpertTensorParallel ? g_.etp
+                                                                           : g_.tp;
+        const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group,
+                                            expert_parallel ? kEp : kTp, after_last_kernel());
         host_[op] = {step.launches, step.looped_kernels, step.host_waits};
         (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
       } else {

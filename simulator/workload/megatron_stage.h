@@ -18,6 +18,7 @@ namespace simtrain::workload::megatron {
 // Indices into Trace::groups (see megatron_trace.h for their members); -1 when the trace has no such group.
 struct GroupIds {
   int tp = -1, cp = -1, dp = -1, pp = -1, ep = -1, edp = -1, embd = -1;
+  int etp = -1;        // the ranks an expert's FFN is split over: "tp", or "etp" under MoE parallel folding
   int shard = -1;      // ZeRO-3 / FSDP parameter sharding: "dp", or "fsdp_shard" under hybrid shard
   int replicate = -1;  // "fsdp_replicate" under hybrid shard
 };

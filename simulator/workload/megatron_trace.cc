@@ -46,7 +46,8 @@ GroupIds build_groups(trace::Trace& trace, const MegatronLayout& l, const Parall
   g.dp = add_group(trace, "dp", communicators(pp * tp, dcp, dp_rank));
   g.pp = add_group(trace, "pp",
                    communicators(dp * cp * tp, pp, [&](int o, int i) { return o + i * tp * cp * dp; }));
-  if (experts) {
+  g.etp = g.tp;
+  if (experts && c.expert_tp() == tp) {
     const int ep = c.ep, edp = dcp / ep;
     g.ep = add_group(trace, "ep", communicators(pp * tp * edp, ep, [&](int o, int i) {
                        return dp_rank(o / edp, (o % edp) * ep + i);
@@ -54,6 +55,24 @@ GroupIds build_groups(trace::Trace& trace, const MegatronLayout& l, const Parall
     g.edp = add_group(trace, "edp", communicators(pp * tp * ep, edp, [&](int o, int i) {
                         return dp_rank(o / ep, i * ep + o % ep);
                       }));
+  } else if (experts) {
+    // MoE parallel folding: a stage's tp x dp x cp ranks, tp fastest, regrouped as etp (fastest) x ep x
+    // expert-data-parallel, as Megatron-Core's expert rank generator orders them.
+    const int etp = c.expert_tp(), ep = c.ep, edp = tp * dcp / (etp * ep);
+    const auto stage_rank = [&](int stage, int r) { return dp_rank(stage * tp + r % tp, r / tp); };
+    g.ep = add_group(trace, "ep", communicators(pp * etp * edp, ep, [&](int o, int i) {
+                       const int stage = o / (etp * edp), e = o % etp, d = (o / etp) % edp;
+                       return stage_rank(stage, e + etp * (i + ep * d));
+                     }));
+    g.edp = add_group(trace, "edp", communicators(pp * etp * ep, edp, [&](int o, int i) {
+                        const int stage = o / (etp * ep), e = o % etp, x = (o / etp) % ep;
+                        return stage_rank(stage, e + etp * (x + ep * i));
+                      }));
+    if (etp > 1)
+      g.etp = add_group(trace, "etp", communicators(pp * ep * edp, etp, [&](int o, int i) {
+                          const int stage = o / (ep * edp), x = o % ep, d = (o / ep) % edp;
+                          return stage_rank(stage, i + etp * (x + ep * d));
+                        }));
   }
   if (tied_across_stages)
     g.embd = add_group(trace, "embd", communicators(dp * cp * tp, 2, [&](int o, int i) {
@@ -93,6 +112,7 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   if (c.pp_loss_in_split) text += " +loss";
   if (c.cp > 1) text += " cp" + std::to_string(c.cp);
   if (c.ep > 1) text += " ep" + std::to_string(c.ep);
+  if (c.etp > 0 && c.etp != c.tp) text += " etp" + std::to_string(c.etp);
   text += " dp" + std::to_string(dp);
   if (c.distributed_optimizer) text += " dist-opt";
   if (c.zero > 0) text += " zero" + std::to_string(c.zero);
@@ -130,6 +150,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.sp = config.sp;
   shard.cp = config.cp;
   shard.ep = config.ep;
+  shard.etp = config.expert_tp();
   shard.capacity_factor = config.capacity_factor;
   shard.activation = activation_dtype(config.precision);
   shard.gemm = !config.fp8                                 ? matmul_dtype(config.precision)
@@ -184,7 +205,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   const int shard_size =
       config.fsdp == FsdpMode::HybridShard ? std::gcd(dcp, std::max(1, 8 / (config.tp * config.cp))) : dcp;
   plan.data_shards = shard_size;
-  plan.expert_shards = std::max(1, dcp / config.ep);
+  plan.expert_shards = std::max(1, config.tp * dcp / (config.expert_tp() * config.ep));
   plan.p2p_bytes = static_cast<double>(config.micro_batch) * config.seq_len / config.cp * model.hidden *
                    bytes_per_element(shard.activation) / config.tp;
   plan.bucket_parameters = std::max(4e7, 1e6 * dcp);

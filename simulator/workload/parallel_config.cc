@@ -123,16 +123,34 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
     require_feasible(model.experts > 0, "--ep " + str(c.ep) + ": the model has no experts to distribute");
     require_feasible(model.experts % c.ep == 0, "--ep " + str(c.ep) + ": " + str(model.experts) +
                                                     " experts are not divisible by " + str(c.ep));
-    // Expert-parallel groups are carved out of the data-parallel (x context-parallel) ranks.
-    require_feasible((dp * c.cp) % c.ep == 0, "--ep " + str(c.ep) +
-                                                  ": does not divide data-parallel x --cp = " + str(dp) +
-                                                  " x " + str(c.cp) + " = " + str(dp * c.cp));
+    // Expert-parallel groups are carved out of a pipeline stage's ranks, etp x ep of them at a time: out of
+    // the data-parallel (x context-parallel) ranks when etp = tp, out of the tensor-parallel ones too when
+    // the layout is folded (etp < tp).
+    const int stage_ranks = c.tp * dp * c.cp, etp = c.expert_tp();
+    if (etp == c.tp)
+      require_feasible((dp * c.cp) % c.ep == 0,
+                       "--ep " + str(c.ep) + ": does not divide data-parallel x --cp = " + str(dp) + " x " +
+                           str(c.cp) + " = " + str(dp * c.cp) +
+                           " (with --etp below --tp it may span tensor-parallel ranks)");
+    else
+      require_feasible(stage_ranks % (etp * c.ep) == 0, "--ep " + str(c.ep) + " --etp " + str(etp) +
+                                                            ": ep x etp does not divide --tp x --cp x "
+                                                            "data-parallel = " +
+                                                            str(stage_ranks));
+  }
+  if (c.etp != 0) {
+    require_positive(c.etp, "--etp");
+    require_feasible(c.tp % c.etp == 0,
+                     "--etp " + str(c.etp) + ": expert tensor parallelism must divide --tp " + str(c.tp));
+    require_feasible(model.experts > 0 || c.etp == c.tp,
+                     "--etp " + str(c.etp) + ": the model has no experts to split");
   }
   if (model.experts > 0) {
     require(c.capacity_factor > 0, "capacity factor must be positive");
     const int moe_ffn = model.moe_ffn_hidden > 0 ? model.moe_ffn_hidden : model.ffn_hidden;
-    require_feasible(moe_ffn % c.tp == 0, "--tp " + str(c.tp) + ": expert FFN size " + str(moe_ffn) +
-                                              " is not divisible by " + str(c.tp));
+    require_feasible(moe_ffn % c.expert_tp() == 0,
+                     std::string(c.etp > 0 ? "--etp " : "--tp ") + str(c.expert_tp()) + ": expert FFN size " +
+                         str(moe_ffn) + " is not divisible by " + str(c.expert_tp()));
   }
 
   require(c.zero >= 0 && c.zero <= 3, "--zero " + str(c.zero) + ": ZeRO stage must be 0, 1, 2 or 3");

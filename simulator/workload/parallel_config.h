@@ -32,6 +32,12 @@ struct ParallelConfig {
   int vpp = 1;      // virtual stages (model chunks) per pipeline rank; > 1 = interleaved 1F1B
   int cp = 1;       // context parallel size (ring attention)
   int ep = 1;       // expert parallel size (MoE layers)
+  // Expert tensor parallel size (Megatron's --expert-tensor-parallel-size; 0 = tp, Megatron's default): how
+  // many ranks split each expert's FFN. Below tp the expert layout is "folded" (Megatron-Core's MoE
+  // parallel folding): the ranks of a pipeline stage are regrouped as etp x ep x expert-data-parallel, so
+  // expert parallelism can span the tensor-parallel ranks too.
+  int etp = 0;
+  int expert_tp() const { return etp > 0 ? etp : tp; }
   // Uneven pipeline splits (pipeline_split.h): layers on the first and last pipeline ranks (-1 = the even
   // share; Megatron's --decoder-first/last-pipeline-num-layers), or the embedding and the loss counted as a
   // layer each (--account-for-embedding/loss-in-pipeline-split).

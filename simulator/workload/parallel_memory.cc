@@ -45,6 +45,7 @@ StageParameters stage_parameters(const TransformerConfig& m, const ParallelConfi
   LayerSharding shard;
   shard.tp = c.tp;
   shard.ep = c.ep;
+  shard.etp = c.expert_tp();
   StageParameters p;
   const auto add = [&](const PartParameters& part, bool moe, int count) {
     p.dense += (part.per_gpu - part.expert_per_gpu);
@@ -175,9 +176,9 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
                            (activation_bytes / 2);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
-  // expert-data-parallel ranks left once ep of them hold different experts.
+  // expert-data-parallel ranks: a stage's ranks over etp x ep.
   int dense_ranks = dp * config.cp;
-  int expert_ranks = std::max(1, dense_ranks / config.ep);
+  int expert_ranks = std::max(1, config.tp * dense_ranks / (config.expert_tp() * config.ep));
   if (config.fsdp == FsdpMode::HybridShard) {
     const int group = std::max(1, options.shard_group);
     dense_ranks = std::min(dense_ranks, group);

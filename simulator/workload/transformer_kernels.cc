@@ -359,7 +359,8 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
   }
 }
 
-// Router, all-to-all dispatch over the EP group, all-gather over TP (experts are TP-sharded), the local
+// Router, all-to-all dispatch over the EP group, all-gather over the expert-TP group (experts are split
+// over etp ranks: the TP group, or fewer ranks under MoE parallel folding, LayerSharding::etp), the local
 // experts as grouped GEMMs, and the mirror back. Megatron needs sequence parallelism for MoE with TP: each
 // TP rank routes tokens / tp tokens. Shared experts see every token, TP-sharded like a dense MLP (their
 // collectives are taken to ride on the routed experts').
@@ -371,23 +372,23 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
 // experts and back after them. Each reads and writes every slot's row; their backwards are the mirror
 // gathers and scatters.
 void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
-  const int tp = d.shard.tp, ep = d.shard.ep;
+  const int tp = d.shard.tp, ep = d.shard.ep, etp = d.shard.expert_tp();
   const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
-  const double arriving = dispatched * tp;  // token slots this rank's experts process (after the TP gather)
+  const double arriving = dispatched * etp;  // token slots this rank's experts process (after the ETP gather)
   const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
   const double local_experts = static_cast<double>(m.experts) / ep;
   const Gemm router{"moe.router", d.tokens / tp, static_cast<double>(m.experts), d.hidden};
-  const Gemm fc1{"moe.experts.fc1", arriving, ffn / tp * gated(m), d.hidden, local_experts};
-  const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / tp, local_experts};
-  const double slots = dispatched * d.hidden, elements = arriving * ffn / tp;
+  const Gemm fc1{"moe.experts.fc1", arriving, ffn / etp * gated(m), d.hidden, local_experts};
+  const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / etp, local_experts};
+  const double slots = dispatched * d.hidden, elements = arriving * ffn / etp;
   const double scores = d.tokens / tp * static_cast<double>(m.experts);
   const bool sort_chunks = ep > 1 && local_experts > 1;
   const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
     const bool all_to_all = kind == CollectiveKind::AllToAll;
-    if ((all_to_all ? ep : tp) == 1) return;
-    steps.push_back(collective_step(name, kind,
-                                    all_to_all ? LayerGroup::ExpertParallel : LayerGroup::TensorParallel,
-                                    slots * d.e * (all_to_all ? 1 : tp)));
+    if ((all_to_all ? ep : etp) == 1) return;
+    steps.push_back(collective_step(
+        name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
+        slots * d.e * (all_to_all ? 1 : etp)));
   };
   // A gather or scatter of `rows` hidden-wide rows: each read once and written once.
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {

@@ -20,6 +20,10 @@ struct LayerSharding {
   bool sp = false;  // sequence parallelism: norms and dropout on seq / (cp * tp) tokens
   int cp = 1;
   int ep = 1;
+  // Ranks an expert's FFN is split over (ParallelConfig::expert_tp): 0 = tp; fewer under MoE parallel
+  // folding.
+  int etp = 0;
+  int expert_tp() const { return etp > 0 ? etp : tp; }
   double capacity_factor = 1;
   DType gemm = DType::BF16;                  // FP8 (or FP4) under Transformer Engine's low-precision training
   QuantRecipe quant = QuantRecipe::Delayed;  // how FP8/FP4 GEMM operands are quantized (precision.h)
@@ -45,7 +49,7 @@ struct LayerSharding {
 };
 
 // The communicator a communication step uses.
-enum class LayerGroup { TensorParallel, ContextParallel, ExpertParallel };
+enum class LayerGroup { TensorParallel, ContextParallel, ExpertParallel, ExpertTensorParallel };
 
 // One step of a layer's forward or backward pass on one GPU.
 struct LayerStep {

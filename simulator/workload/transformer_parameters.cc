@@ -89,7 +89,7 @@ PartParameters transformer_layer_parameters(const TransformerConfig& m, const La
   const double router = h * m.experts, experts = m.experts * (mlp(ffn) + bias);
   const double shared = m.shared_experts > 0 ? mlp(ffn * m.shared_experts) + bias : 0;
   p.total += router + experts + shared;
-  p.expert_per_gpu = experts / (tp * shard.ep);
+  p.expert_per_gpu = experts / (shard.expert_tp() * shard.ep);
   p.per_gpu += router + p.expert_per_gpu + shared / tp;
   return p;
 }

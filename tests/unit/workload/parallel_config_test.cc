@@ -122,9 +122,28 @@ TEST_CASE("expert parallelism needs experts that divide, within the data-paralle
   CHECK_THROWS_WITH_AS(validate(c, eight_experts(), 9), "--ep 3: 8 experts are not divisible by 3", Error);
   c = plan(8, 1);
   c.ep = 8;
-  CHECK_THROWS_WITH_AS(validate(c, eight_experts(), 32),
-                       "--ep 8: does not divide data-parallel x --cp = 4 x 1 = 4", Error);
+  CHECK_THROWS_WITH_AS(
+      validate(c, eight_experts(), 32),
+      "--ep 8: does not divide data-parallel x --cp = 4 x 1 = 4 (with --etp below --tp it may "
+      "span tensor-parallel ranks)",
+      Error);
   CHECK_NOTHROW(validate(c, eight_experts(), 64));
+}
+
+TEST_CASE("MoE parallel folding: etp x ep divides a stage's ranks, and etp divides tp") {
+  ParallelConfig c = plan(8, 1);
+  c.ep = 8;
+  c.etp = 1;
+  CHECK_NOTHROW(validate(c, eight_experts(), 32));  // 8 x 4 ranks per stage, regrouped as 1 x 8 x 4
+  c.etp = 2;
+  CHECK_THROWS_WITH_AS(validate(c, eight_experts(), 8),
+                       "--ep 8 --etp 2: ep x etp does not divide --tp x --cp x data-parallel = 8", Error);
+  c.etp = 3;
+  CHECK_THROWS_WITH_AS(validate(c, eight_experts(), 24),
+                       "--etp 3: expert tensor parallelism must divide --tp 8", Error);
+  ParallelConfig dense = plan(2, 1);
+  dense.etp = 1;
+  CHECK_THROWS_WITH_AS(validate(dense, llama2_7b(), 8), "--etp 1: the model has no experts to split", Error);
 }
 
 TEST_CASE("ZeRO stages are 0-3 and exclude FSDP and the distributed optimizer") {
