@@ -234,12 +234,14 @@ TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the
 }
 
 TEST_CASE("NVL72 specs carry NCCL's Blackwell NVLS channels and are multi-node NVLink domains; HGX keeps 16") {
-  for (const char* name : {"oci-gb200-nvl72", "oci-gb300-nvl72"}) {
+  for (const char* name : {"oci-gb200-nvl72", "oci-gb300-nvl72", "dgx-gb200", "dgx-gb300"}) {
     INFO(name);
     const IntraNodeSpec nvl72 = load_cluster_spec(name).intra_node;
     CHECK(nvl72.nvls_channels == 24);       // NVLS_NCHANNELS_SM100_NVL
     CHECK(nvl72.nvls_tree_channels == 32);  // NVLS_NCHANNELS_SM100
     CHECK(nvl72.multi_node_nvlink);
+    // One NVLS efficiency for the NVL72 generation (fitted on the OCI tables, tools/validate_nccl.py).
+    CHECK(nvl72.nvls_efficiency == load_cluster_spec("oci-gb200-nvl72").intra_node.nvls_efficiency);
   }
   const IntraNodeSpec h100 = load_cluster_spec("dgx-h100").intra_node;
   CHECK(h100.nvls_channels == 16);  // NVLS_NCHANNELS_SM90
