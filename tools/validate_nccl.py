@@ -151,8 +151,8 @@ GUARDS = {
     ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (18, 25),
     ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (12, 25),
     ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (27, 25),
-    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (91, 64),
-    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (13, 25),
+    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 12),
+    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (6, 25),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (20, 25),
 }
 DEFAULT_GUARD = (10.0, 25.0)

@@ -98,6 +98,15 @@ struct CollectiveLayout {
   // The GPUs' host CPUs are Arm (Grace: GH200, GB200, GB300). NCCL corrects an NVLS-tree's medium-size
   // bandwidth on x86 hosts only (nccl_tuner.h, nccl_tree_correction_factor).
   bool arm_host = false;
+  // NCCL's NVLS channels inside one NVLink domain and across several (nvls_pipeline.h: 16 on Hopper; 24 and
+  // 32 on Blackwell).
+  int nvls_channels = 16;
+  int nvls_tree_channels = 16;
+  // A node is a multi-node NVLink domain (NCCL's MNNVL: an NVL72 rack's hosts fused into one NVLS group).
+  // There an NVLS-tree across nodes runs as its pipeline (nvls_tree_pipeline.h), each step's network leg
+  // costing the NVLS-tree network hops of NCCL's tuner; NCCL still chooses it by its tuner's estimate (the
+  // NVLS pipeline beside the network part), which is far below what it takes there.
+  bool multi_node_nvlink = false;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of

@@ -142,6 +142,13 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
   return us * kMicrosecond;
 }
 
+double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape) {
+  const int m = std::max(1, shape.nodes);
+  const TunerConstants& c = constants(shape.version_minor);
+  const double hop_us = c.net.nvls_tree.simple + 2 * shape.network_latency_s / kMicrosecond;  // + the flush
+  return (c.nvls_tree_linear ? 2 * (m - 1) : 2 * log2_floor(m)) * hop_us * kMicrosecond;
+}
+
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor) {
   if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLSTree)

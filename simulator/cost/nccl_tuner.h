@@ -41,6 +41,11 @@ struct NcclTunerShape {
 // Broadcast and reduce rings pay one hop latency per step.
 double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
 
+// The network part of NCCL's NVLS-tree latency: its network hops up and down the tree across the nodes,
+// 2 log2(M) (2.18: 2(M-1)) hops of the release's NVLS-tree network latency (20.9 us from 2.28), plus the
+// plugin's latency as for every network hop. The NVLS-tree pipeline (nvls_tree_pipeline.h) pays it per step.
+double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape);
+
 // The share of the Simple bandwidth NCCL's tuner gives `protocol` under `algorithm`: LL 1/2 on a ring (1/4
 // before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one),
 // Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others).

@@ -14,16 +14,23 @@ struct NvlsFigures {
   double bandwidth_Bps = 0;
   double latency_s = 0;
   double step_latency_s = 0;
-  int gpus = 8;  // NVLS heads: one per GPU of the node
+  int gpus = 8;  // GPUs in the NVLS group (the NVLink domain); NCCL takes min(gpus, 32) of them as heads
+  // NCCL's NVLS channels: 16 on Hopper (NVLS_NCHANNELS_SM90), on Blackwell 24 inside one NVLink domain and 32
+  // when the communicator spans several (NVLS_NCHANNELS_SM100_NVL / _SM100; transport/nvls.cc, ncclNvlsInit).
+  int channels = 16;
 };
 
-// Seconds for an all-reduce of `bytes` per GPU. With steps S / (16 x gpus x chunk) (at least 1) of
-// t = step_latency + min(S, 16 x gpus x chunk) / bandwidth, it is latency + (steps + 2) t: the pipeline's
+// NCCL's NVLS heads for a group of `gpus` GPUs: one per GPU, at most NCCL_MAX_NVLS_ARITY = 32 (search.cc caps
+// the NVLS graph's channels, which are its heads, there). An NVL72 domain of 64 GPUs has 32 heads.
+int nvls_heads(int gpus);
+
+// Seconds for an all-reduce of `bytes` per GPU. With steps S / (channels x heads x chunk) (at least 1) of
+// t = step_latency + min(S, channels x heads x chunk) / bandwidth, it is latency + (steps + 2) t: the pipeline's
 // three stages fill and drain around the steps. Chunk sizes follow NCCL 2.18-2.20's rule (enqueue.cc).
 double nvls_all_reduce_s(double bytes, const NvlsFigures& nvls);
 
-// NCCL's NVLS chunk for a buffer of `bytes` on `gpus` GPUs (16 channels): 128 KiB at most, cut to 64, 32 and
-// 16 KiB below 64, 8 and 2 loops of 16 x gpus chunks.
-double nvls_chunk_bytes(double bytes, int gpus);
+// NCCL's NVLS chunk for a buffer of `bytes` on `gpus` GPUs (`channels` channels): 128 KiB at most, cut to 64,
+// 32 and 16 KiB below 64, 8 and 2 loops of channels x heads chunks (enqueue.cc, calcCollChunking).
+double nvls_chunk_bytes(double bytes, int gpus, int channels = 16);
 
 }  // namespace simtrain::cost

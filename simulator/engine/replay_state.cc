@@ -62,6 +62,9 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.nccl_net_overhead_s = platform.nccl_net_overhead_s;
   // Grace superchips (gh200, gb200, gb300) put Arm CPUs beside the GPUs.
   layout.arm_host = platform.gpu.starts_with("gh") || platform.gpu.starts_with("gb");
+  layout.nvls_channels = platform.nvls_channels;
+  layout.nvls_tree_channels = platform.nvls_tree_channels;
+  layout.multi_node_nvlink = platform.multi_node_nvlink;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

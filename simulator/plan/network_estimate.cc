@@ -56,6 +56,9 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
   layout.nvls_bandwidth_Bps = intra.bandwidth_Bps * intra.nvls_efficiency;
   layout.nvls_latency_s = intra.nvls_latency_s;
   layout.nvls_step_latency_s = intra.nvls_step_latency_s;
+  layout.nvls_channels = intra.nvls_channels;
+  layout.nvls_tree_channels = intra.nvls_tree_channels;
+  layout.multi_node_nvlink = intra.multi_node_nvlink;
   layout.intra_node_protocols = {intra.ll_step_latency_s, intra.ll_bandwidth_fraction,
                                  intra.ll128_step_latency_s, intra.ll128_bandwidth_fraction,
                                  intra.simple_step_latency_s};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -63,7 +64,8 @@ double read_nccl_efficiency(const Section& section) {
 
 IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
   section.only_keys({"fabric", "bandwidth_GBps", "latency_us", "nvls_efficiency", "nvls_latency_us",
-                     "nvls_step_latency_us", "ll_step_latency_us", "ll_bandwidth_fraction",
+                     "nvls_step_latency_us", "nvls_channels", "nvls_tree_channels", "multi_node_nvlink",
+                     "ll_step_latency_us", "ll_bandwidth_fraction",
                      "ll128_step_latency_us", "ll128_bandwidth_fraction", "simple_step_latency_us",
                      "gpus_per_switch", "switch_uplink_GBps", "sockets", "host_bridge_GBps",
                      "socket_link_GBps", "nccl_efficiency"});
@@ -82,8 +84,16 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
     spec.nvls_latency_s = section.number("nvls_latency_us") * kMicrosecond;
     if (section.has("nvls_step_latency_us"))
       spec.nvls_step_latency_s = section.number("nvls_step_latency_us") * kMicrosecond;
-  } else if (section.has("nvls_step_latency_us")) {
-    section.fail("nvls_step_latency_us", "needs nvls_efficiency and nvls_latency_us");
+    for (const auto& [key, channels] : {std::pair{"nvls_channels", &spec.nvls_channels},
+                                        std::pair{"nvls_tree_channels", &spec.nvls_tree_channels}}) {
+      *channels = section.positive_int_or(key, *channels);
+      // NCCL runs at most MAXCHANNELS = 32 channels, NVLS's among them.
+      if (*channels > 32) section.fail(key, "must be at most 32 (NCCL's MAXCHANNELS)");
+    }
+    spec.multi_node_nvlink = section.boolean_or("multi_node_nvlink", false);
+  } else {
+    for (const char* key : {"nvls_step_latency_us", "nvls_channels", "nvls_tree_channels", "multi_node_nvlink"})
+      if (section.has(key)) section.fail(key, "needs nvls_efficiency and nvls_latency_us");
   }
   if (section.has("ll128_step_latency_us") || section.has("ll128_bandwidth_fraction") ||
       section.has("simple_step_latency_us")) {

@@ -35,6 +35,13 @@ struct IntraNodeSpec {
   // The fixed cost of each step of NCCL's NVLS pipeline (cost/nvls_pipeline.h); 0 = no pipeline, the
   // all-reduce takes nvls_latency_s + bytes / (bandwidth x nvls_efficiency).
   double nvls_step_latency_s = 0;
+  // NCCL's NVLS channels (transport/nvls.cc, ncclNvlsInit): inside one NVLink domain, and when a communicator
+  // spans several (16 and 16 on Hopper, 24 and 32 on Blackwell).
+  int nvls_channels = 16;
+  int nvls_tree_channels = 16;
+  // The node is a multi-node NVLink domain (NCCL's MNNVL: hosts of an NVL72 rack joined by NVLink, one NVLS
+  // group): NVLS-tree across such nodes runs as its pipeline (cost/nvls_tree_pipeline.h).
+  bool multi_node_nvlink = false;
   // NCCL's protocols on this fabric, for ring collectives inside a node: LL128 starts fast (a short
   // per-step latency) but reaches only a fraction of the bandwidth; Simple reaches it all after a longer
   // per-step latency; NCCL runs whichever finishes first for the size. 0 = one protocol, the profile's

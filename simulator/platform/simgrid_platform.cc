@@ -82,6 +82,9 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.nvls_bandwidth_Bps = spec.intra_node.bandwidth_Bps * spec.intra_node.nvls_efficiency;
   built.nvls_latency_s = spec.intra_node.nvls_latency_s;
   built.nvls_step_latency_s = spec.intra_node.nvls_step_latency_s;
+  built.nvls_channels = spec.intra_node.nvls_channels;
+  built.nvls_tree_channels = spec.intra_node.nvls_tree_channels;
+  built.multi_node_nvlink = spec.intra_node.multi_node_nvlink;
   built.ll_step_latency_s = spec.intra_node.ll_step_latency_s;
   built.ll_bandwidth_fraction = spec.intra_node.ll_bandwidth_fraction;
   built.ll128_step_latency_s = spec.intra_node.ll128_step_latency_s;

@@ -25,6 +25,8 @@ struct BuiltPlatform {
   double nvls_bandwidth_Bps = 0;  // NVLS all-reduce algorithm bandwidth; 0 = no NVLS
   double nvls_latency_s = 0;
   double nvls_step_latency_s = 0;  // per step of NCCL's NVLS pipeline (cost/nvls_pipeline.h)
+  int nvls_channels = 16, nvls_tree_channels = 16;  // IntraNodeSpec's
+  bool multi_node_nvlink = false;                   // IntraNodeSpec's (cost/nvls_tree_pipeline.h)
   // NCCL's protocols inside a node (cluster_spec.h); 0 fraction = one protocol.
   double ll_step_latency_s = 0, ll_bandwidth_fraction = 0;
   double ll128_step_latency_s = 0, ll128_bandwidth_fraction = 0, simple_step_latency_s = 0;

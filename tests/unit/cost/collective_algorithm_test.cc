@@ -533,4 +533,38 @@ TEST_CASE(
             1.4 * cost::nccl_tuner_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple, shape)));
 }
 
+TEST_CASE(
+    "on multi-node NVLink domains NCCL picks NVLS-tree by its tuner's estimate and runs it as its pipeline, "
+    "slower than the tree it passed over") {
+  const MultiNode c{ranks(2 * 64), 64};  // 2 NVL72 racks of 64 GPUs
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.nccl_tuner = true;
+  layout.arm_host = true;
+  layout.nvls_bandwidth_Bps = 500e9;
+  layout.nvls_latency_s = 16e-6;
+  layout.nvls_step_latency_s = 3e-6;
+  layout.nvls_channels = 24;
+  layout.nvls_tree_channels = 32;
+  const double bytes = 8;
+  const auto estimated = cost::plan_collective(CollectiveKind::AllReduce, bytes, layout, efficiencies());
+  layout.multi_node_nvlink = true;
+  const auto pipelined = cost::plan_collective(CollectiveKind::AllReduce, bytes, layout, efficiencies());
+  // The same choice either way (NCCL ranks by its estimate), priced once by NCCL's tuner latency.
+  CHECK(estimated.algorithm == cost::NcclAlgorithm::NVLSTree);
+  CHECK(pipelined.algorithm == cost::NcclAlgorithm::NVLSTree);
+  cost::NcclTunerShape shape;
+  shape.ranks = 128;
+  shape.nodes = 2;
+  const double tuner_s =
+      cost::nccl_tuner_latency_s(cost::NcclAlgorithm::NVLSTree, cost::NcclProtocol::Simple, shape);
+  CHECK(pipelined.software_latency_s == simtrain::testing::Approx(tuner_s).epsilon(kRel));
+  // The pipeline's three stages each pay the NVLS step and the tree's two network hops (2 x 20.9 us), and
+  // carry the 8 bytes through the switch and the 32 heads' NICs (half the 64 GPUs').
+  const double step_s = 3e-6 + 2 * 20.9e-6 + bytes / 500e9 + bytes / (32 * 10e9 * kInterEff);
+  CHECK(pipelined.intra_node_before_s + pipelined.intra_node_after_s ==
+        simtrain::testing::Approx(3 * step_s).epsilon(kRel));
+  // NCCL's estimate (the NVLS pipeline's steps beside the network part) is a fraction of that.
+  CHECK(estimated.intra_node_before_s + estimated.intra_node_after_s < 3 * step_s / 10);
+}
+
 }  // namespace simtrain

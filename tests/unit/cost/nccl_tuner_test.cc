@@ -135,4 +135,31 @@ TEST_CASE(
         1.0);
 }
 
+TEST_CASE("NVLS-tree's network hops: 2 log2(M) of the release's NVLS-tree network latency, 2(M-1) in 2.18") {
+  auto all_reduce = [](int ranks, int nodes, int minor) {
+    cost::NcclTunerShape s = shape(CollectiveKind::AllReduce, ranks, nodes);
+    s.version_minor = minor;
+    return s;
+  };
+  // 2.28 and 2.29: 20.9 us a hop; 2 racks of 64 GPUs: up and down one level.
+  CHECK(cost::nccl_nvls_tree_network_latency_s(all_reduce(128, 2, 29)) ==
+        simtrain::testing::Approx(2 * 20.9e-6).epsilon(kEps));
+  CHECK(cost::nccl_nvls_tree_network_latency_s(all_reduce(256, 4, 28)) ==
+        simtrain::testing::Approx(4 * 20.9e-6).epsilon(kEps));
+  // 2.19-2.27: 14 us; 2.18: 19 us over 2(M-1) hops.
+  CHECK(cost::nccl_nvls_tree_network_latency_s(all_reduce(128, 2, 26)) ==
+        simtrain::testing::Approx(2 * 14e-6).epsilon(kEps));
+  CHECK(cost::nccl_nvls_tree_network_latency_s(all_reduce(256, 4, 18)) ==
+        simtrain::testing::Approx(6 * 19e-6).epsilon(kEps));
+  // The plugin's latency joins each hop twice (Simple's flush), as in the tuner's latency.
+  cost::NcclTunerShape with_plugin = all_reduce(128, 2, 29);
+  with_plugin.network_latency_s = 1e-6;
+  CHECK(cost::nccl_nvls_tree_network_latency_s(with_plugin) ==
+        simtrain::testing::Approx(2 * 22.9e-6).epsilon(kEps));
+  // It is the network part of NCCL's NVLS-tree latency: the rest is the NVLink NVLS latency (25 us).
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::NVLSTree, NcclProtocol::Simple, all_reduce(128, 2, 29)) ==
+        simtrain::testing::Approx(25e-6 + cost::nccl_nvls_tree_network_latency_s(all_reduce(128, 2, 29)))
+            .epsilon(kEps));
+}
+
 }  // namespace simtrain

@@ -27,6 +27,24 @@ TEST_CASE(
   CHECK(cost::nvls_chunk_bytes(4 * kMiB, 4) == 32 * kKiB);
 }
 
+TEST_CASE("NCCL's NVLS heads are the group's GPUs up to 32; its chunk thresholds scale with channels x heads") {
+  CHECK(cost::nvls_heads(4) == 4);
+  CHECK(cost::nvls_heads(8) == 8);
+  CHECK(cost::nvls_heads(64) == 32);  // an NVL72 domain of 64 GPUs: NCCL_MAX_NVLS_ARITY heads
+  // 64 GPUs on Blackwell's 24 channels inside one domain: 24 x 32 = 768 concurrent chunks. Each cut compares
+  // with loops of the chunk already cut: 64 KiB below 64 x 768 x 128 KiB = 6 GiB, 32 KiB below
+  // 8 x 768 x 64 KiB = 384 MiB, 16 KiB below 2 x 768 x 32 KiB = 48 MiB.
+  CHECK(cost::nvls_chunk_bytes(48 * kMiB - 1, 64, 24) == 16 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(48 * kMiB, 64, 24) == 32 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(384 * kMiB, 64, 24) == 64 * kKiB);
+  CHECK(cost::nvls_chunk_bytes(6144 * kMiB, 64, 24) == 128 * kKiB);
+  // The pipeline's loop is channels x heads x chunk: 1 GiB takes 64 KiB chunks, loops of 48 MiB.
+  const cost::NvlsFigures nvl72{500e9, 16e-6, 4e-6, 64, 24};
+  const double loop = 768 * 64 * kKiB;
+  CHECK(cost::nvls_all_reduce_s(1024 * kMiB, nvl72) ==
+        simtrain::testing::Approx(16e-6 + (1024 * kMiB / loop + 2) * (4e-6 + loop / 500e9)).epsilon(1e-12));
+}
+
 TEST_CASE("an NVLS all-reduce is its latency plus (steps + 2) pipeline steps") {
   const cost::NvlsFigures nvls{300e9, 16e-6, 4e-6, 8};
   // 64 MiB: 64 KiB chunks, loops of 128 x 64 KiB = 8 MiB, 8 steps.

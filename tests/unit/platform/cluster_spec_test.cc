@@ -160,6 +160,11 @@ TEST_CASE("impossible values are errors naming the field") {
               "intra_node.nvls_latency_us", "missing");
   check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nnvls_step_latency_us = 3"), 9,
               "intra_node.nvls_step_latency_us", "needs nvls_efficiency");
+  check_error(replace(kValid, "latency_us = 0.7", "latency_us = 0.7\nmulti_node_nvlink = true"), 9,
+              "intra_node.multi_node_nvlink", "needs nvls_efficiency");
+  check_error(replace(kValid, "latency_us = 0.7",
+                      "latency_us = 0.7\nnvls_efficiency = 0.6\nnvls_latency_us = 20\nnvls_tree_channels = 40"),
+              11, "intra_node.nvls_tree_channels", "at most 32");
   check_error(replace(kValid, "latency_us = 0.7",
                       "latency_us = 0.7\nll_step_latency_us = 1\nll_bandwidth_fraction = 0.3"),
               9, "intra_node.ll_step_latency_us", "needs the LL128 and Simple figures");
@@ -226,6 +231,22 @@ TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the
   CHECK(h200.nvls_latency_s == h100.nvls_latency_s);
   CHECK(h200.nvls_step_latency_s == h100.nvls_step_latency_s);
   CHECK(load_cluster_spec("dgx-a100").intra_node.nvls_efficiency == 0);  // NVSwitch-2: no NVLS
+}
+
+TEST_CASE("NVL72 specs carry NCCL's Blackwell NVLS channels and are multi-node NVLink domains; HGX keeps 16") {
+  for (const char* name : {"oci-gb200-nvl72", "oci-gb300-nvl72", "dgx-gb200", "dgx-gb300"}) {
+    INFO(name);
+    const IntraNodeSpec nvl72 = load_cluster_spec(name).intra_node;
+    CHECK(nvl72.nvls_channels == 24);       // NVLS_NCHANNELS_SM100_NVL
+    CHECK(nvl72.nvls_tree_channels == 32);  // NVLS_NCHANNELS_SM100
+    CHECK(nvl72.multi_node_nvlink);
+    // One NVLS efficiency for the NVL72 generation (fitted on the OCI tables, tools/validate_nccl.py).
+    CHECK(nvl72.nvls_efficiency == load_cluster_spec("oci-gb200-nvl72").intra_node.nvls_efficiency);
+  }
+  const IntraNodeSpec h100 = load_cluster_spec("dgx-h100").intra_node;
+  CHECK(h100.nvls_channels == 16);  // NVLS_NCHANNELS_SM90
+  CHECK(h100.nvls_tree_channels == 16);
+  CHECK_FALSE(h100.multi_node_nvlink);
 }
 
 TEST_CASE("a TOML syntax error reports the line toml++ found it on") {
