@@ -8,7 +8,8 @@ cannot express are skipped.
 
 Exit status 1 when an extrapolated iteration time differs from the full replay's by more than --max-error
 percent.
-usage: tools/check_micro_batch_extrapolation.py [--simtrain PATH] [--suite selene|bridge ...] [--max-error 1]
+usage: tools/check_micro_batch_extrapolation.py [--simtrain PATH] [--suite selene|bridge ...] [--systems dgx-gb200 ...]
+                                                [--max-error 1]
 """
 import argparse
 import json
@@ -33,8 +34,10 @@ def selene_rows():
             [*selene.run_args(row), "--allow-oom"]
 
 
-def bridge_rows():
+def bridge_rows(systems=None):
     _, _, configs = bridge.parse(os.path.join(REFERENCE, "nemo_megatron_bridge_pretrain_perf.csv"))
+    if systems:
+        configs = [r for r in configs if bridge.PLATFORMS[r["System"]] in systems]
     configs.sort(key=lambda r: (r["System"], bridge.family(r["base_model"]), r["label"], r["Precision"]))
     for row in configs:
         if bridge.layout_options(row) is None:
@@ -62,9 +65,10 @@ def main():
     parser.add_argument("--simtrain", default=os.path.join(HERE, "..", "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--suite", nargs="*", choices=["selene", "bridge"], default=["selene", "bridge"])
     parser.add_argument("--max-error", type=float, default=1.0, help="percent")
+    parser.add_argument("--systems", nargs="*", help="only these Megatron-Bridge systems (dgx-gb200 ...)")
     args = parser.parse_args()
 
-    rows = [*(selene_rows() if "selene" in args.suite else []), *(bridge_rows() if "bridge" in args.suite else [])]
+    rows = [*(selene_rows() if "selene" in args.suite else []), *(bridge_rows(args.systems) if "bridge" in args.suite else [])]
     print(f"{'configuration':<52} {'mb':>4} {'sampled':>8} {'extrap s':>9} {'full s':>9} {'error':>8} "
           f"{'CPU s':>7} {'MiB':>5} {'full CPU s':>10} {'MiB':>5}")
     worst = 0.0

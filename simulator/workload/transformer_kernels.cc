@@ -359,6 +359,22 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
   }
 }
 
+// The host's launches for the grouped expert linears among steps[from...]: Transformer Engine's GroupedLinear
+// runs one GEMM (and one quantization) per local expert in a loop of its C++ code. A quantization there is a
+// bare launch call; a GEMM costs the host as much as an eager operator (cuBLASLt's setup: in the H200 Kineto
+// traces aten::mm takes 76 us of CPU where an elementwise aten::mul takes 36 us), so each expert's GEMM is
+// priced as a dispatch.
+void launch_per_local_expert(Steps& steps, std::size_t from, double local_experts) {
+  for (std::size_t i = from; i < steps.size(); ++i) {
+    LayerStep& step = steps[i];
+    if (step.type != LayerStep::Type::Kernel || step.name.rfind("moe.experts.fc", 0) != 0) continue;
+    if (step.kernel.kind == ComputeKind::Gemm)
+      step.launches = local_experts;
+    else
+      step.looped_kernels = local_experts - 1;
+  }
+}
+
 // Router, all-to-all dispatch over the EP group, all-gather over the expert-TP group (experts are split
 // over etp ranks: the TP group, or fewer ranks under MoE parallel folding, LayerSharding::etp), the local
 // experts as grouped GEMMs, and the mirror back. Megatron needs sequence parallelism for MoE with TP: each
@@ -425,21 +441,8 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
                                  elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
   backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
   gemm_weight_grad(backward, fc1, d, d.shard.gemm);
-  // Transformer Engine's GroupedLinear runs one GEMM (and one quantization) per local expert in a loop of
-  // its C++ code. A quantization there is a bare launch call; a GEMM costs the host as much as an eager
-  // operator (cuBLASLt's setup: in the H200 Kineto traces aten::mm takes 76 us of CPU where an elementwise
-  // aten::mul takes 36 us), so each expert's GEMM is priced as a dispatch.
-  for (Steps* steps : {&forward, &backward})
-    for (std::size_t i = steps == &forward ? experts_forward : experts_backward; i < steps->size(); ++i) {
-      LayerStep& step = (*steps)[i];
-      const bool expert_kernel =
-          step.type == LayerStep::Type::Kernel && step.name.rfind("moe.experts.fc", 0) == 0;
-      if (!expert_kernel) continue;
-      if (step.kernel.kind == ComputeKind::Gemm)
-        step.launches = local_experts;
-      else
-        step.looped_kernels = local_experts - 1;
-    }
+  launch_per_local_expert(forward, experts_forward, local_experts);
+  launch_per_local_expert(backward, experts_backward, local_experts);
   if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
