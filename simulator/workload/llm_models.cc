@@ -1,7 +1,7 @@
-// Llama 2, Llama 3 and 3.1, Mixtral and DeepSeekMoE (and the other decoders below): RMSNorm, rotary
-// positions, SwiGLU MLPs, no biases, untied LM heads; grouped-query attention from Llama-2-70B on;
-// mixture-of-experts MLPs for Mixtral and DeepSeekMoE. Shapes are those of the models' Hugging Face
-// config.json files.
+// Llama 2, Llama 3 and 3.1, Mixtral, DeepSeekMoE and the other Llama-style decoders below: RMSNorm, rotary
+// positions, SwiGLU MLPs (unless a model says otherwise), no biases, untied LM heads; grouped-query attention
+// from Llama-2-70B on. Shapes are those of the models' Hugging Face config.json files (Nemotron 3 Nano's of
+// Megatron-Bridge's recipe).
 #include <string>
 
 #include "simulator/workload/zoo_builders.h"
@@ -127,6 +127,15 @@ TransformerConfig gpt_oss_120b() {
   return t;
 }
 
+// The Nemotron-H family's Mamba-2 mixers: `heads` heads of 64, state 128, 8 groups, a conv1d of 4 taps.
+void nemotron_h_mamba(TransformerConfig& t, int heads) {
+  t.mamba_heads = heads;
+  t.mamba_head_dim = 64;
+  t.mamba_state = 128;
+  t.mamba_groups = 8;
+  t.mamba_conv_kernel = 4;
+}
+
 // Nemotron-H-8B (nvidia/Nemotron-H-8B-Base-8K config.json; NVIDIA 2025, "Nemotron-H: A Family of Accurate
 // and Efficient Hybrid Mamba-Transformer Models"): 52 single-block layers of hidden 4,096 after
 // hybrid_override_pattern: 24 Mamba-2 mixers (mamba_num_heads 128 of mamba_head_dim 64, ssm_state_size
@@ -138,11 +147,7 @@ TransformerConfig nemotron_h_8b() {
   t.gated_mlp = false;
   t.head_dim = 128;
   t.hybrid_pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-";
-  t.mamba_heads = 128;
-  t.mamba_head_dim = 64;
-  t.mamba_state = 128;
-  t.mamba_groups = 8;
-  t.mamba_conv_kernel = 4;
+  nemotron_h_mamba(t, 128);
   return t;
 }
 
@@ -157,11 +162,7 @@ TransformerConfig nemotron_3_nano() {
   t.gated_mlp = false;
   t.head_dim = 128;
   t.hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
-  t.mamba_heads = 64;
-  t.mamba_head_dim = 64;
-  t.mamba_state = 128;
-  t.mamba_groups = 8;
-  t.mamba_conv_kernel = 4;
+  nemotron_h_mamba(t, 64);
   t.experts = 128;
   t.experts_per_token = 6;
   t.moe_ffn_hidden = 1856;
