@@ -13,8 +13,8 @@ predicted with it. The printed MAPE of such a table is that cross-validated one;
 Tables outside every group use their specs' figures as shipped (fitted elsewhere, said so in the spec).
 
 A table whose rows span several GPU counts is replayed once per count, one detail line each, and judged on
-all its rows together. Tables marked not counted (a cluster its reporter calls underperforming, a collective
-`simtrain collective` does not simulate) are printed but neither fitted on nor judged.
+all its rows together. Tables marked not counted (a cluster its reporter calls underperforming) are printed but
+neither fitted on nor judged.
 
 Each table is held to its GUARDS entry (the figures it reaches now, rounded up: a regression fails the run)
 and compared with the issue's targets (--max-mape, --max-small-error; "meets" / "misses target").
@@ -87,8 +87,7 @@ TABLES = [
     Table(M + "anoncluster01_h100_10node8gpu_alltoall.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
           operation="alltoall"),
     Table(M + "anoncluster01_h100_10node8gpu_sendrecv.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
-          operation="sendrecv",
-          counted=False, why_not_counted="sendrecv is not simulated by `simtrain collective`"),
+          operation="sendrecv"),
     Table(M + "anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "hgx-h100-roce", [(128, 1024, 128)],
           forced=["--nccl-algo", "ring", "--nccl-proto", "ll128"]),
     # The reporter opened nccl-tests#290 because this cluster underperforms; reported, not counted.
@@ -150,6 +149,7 @@ GUARDS = {
     ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (12, 25),
     ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (18, 25),
     ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (12, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_sendrecv.csv", "sendrecv"): (8, 25),
     ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (27, 25),
     ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 12),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (6, 25),
@@ -338,9 +338,6 @@ def main():
               f">= 1 MiB)")
         for t in tables:
             label = f"{t.name} {t.operation} ({t.platform})"
-            if t.operation == "sendrecv":
-                print(f"{label:<78} {'-':>8} {'-':>8} {'-':>11}  not counted: {t.why_not_counted}")
-                continue
             note = ""
             if table_key(t) in fitted:
                 value, s = fitted[table_key(t)]

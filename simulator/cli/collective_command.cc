@@ -40,7 +40,7 @@ double parse_size(const std::string& option, const std::string& text) {
   return value * scale;
 }
 
-// nccl-tests' names: all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce.
+// nccl-tests' names: all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv.
 trace::CollectiveKind parse_operation(const std::string& name) {
   static const std::pair<const char*, trace::CollectiveKind> kNames[] = {
       {"all_reduce", trace::CollectiveKind::AllReduce},
@@ -48,11 +48,12 @@ trace::CollectiveKind parse_operation(const std::string& name) {
       {"reduce_scatter", trace::CollectiveKind::ReduceScatter},
       {"alltoall", trace::CollectiveKind::AllToAll},
       {"broadcast", trace::CollectiveKind::Broadcast},
-      {"reduce", trace::CollectiveKind::Reduce}};
+      {"reduce", trace::CollectiveKind::Reduce},
+      {"sendrecv", trace::CollectiveKind::SendRecv}};
   for (const auto& [text, kind] : kNames)
     if (name == text) return kind;
   throw Error("unknown collective '" + name +
-              "' (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce)");
+              "' (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)");
 }
 
 // nccl-tests' -d types: the element size the count column divides by, and the dtype the simulation
@@ -103,7 +104,7 @@ int collective_command(const Arguments& args) {
   po::options_description options("simtrain collective options (nccl-tests' flags, with its meanings)");
   options.add_options()("help,h", "show this help")(
       "operation", po::value<std::string>(),
-      "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce")(
+      "all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce | sendrecv")(
       "platform", po::value<std::string>()->default_value("dgx-a100"), "cluster spec name or TOML file")(
       "nodes", po::value<int>(), "nodes (default: as many as --gpus needs)")(
       "gpus", po::value<int>(), "GPUs taking part in all (default: every GPU of --nodes, else one node)")(

@@ -171,6 +171,44 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   plan.software_latency_s = efficiencies.nccl_step_latency_s;
 }
 
+// nccl-tests' sendrecv: this rank sends the whole buffer to the next member and receives the previous
+// member's. A pair inside a node moves over NVLink, analytically, both directions at once over the GPU's
+// link; a pair across nodes is a flow through the NICs at the least of what NCCL reaches of the GPU's NIC
+// share and its point-to-point channels' bandwidth (nccl_p2p_channels_per_net_peer x 14 GB/s). Every member
+// ends with the slowest pair: the engine waits for all members (as for every collective).
+void plan_sendrecv(RankCollectivePlan& plan, double bytes, const CollectiveLayout& layout,
+                   const calibration::Efficiencies& efficiencies) {
+  const std::vector<int>& members = *layout.members;
+  const int n = static_cast<int>(members.size());
+  const int self = members[layout.position];
+  const int next = members[(layout.position + 1) % n];
+  const int prev = members[(layout.position + n - 1) % n];
+  const auto same_node = [&](int a, int b) { return a / layout.gpus_per_node == b / layout.gpus_per_node; };
+  const bool analytic = layout.intra_node_bandwidth_Bps > 0;
+  const double channels_Bps =
+      nccl_p2p_channels_per_net_peer(
+          n, layout.network.channels, layout.inter_node_bandwidth_Bps,
+          std::max(1, layout.network.channels / 2 / std::max(1, layout.gpus_per_node))) *
+      kNcclP2pChannelNetBandwidth_Bps;
+  // A flow across nodes (its bytes divided by the inter-node efficiency) runs at most at the GPU's share of
+  // the NICs, even alone on a node's aggregated uplink, and at most at its channels' bandwidth.
+  const auto flow = [&](int from, int to) {
+    CoalescedFlow f{to == self ? from : to, wire_bytes(bytes, from, to, layout, efficiencies)};
+    if (!same_node(from, to) && layout.inter_node_bandwidth_Bps > 0)
+      f.max_rate_Bps = std::min(layout.inter_node_bandwidth_Bps, channels_Bps / efficiencies.nccl_inter_node);
+    return f;
+  };
+  plan.steps = 1;
+  plan.algorithm = NcclAlgorithm::Ring;
+  if (analytic && (same_node(self, next) || same_node(prev, self))) {
+    plan.intra_node_before_s = bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node);
+    plan.intra_node_latency_s = layout.intra_node_latency_s;
+  }
+  if (!analytic || !same_node(self, next)) plan.sends.push_back(flow(self, next));
+  if (!analytic || !same_node(prev, self)) plan.receives.push_back(flow(prev, self));
+  plan.software_latency_s = efficiencies.nccl_step_latency_s;
+}
+
 // One (algorithm, protocol) NCCL's tuner weighs for a collective across nodes, priced as
 // collective_algorithm.h says (nccl_tuner).
 struct TunedOption {
@@ -325,6 +363,32 @@ CommunicatorPlacement place_communicator(const std::vector<int>& members, int gp
   return placement;
 }
 
+bool is_point_to_point(trace::CollectiveKind kind) {
+  return kind == trace::CollectiveKind::AllToAll || kind == trace::CollectiveKind::SendRecv;
+}
+
+int nccl_p2p_channels_per_net_peer(int ranks, int collective_channels, double gpu_net_bandwidth_Bps,
+                                   int nics_per_gpu) {
+  const auto pow2_up = [](int v) {
+    int p = 1;
+    while (p < v) p *= 2;
+    return p;
+  };
+  const auto div_up = [](int a, int b) { return (a + b - 1) / b; };
+  // ncclTopoGetNchannels: one channel per local NIC at least, more to reach the NICs' bandwidth (NCCL's
+  // GB/s, truncated) at P2P_PER_CHANNEL_NET_BW each.
+  const int per_channel_GBps = static_cast<int>(kNcclP2pChannelNetBandwidth_Bps / 1e9);
+  int per_peer =
+      std::max(nics_per_gpu, div_up(static_cast<int>(gpu_net_bandwidth_Bps / 1e9), per_channel_GBps));
+  per_peer = pow2_up(std::max(1, per_peer));
+  // ncclTopoComputeP2pChannels: p2p channels are the collective channels (at most MAXCHANNELS) rounded up to
+  // a power of two; across nodes the channels per peer halve until the peers of one round fit them, 8 peers
+  // (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) per batch.
+  const int p2p_channels = pow2_up(std::clamp(collective_channels, 1, 32));
+  while (per_peer * div_up(ranks, 8) > p2p_channels && per_peer > 1) per_peer /= 2;
+  return per_peer;
+}
+
 double bus_bandwidth_factor(trace::CollectiveKind kind, int ranks) {
   double n = ranks;
   switch (kind) {
@@ -336,6 +400,7 @@ double bus_bandwidth_factor(trace::CollectiveKind kind, int ranks) {
       return (n - 1) / n;
     case trace::CollectiveKind::Broadcast:
     case trace::CollectiveKind::Reduce:
+    case trace::CollectiveKind::SendRecv:
       return 1;
   }
   return 1;
@@ -350,6 +415,10 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
   const int self = members[layout.position];
   const int next = members[(layout.position + 1) % n];
   const int prev = members[(layout.position + n - 1) % n];
+  if (kind == trace::CollectiveKind::SendRecv) {
+    plan_sendrecv(plan, bytes, layout, efficiencies);
+    return plan;
+  }
 
   auto ring = [&](double volume_per_rank, int steps, bool last_sends, bool first_receives) {
     plan.steps = steps;
@@ -520,6 +589,8 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
         plan.sends.push_back({to, wire_bytes(bytes / n, self, to, layout, efficiencies)});
         plan.receives.push_back({from, wire_bytes(bytes / n, from, self, layout, efficiencies)});
       }
+      break;
+    case trace::CollectiveKind::SendRecv:  // planned above
       break;
   }
   plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;

@@ -28,6 +28,8 @@ struct RingProtocols {
 struct CoalescedFlow {
   int peer = -1;     // world rank at the other end
   double bytes = 0;  // wire bytes, already divided by the achieved-bandwidth efficiency
+  double max_rate_Bps =
+      0;  // the most wire bytes per second the flow may move, however idle the links; 0: any
 };
 
 struct RankCollectivePlan {
@@ -145,12 +147,32 @@ struct CollectiveLayout {
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
 // the node's first rank). On one node, with pairwise_all_to_all, or when nodes hold different numbers of
 // members: one flow to every peer of 1/N.
+// Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
+// the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
+// bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the
+// least of the GPU's NIC share times the inter-node efficiency and NCCL's point-to-point channels to a
+// network peer (nccl_p2p_channels_per_net_peer) at 14 GB/s each. The slowest pair sets everyone's time.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);
 
+// All-to-all and sendrecv: NCCL's point-to-point operations, for which no algorithm or protocol is chosen.
+bool is_point_to_point(trace::CollectiveKind kind);
+
+// NCCL's P2P_PER_CHANNEL_NET_BW (src/graph/paths.cc, 2.19 to 2.29): the bandwidth NCCL assumes one
+// point-to-point channel moves over the network, from which it sizes the channels per network peer.
+inline constexpr double kNcclP2pChannelNetBandwidth_Bps = 14e9;
+
+// NCCL's point-to-point channels to one peer across nodes (comm->p2pnChannelsPerPeer, NCCL 2.29:
+// ncclTopoGetNchannels and ncclTopoComputeP2pChannels in src/graph/paths.cc): max(local NICs, ceil(NIC GB/s
+// / 14)) rounded up to a power of two, then halved while that many channels for each of ceil(ranks / 8)
+// peers exceed the p2p channels (the collective channels, at most 32, rounded up to a power of two). On
+// 10 HGX H100 nodes (80 ranks, 16 channels, one 400G NIC per GPU) it is 4, halved to 1.
+int nccl_p2p_channels_per_net_peer(int ranks, int collective_channels, double gpu_net_bandwidth_Bps,
+                                   int nics_per_gpu);
+
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor (2(N-1)/N for all-reduce, (N-1)/N for
-// all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce).
+// all-gather, reduce-scatter and all-to-all, 1 for broadcast, reduce and sendrecv).
 double bus_bandwidth_factor(trace::CollectiveKind kind, int ranks);
 
 }  // namespace simtrain::cost

@@ -74,7 +74,8 @@ LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node) {
       if (op.type == trace::OpType::Send || op.type == trace::OpType::Recv) return none(trace);
       if (op.type != trace::OpType::Collective) continue;
       if (op.collective.kind == trace::CollectiveKind::Broadcast ||
-          op.collective.kind == trace::CollectiveKind::Reduce)
+          op.collective.kind == trace::CollectiveKind::Reduce ||
+          op.collective.kind == trace::CollectiveKind::SendRecv)
         return none(trace);
       used[op.collective.group] = 1;
     }
@@ -139,7 +140,9 @@ LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group
       if (op.collective.kind == trace::CollectiveKind::ReduceScatter ||
           op.collective.kind == trace::CollectiveKind::AllGather)
         continue;
-      if (rings_only || op.collective.kind == trace::CollectiveKind::AllToAll) return plan;
+      if (rings_only || op.collective.kind == trace::CollectiveKind::AllToAll ||
+          op.collective.kind == trace::CollectiveKind::SendRecv)
+        return plan;
     }
   const auto& communicators = trace.groups[group].communicators;
   if (communicators.empty()) return plan;

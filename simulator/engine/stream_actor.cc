@@ -3,6 +3,7 @@
 #include "simulator/engine/stream_actor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -65,8 +66,8 @@ class StreamActor {
         event.start_s = start;
         event.end_s = op.type == trace::OpType::Compute ? start + durations_[index] * slowdown_
                                                         : sg4::Engine::get_clock();
-        // All-to-all is NCCL's point-to-point exchange: no algorithm or protocol is chosen for it.
-        if (op.type == trace::OpType::Collective && op.collective.kind != trace::CollectiveKind::AllToAll)
+        // All-to-all and sendrecv are NCCL's point-to-point exchanges: no algorithm or protocol is chosen.
+        if (op.type == trace::OpType::Collective && !cost::is_point_to_point(op.collective.kind))
           event.algorithm = algorithm_, event.protocol = protocol_;
         self_.events.push_back(event);
       }
@@ -125,7 +126,7 @@ class StreamActor {
     const auto& members = state_.communicators.communicator(op.collective.group, rank_);
     const CommunicatorFacts& facts = state_.facts(members);
     cost::RankCollectivePlan plan = state_.collective_plan(op, rank_, members, facts);
-    if (members.size() > 1 && op.collective.kind != trace::CollectiveKind::AllToAll)
+    if (members.size() > 1 && !cost::is_point_to_point(op.collective.kind))
       ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
     algorithm_ = plan.algorithm;
     protocol_ = plan.protocol;
@@ -183,7 +184,7 @@ class StreamActor {
     std::vector<sg4::CommPtr> comms;
     for (const auto& send : plan.sends)
       comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                          ->put_async(&payload_marker, state_.wire_bytes(send.bytes, rank_, send.peer)));
+                          ->put_async(&payload_marker, rate_capped_bytes(send, send.bytes)));
     std::vector<char*> received(plan.receives.size());
     for (std::size_t i = 0; i < plan.receives.size(); ++i)
       comms.push_back(
@@ -191,6 +192,18 @@ class StreamActor {
     sg4::Comm::wait_all(comms);
     state_.flows += plan.sends.size();
     return further_steps_latency_s(plan);
+  }
+
+  // A flow's simulated bytes: its wire bytes, grown where the flow may not move faster than max_rate_Bps
+  // (NCCL's few point-to-point channels) by what that rate falls short of its route's slowest link, so that
+  // alone on the route it takes bytes / max_rate_Bps. (SimGrid's own Comm::set_rate bound is dropped under
+  // the exact network model's TCP-gamma of 0.) Under contention such a flow takes more than its share.
+  std::uint64_t rate_capped_bytes(const cost::CoalescedFlow& send, double bytes) {
+    const std::uint64_t wire = state_.wire_bytes(bytes, rank_, send.peer);
+    if (send.max_rate_Bps <= 0) return wire;
+    const double route_Bps = state_.route_bandwidth(rank_, send.peer);
+    if (!(route_Bps > send.max_rate_Bps) || !std::isfinite(route_Bps)) return wire;
+    return static_cast<std::uint64_t>(std::llround(wire * route_Bps / send.max_rate_Bps));
   }
 
   // The longest route latency to or from this rank's real peers in a collective.
@@ -245,9 +258,8 @@ class StreamActor {
     for (int step = 0; step < plan.steps; ++step) {
       std::vector<sg4::CommPtr> comms;
       for (const auto& send : plan.sends)
-        comms.push_back(
-            mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                ->put_async(&payload_marker, state_.wire_bytes(send.bytes / plan.steps, rank_, send.peer)));
+        comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                            ->put_async(&payload_marker, rate_capped_bytes(send, send.bytes / plan.steps)));
       for (std::size_t i = 0; i < plan.receives.size(); ++i)
         comms.push_back(mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)
                             ->get_async(&received[i]));

@@ -72,13 +72,21 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
 
   // The engine runs the intra-node phases alongside the flows (the slower sets the pace) and charges every
   // step's latency on top; flows of one rank share its links, so their bytes add up.
-  double intra_flow_bytes = 0, inter_flow_bytes = 0;
-  for (const cost::CoalescedFlow& flow : plan.sends)
-    (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node ? intra_flow_bytes
-                                                                         : inter_flow_bytes) += flow.bytes;
+  // A flow capped below its route (max_rate_Bps: NCCL's point-to-point channels) takes as long as the cap.
+  double intra_flow_bytes = 0, inter_flow_bytes = 0, inter_flow_s = 0;
+  for (const cost::CoalescedFlow& flow : plan.sends) {
+    if (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node) {
+      intra_flow_bytes += flow.bytes;
+      continue;
+    }
+    inter_flow_bytes += flow.bytes;
+    inter_flow_s +=
+        flow.bytes / (flow.max_rate_Bps > 0 ? std::min(flow.max_rate_Bps, inter_node_bandwidth_Bps_)
+                                            : inter_node_bandwidth_Bps_);
+  }
   double flows_s = 0;
   if (intra_flow_bytes > 0) flows_s += intra_flow_bytes / intra.bandwidth_Bps;
-  if (inter_flow_bytes > 0) flows_s += inter_flow_bytes / inter_node_bandwidth_Bps_;
+  flows_s += inter_flow_s;
   const double hop_latency_s = inter_flow_bytes > 0 ? inter_node_latency_s_ : intra.latency_s;
   return std::max(plan.intra_node_before_s + plan.intra_node_after_s, flows_s) + plan.intra_node_latency_s +
          plan.steps * hop_latency_s + plan.software_latency_s;

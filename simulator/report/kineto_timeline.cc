@@ -25,7 +25,8 @@ std::string nccl_kernel_name(const trace::CollectiveSpec& c, const engine::OpEve
       {trace::CollectiveKind::ReduceScatter, "ReduceScatter_Sum"},
       {trace::CollectiveKind::AllToAll, "SendRecv"},
       {trace::CollectiveKind::Broadcast, "Broadcast"},
-      {trace::CollectiveKind::Reduce, "Reduce_Sum"}};
+      {trace::CollectiveKind::Reduce, "Reduce_Sum"},
+      {trace::CollectiveKind::SendRecv, "SendRecv"}};
   const auto it = kNames.find(c.kind);
   static const std::map<DType, const char*> kTypes = {{DType::FP32, "f32"},
                                                       {DType::TF32, "f32"},

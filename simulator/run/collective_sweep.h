@@ -24,7 +24,7 @@ struct CollectiveSample {
   double algbw_Bps = 0;   // size / time
   double busbw_Bps = 0;   // algbw x nccl-tests' bus factor
   std::string algorithm;  // NCCL's algorithm and protocol as simulated ("tree", "ll128"); empty for
-                          // all-to-all, a point-to-point exchange
+                          // all-to-all and sendrecv, point-to-point exchanges
   std::string protocol;
 };
 

@@ -51,6 +51,9 @@ pb::CollectiveCommType comm_type_of(CollectiveKind kind) {
     case CollectiveKind::AllToAll: return pb::ALL_TO_ALL;
     case CollectiveKind::Broadcast: return pb::BROADCAST;
     case CollectiveKind::Reduce: return pb::REDUCE;
+    // Chakra writes point-to-point as COMM_SEND / COMM_RECV nodes, not as a collective type.
+    case CollectiveKind::SendRecv:
+      throw Error("Chakra export: a sendrecv collective has no Chakra collective type");
   }
   return pb::ALL_REDUCE;
 }

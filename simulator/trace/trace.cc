@@ -50,13 +50,14 @@ constexpr NameTable<Pass, 5> kPassNames{{
     {Pass::Other, "other"},
 }};
 
-constexpr NameTable<CollectiveKind, 6> kCollectiveKindNames{{
+constexpr NameTable<CollectiveKind, 7> kCollectiveKindNames{{
     {CollectiveKind::AllReduce, "all_reduce"},
     {CollectiveKind::AllGather, "all_gather"},
     {CollectiveKind::ReduceScatter, "reduce_scatter"},
     {CollectiveKind::AllToAll, "all_to_all"},
     {CollectiveKind::Broadcast, "broadcast"},
     {CollectiveKind::Reduce, "reduce"},
+    {CollectiveKind::SendRecv, "sendrecv"},
 }};
 
 template <typename Enum, std::size_t N>

@@ -39,7 +39,17 @@ enum class ComputeKind : std::uint8_t {
 // Which pass of training a compute op belongs to; measured tables are keyed by it.
 enum class Pass : std::uint8_t { Forward, BackwardData, BackwardWeight, Update, Other };
 
-enum class CollectiveKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce };
+// SendRecv is nccl-tests' sendrecv: every rank sends its buffer to the next rank of the communicator and
+// receives the previous rank's at the same time (one ncclSend and one ncclRecv in a group), a ring shift.
+enum class CollectiveKind : std::uint8_t {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  SendRecv
+};
 
 // A GPU kernel. Its duration comes from `duration_s` when the trace was measured (>= 0), otherwise the cost
 // model derives it from kind, shape, dtype, FLOPs and bytes.

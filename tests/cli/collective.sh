@@ -116,7 +116,24 @@ expect_error "factor and step together" "-f, -i: give a size factor or a size st
 
 expect_error "a buffer too small to split in NCCL's 8 steps" "--nccl-buffsize: must be at least 64 bytes" \
   collective all_reduce --nccl-buffsize 10 -b 1M -e 1M
+# sendrecv as nccl-tests' sendrecv_perf runs it: each rank sends its whole buffer to the next rank (count =
+# size / element), busbw = algbw; at a node boundary the pair moves through one GPU's 400G NIC (2 nodes: 4
+# of NCCL's 14 GB/s point-to-point channels exceed it) or one channel (10 nodes: NCCL halves them to 1).
+"$simtrain" collective sendrecv --platform dgx-h100 --nodes 2 -b 1G -e 1G --json "$work/sr2.json" >"$work/sr2.txt"
+"$simtrain" collective sendrecv --platform dgx-h100 --nodes 10 -b 1G -e 1G --json "$work/sr10.json" >/dev/null
+check "sendrecv: busbw = algbw, the NIC share on 2 nodes, 14 GB/s on 10, a sendrecv_perf header" \
+  python3 - "$work" <<'PY'
+import json, sys
+two, ten = (json.load(open(f"{sys.argv[1]}/sr{n}.json"))[0] for n in (2, 10))
+for r in (two, ten):
+    assert r["op"] == "sendrecv" and r["busbw_GBps"] == r["algbw_GBps"] and r["algorithm"] == "", r
+    assert r["count"] == r["size_bytes"] / 4 and r["redop"] == "none", r
+assert 40 < two["busbw_GBps"] <= 50 and two["ranks"] == 16, two
+assert abs(ten["busbw_GBps"] - 14) <= 0.02 * 14, ten
+assert "sendrecv_perf" in open(f"{sys.argv[1]}/sr2.txt").read()
+PY
 expect_error "unknown collective" "unknown collective 'allreduce'" collective allreduce
+expect_error "sendrecv's collectives listed" "alltoall, broadcast, reduce, sendrecv)" collective send_recv
 expect_error "bad size" "-b: unknown size suffix" collective all_reduce -b 1X2
 expect_error "not a size" "-e: expected a size" collective all_reduce -e lots
 expect_error "an infinite size" "-b/-e: need 1 <= min <= max bytes, finite" collective all_reduce -e inf
