@@ -127,13 +127,21 @@ TransformerConfig gpt_oss_120b() {
   return t;
 }
 
-// The Nemotron-H family's Mamba-2 mixers: `heads` heads of 64, state 128, 8 groups, a conv1d of 4 taps.
-void nemotron_h_mamba(TransformerConfig& t, int heads) {
-  t.mamba_heads = heads;
+// The Nemotron-H family: one block per layer after `pattern`, squared-ReLU MLPs (not gated), head size 128,
+// the Nemotron-H tokenizer's vocabulary of 131,072, and Mamba-2 mixers of `mamba_heads` heads of 64, state
+// 128, 8 groups and a conv1d of 4 taps.
+TransformerConfig nemotron_h(int hidden, int heads, int kv_heads, int ffn, const std::string& pattern,
+                             int mamba_heads) {
+  TransformerConfig t = llama(static_cast<int>(pattern.size()), hidden, heads, kv_heads, ffn, 131072);
+  t.gated_mlp = false;
+  t.head_dim = 128;
+  t.hybrid_pattern = pattern;
+  t.mamba_heads = mamba_heads;
   t.mamba_head_dim = 64;
   t.mamba_state = 128;
   t.mamba_groups = 8;
   t.mamba_conv_kernel = 4;
+  return t;
 }
 
 // Nemotron-H-8B (nvidia/Nemotron-H-8B-Base-8K config.json; NVIDIA 2025, "Nemotron-H: A Family of Accurate
@@ -143,12 +151,7 @@ void nemotron_h_mamba(TransformerConfig& t, int heads) {
 // squared-ReLU MLPs of 21,504 (intermediate_size; not gated), no biases, RMSNorm, untied vocabulary of
 // 131,072.
 TransformerConfig nemotron_h_8b() {
-  TransformerConfig t = llama(52, 4096, 32, 8, 21504, 131072);
-  t.gated_mlp = false;
-  t.head_dim = 128;
-  t.hybrid_pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-";
-  nemotron_h_mamba(t, 128);
-  return t;
+  return nemotron_h(4096, 32, 8, 21504, "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 128);
 }
 
 // Nemotron 3 Nano 30B-A3B (Megatron-Bridge's recipes/nemotronh/h100/nemotron_3_nano.py at commit 067f987,
@@ -158,11 +161,8 @@ TransformerConfig nemotron_h_8b() {
 // routed top-6 plus a shared expert of 3,712 (two expert widths); no biases, RMSNorm, untied vocabulary of
 // 131,072 (the Nemotron-H tokenizer's). The sigmoid router with its expert bias costs as the softmax one.
 TransformerConfig nemotron_3_nano() {
-  TransformerConfig t = llama(52, 2688, 32, 2, 1856, 131072);
-  t.gated_mlp = false;
-  t.head_dim = 128;
-  t.hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
-  nemotron_h_mamba(t, 64);
+  TransformerConfig t =
+      nemotron_h(2688, 32, 2, 1856, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64);
   t.experts = 128;
   t.experts_per_token = 6;
   t.moe_ffn_hidden = 1856;
