@@ -255,7 +255,7 @@ LayerKernels attention(const Context& c) {
 
 // The Mamba-2 mixer's sequence part as one fused kernel per pass: the causal conv1d over x, B and C (2 x
 // kernel taps FLOPs per element), the chunked SSD scan (chunks of 128 tokens; the cost model of
-// transformer_kernels.cc's mamba_block) and the gated RMSNorm. dims {tokens, heads, head_dim, state, groups,
+// mamba_kernels.cc) and the gated RMSNorm. dims {tokens, heads, head_dim, state, groups,
 // conv_kernel}.
 LayerKernels mamba_ssm(const Context& c) {
   const double tokens = c.n * dim(c, 0), heads = dim(c, 1), p = dim(c, 2), n = dim(c, 3), groups = dim(c, 4);

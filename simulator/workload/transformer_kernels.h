@@ -112,7 +112,7 @@ PartParameters transformer_layer_parameters(const TransformerConfig& model, cons
                                             bool moe);
 
 // One layer of a hybrid model (TransformerConfig::hybrid_pattern), a single block with its norm and
-// residual: 'M' the Mamba-2 mixer (in_proj, conv1d, SSD scan, gated norm, out_proj: transformer_kernels.cc
+// residual: 'M' the Mamba-2 mixer (in_proj, conv1d, SSD scan, gated norm, out_proj: mamba_kernels.cc
 // documents the scan's cost model), '*' attention, '-' the dense MLP, 'E' the MoE MLP.
 LayerSteps hybrid_layer_steps(const TransformerConfig& model, const LayerSharding& shard, char block);
 PartParameters hybrid_layer_parameters(const TransformerConfig& model, const LayerSharding& shard,

@@ -1,0 +1,227 @@
+// The layer builders' shared blocks (layer_builders.h): steps, GEMMs and their backward passes, low-precision
+// casts, the tensor-parallel region's collectives, norms, residual adds and the dense MLP, after
+// Megatron-LM's ColumnParallelLinear / RowParallelLinear and Transformer Engine's cast kernels.
+#include "simulator/workload/layer_builders.h"
+
+namespace simtrain::workload::layer_builders {
+LayerStep kernel_step(std::string name, ComputeKind kind, Pass pass, DType dtype, double flops, double bytes,
+                      std::vector<std::int64_t> shape) {
+  LayerStep step;
+  step.name = std::move(name);
+  step.kernel.kind = kind;
+  step.kernel.pass = pass;
+  step.kernel.dtype = dtype;
+  step.kernel.flops = flops;
+  step.kernel.bytes = bytes;
+  step.kernel.shape = std::move(shape);
+  return step;
+}
+
+LayerStep collective_step(std::string name, CollectiveKind kind, LayerGroup group, double bytes,
+                          bool overlaps_next_kernel) {
+  LayerStep step;
+  step.type = LayerStep::Type::Collective;
+  step.name = std::move(name);
+  step.collective = kind;
+  step.group = group;
+  step.bytes = bytes;
+  step.overlaps_next_kernel = overlaps_next_kernel;
+  return step;
+}
+
+// Under Transformer Engine's userbuffers, a sequence-parallel collective runs chunked with its GEMM.
+LayerStep chunked(LayerStep step, const Dims& d) {
+  step.chunked_with_gemm = d.shard.tp_comm_overlap && d.shard.sp && d.shard.tp > 1;
+  return step;
+}
+
+// A memory-bound kernel over `elements` elements reading `reads` and writing `writes` such tensors.
+LayerStep elementwise(std::string name, ComputeKind kind, Pass pass, const Dims& d, double elements,
+                      double reads, double writes, double flops_per_element) {
+  return kernel_step(std::move(name), kind, pass, d.shard.activation, flops_per_element * elements,
+                     (reads + writes) * elements * d.e, {whole(elements)});
+}
+
+// Transformer Engine quantizes a low-precision GEMM's 16-bit operand (the activation forward, the output
+// gradient backward) before the GEMM, in both layouts: the rowwise copy for this GEMM and the columnwise
+// (transposed) copy the weight-gradient GEMM reads. What the kernels move per element, by recipe
+// (TransformerEngine's transformer_engine/common/recipe and cast kernels):
+// - delayed: one fused cast-transpose reading 16 bits and writing two FP8 copies; the amax is recorded on
+//   the way and reduced once per step (its scale comes from earlier steps' amax history);
+// - tensorwise: current scaling needs this tensor's amax before casting: an amax pass reads it first;
+// - blockwise: one kernel, FP8 copies in both directions plus an fp32 scale per 128 elements each;
+// - mxfp8: one kernel, FP8 copies along rows and along columns plus an e8m0 scale per 32 elements each;
+// - nvfp4: an amax pass (the per-tensor fp32 scale), then 4-bit copies in both directions plus an e4m3
+//   scale per 16 elements each (the random Hadamard transform of the weight-gradient operands is fused in).
+// Casts run on the vector units: the memory-bound roofline costs them, which is why FP8 training gains less
+// than the tensor cores' 2x. Weights are quantized once per step and their cost is not modelled here.
+void fp8_cast(Steps& steps, const std::string& name, Pass pass, const Dims& d, double elements) {
+  if (d.shard.gemm != DType::FP8 && d.shard.gemm != DType::FP4) return;
+  const QuantRecipe recipe = d.shard.quant;
+  if (recipe == QuantRecipe::Tensorwise || recipe == QuantRecipe::NVFP4)
+    steps.push_back(kernel_step(name + ".amax", ComputeKind::Elementwise, pass, d.shard.activation, elements,
+                                elements * d.e, {whole(elements)}));
+  double written = 2 * d.ge;  // rowwise and columnwise copies
+  if (recipe == QuantRecipe::Blockwise) written += 2 * 4.0 / 128;
+  if (recipe == QuantRecipe::MXFP8) written += 2 * 1.0 / 32;
+  if (recipe == QuantRecipe::NVFP4) written += 2 * 1.0 / 16;
+  steps.push_back(kernel_step(name + (d.shard.gemm == DType::FP4 ? ".fp4_cast" : ".fp8_cast"),
+                              ComputeKind::Elementwise, pass, d.shard.activation, elements,
+                              elements * (d.e + written), {whole(elements)}));
+}
+
+void gemm_forward(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
+  if (dtype == DType::FP8 || dtype == DType::FP4) fp8_cast(steps, g.name, Pass::Forward, d, g.m * g.k);
+  const double ge = storage_bytes_per_element(dtype);
+  steps.push_back(kernel_step(g.name + ".fwd", ComputeKind::Gemm, Pass::Forward, dtype, 2 * g.m * g.n * g.k,
+                              g.m * g.k * ge + g.weights * g.k * g.n * ge + g.m * g.n * d.e,
+                              g.shape(Pass::Forward)));
+}
+
+LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
+  const double ge = storage_bytes_per_element(dtype);
+  return kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
+                     g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e,
+                     g.shape(Pass::BackwardData));
+}
+
+// The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
+// fusion) or, as Megatron-LM's backward hook did before it, by an add kernel after a 16-bit GEMM output.
+void gemm_weight_grad(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
+  const double ge = storage_bytes_per_element(dtype), weights = g.weights * g.k * g.n;
+  const bool fused = d.shard.gradient_accumulation_fusion;
+  steps.push_back(kernel_step(
+      g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype, 2 * g.m * g.n * g.k,
+      (g.m * g.n + g.m * g.k) * ge + weights * (fused ? kGradBytes : d.e), g.shape(Pass::BackwardWeight)));
+  if (!fused) {
+    // main_grad += grad: reads the 16-bit gradient, reads and writes the accumulator.
+    steps.push_back(kernel_step(g.name + ".grad_accumulate", ComputeKind::Elementwise, Pass::BackwardWeight,
+                                d.shard.activation, weights, weights * (d.e + 2 * d.shard.main_grad_bytes),
+                                {whole(weights)}));
+  }
+}
+
+// Backward of a row-parallel linear (its input is local): data then weight gradient.
+void row_parallel_backward(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
+  if (dtype == DType::FP8 || dtype == DType::FP4)
+    fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  steps.push_back(gemm_data_grad(g, d, dtype));
+  gemm_weight_grad(steps, g, d, dtype);
+}
+
+// Backward of a column-parallel linear: the input gradient is summed over TP ranks while the weight gradient
+// runs. With sequence parallelism the saved input shard is first all-gathered (during the data gradient)
+// and the input gradient is reduce-scattered back to sequence shards.
+void column_parallel_backward(Steps& steps, const Gemm& g, const Dims& d, DType dtype, bool sp) {
+  const int tp = d.shard.tp;
+  // The gradient's cast first, so that the gather hides under the data-gradient GEMM itself.
+  if (dtype == DType::FP8 || dtype == DType::FP4)
+    fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
+  if (tp > 1 && sp)
+    steps.push_back(collective_step(g.name + ".sp_all_gather_input", CollectiveKind::AllGather,
+                                    LayerGroup::TensorParallel, g.m * g.k * d.e, true));
+  steps.push_back(gemm_data_grad(g, d, dtype));
+  // Without the asynchronous all-reduce (Megatron-LM before late 2021) the backward waits for it: the
+  // weight gradient then runs after it, which takes the same time as Megatron's order (weight gradient,
+  // then the blocking all-reduce). Sequence parallelism always overlapped its reduce-scatter.
+  if (tp > 1)
+    steps.push_back(collective_step(g.name + (sp ? ".sp_reduce_scatter_grad" : ".tp_all_reduce_grad"),
+                                    sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                                    LayerGroup::TensorParallel, g.m * g.k * d.e,
+                                    sp || d.shard.async_tp_all_reduce));
+  gemm_weight_grad(steps, g, d, dtype);
+}
+
+// Entering a tensor-parallel region: an all-gather of the sequence shards with SP (its backward: a
+// reduce-scatter, issued by column_parallel_backward); nothing forward without SP.
+void enter_tp_region(Steps& steps, const std::string& name, const Dims& d) {
+  if (d.shard.tp > 1 && d.shard.sp)
+    steps.push_back(chunked(collective_step(name + ".sp_all_gather", CollectiveKind::AllGather,
+                                            LayerGroup::TensorParallel, d.activation_bytes()),
+                            d));
+}
+
+// Leaving it after a row-parallel linear: all-reduce, or reduce-scatter with SP.
+void leave_tp_region(Steps& forward, const std::string& name, const Dims& d) {
+  if (d.shard.tp == 1) return;
+  forward.push_back(
+      chunked(collective_step(name + (d.shard.sp ? ".sp_reduce_scatter" : ".tp_all_reduce"),
+                              d.shard.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                              LayerGroup::TensorParallel, d.activation_bytes()),
+              d));
+}
+// Its backward: the gradient arriving in the sequence-sharded region is all-gathered with SP.
+void leave_tp_region_backward(Steps& backward, const std::string& name, const Dims& d) {
+  if (d.shard.tp > 1 && d.shard.sp)
+    backward.push_back(chunked(collective_step(name + ".sp_all_gather_grad", CollectiveKind::AllGather,
+                                               LayerGroup::TensorParallel, d.activation_bytes()),
+                               d));
+}
+
+void norm_forward(Steps& steps, const std::string& name, const Dims& d) {
+  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d,
+                              d.norm_tokens * d.hidden, 1, 1, 5));
+}
+
+void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters) {
+  const double elements = d.norm_tokens * d.hidden;
+  steps.push_back(
+      elementwise(name + ".bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d, elements, 2, 1, 8));
+  LayerStep weight =
+      elementwise(name + ".bwd_weight", ComputeKind::LayerNorm, Pass::BackwardWeight, d, elements, 2, 0, 4);
+  weight.kernel.bytes += parameters * kGradBytes;
+  steps.push_back(weight);
+}
+
+// Megatron's fused bias-dropout-add on the residual stream (one-byte mask).
+void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forward) {
+  const double elements = d.norm_tokens * d.hidden;
+  LayerStep step =
+      forward ? elementwise(name + ".fwd", ComputeKind::Elementwise, Pass::Forward, d, elements, 2, 1, 3)
+              : elementwise(name + ".bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, elements, 1,
+                            1, 2);
+  step.kernel.bytes += elements;
+  steps.push_back(step);
+}
+
+// A mixer block's output (attention's or Mamba's): the row-parallel projection, the TP region's exit and the
+// residual add forward; their mirror opens `backward`, which must still be empty.
+void block_output(Steps& forward, Steps& backward, const Gemm& projection, const std::string& region,
+                  const std::string& residual, const Dims& d) {
+  gemm_forward(forward, projection, d, d.shard.gemm);
+  leave_tp_region(forward, region, d);
+  dropout_add(forward, residual, d, true);
+  dropout_add(backward, residual, d, false);
+  leave_tp_region_backward(backward, region, d);
+  row_parallel_backward(backward, projection, d, d.shard.gemm);
+}
+
+// Column-parallel fc1 (gate and up when gated), activation, row-parallel fc2, with the TP region's
+// collectives around them.
+void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d, double ffn,
+               const std::string& name, bool collectives) {
+  const int tp = d.shard.tp;
+  const Gemm fc1{name + ".fc1", d.tokens, ffn / tp * gated(m), d.hidden};
+  const Gemm fc2{name + ".fc2", d.tokens, d.hidden, ffn / tp};
+  const double elements = d.tokens * ffn / tp;
+  if (collectives) enter_tp_region(forward, name, d);
+  gemm_forward(forward, fc1, d, d.shard.gemm);
+  forward.push_back(elementwise(name + ".act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
+                                m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+  gemm_forward(forward, fc2, d, d.shard.gemm);
+  if (collectives) {
+    leave_tp_region(forward, name + ".fc2", d);
+    leave_tp_region_backward(backward, name + ".fc2", d);
+  }
+  row_parallel_backward(backward, fc2, d, d.shard.gemm);
+  backward.push_back(elementwise(name + ".act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
+                                 elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+  if (collectives) {
+    column_parallel_backward(backward, fc1, d, d.shard.gemm, d.shard.sp);
+  } else {
+    backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
+    gemm_weight_grad(backward, fc1, d, d.shard.gemm);
+  }
+}
+
+}  // namespace simtrain::workload::layer_builders

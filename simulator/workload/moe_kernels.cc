@@ -1,0 +1,105 @@
+// The routed-expert MLP of a MoE layer on one GPU under expert (and expert-tensor) parallelism, after
+// Megatron-Core's all-to-all token dispatcher and Transformer Engine's grouped linears.
+#include "simulator/workload/layer_builders.h"
+
+namespace simtrain::workload::layer_builders {
+namespace {
+
+// The host's launches for the grouped expert linears among steps[from...]: Transformer Engine's GroupedLinear
+// runs one GEMM (and one quantization) per local expert in a loop of its C++ code. A quantization there is a
+// bare launch call; a GEMM costs the host as much as an eager operator (cuBLASLt's setup: in the H200 Kineto
+// traces aten::mm takes 76 us of CPU where an elementwise aten::mul takes 36 us), so each expert's GEMM is
+// priced as a dispatch.
+void launch_per_local_expert(Steps& steps, std::size_t from, double local_experts) {
+  for (std::size_t i = from; i < steps.size(); ++i) {
+    LayerStep& step = steps[i];
+    if (step.type != LayerStep::Type::Kernel || step.name.rfind("moe.experts.fc", 0) != 0) continue;
+    if (step.kernel.kind == ComputeKind::Gemm)
+      step.launches = local_experts;
+    else
+      step.looped_kernels = local_experts - 1;
+  }
+}
+
+}  // namespace
+
+// Router, all-to-all dispatch over the EP group, all-gather over the expert-TP group (experts are split
+// over etp ranks: the TP group, or fewer ranks under MoE parallel folding, LayerSharding::etp), the local
+// experts as grouped GEMMs, and the mirror back. Megatron needs sequence parallelism for MoE with TP: each
+// TP rank routes tokens / tp tokens. Shared experts see every token, TP-sharded like a dense MLP (their
+// collectives are taken to ride on the routed experts').
+// The memory-bound kernels are Megatron-Core's all-to-all token dispatcher's (MoEAlltoAllTokenDispatcher,
+// token_dispatcher.py): the fused router's scores, top-k and probabilities over tokens x experts; the
+// permutation gathering each token's row once per chosen expert before the dispatch, and the unpermutation
+// summing them back (weighted by the probabilities) after the combine; with several local experts behind an
+// all-to-all, sort_chunks_by_idxs reorders the arrived rows from source-rank-major to expert-major before the
+// experts and back after them. Each reads and writes every slot's row; their backwards are the mirror
+// gathers and scatters.
+void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
+  const int tp = d.shard.tp, ep = d.shard.ep, etp = d.shard.expert_tp();
+  const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
+  const double arriving = dispatched * etp;  // token slots this rank's experts process (after the ETP gather)
+  const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
+  const double local_experts = static_cast<double>(m.experts) / ep;
+  const Gemm router{"moe.router", d.tokens / tp, static_cast<double>(m.experts), d.hidden};
+  const Gemm fc1{"moe.experts.fc1", arriving, ffn / etp * gated(m), d.hidden, local_experts};
+  const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / etp, local_experts};
+  const double slots = dispatched * d.hidden, elements = arriving * ffn / etp;
+  const double scores = d.tokens / tp * static_cast<double>(m.experts);
+  const bool sort_chunks = ep > 1 && local_experts > 1;
+  const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
+    const bool all_to_all = kind == CollectiveKind::AllToAll;
+    if ((all_to_all ? ep : etp) == 1) return;
+    steps.push_back(collective_step(
+        name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
+        slots * d.e * (all_to_all ? 1 : etp)));
+  };
+  // A gather or scatter of `rows` hidden-wide rows: each read once and written once.
+  const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
+    steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * d.hidden, 1, 1, 1));
+  };
+  gemm_forward(forward, router, d, d.shard.activation);
+  forward.push_back(
+      elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
+  move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
+  // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
+  // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
+  forward.back().host_waits = !d.shard.moe_pad_to_capacity;
+  const std::size_t experts_forward = forward.size(), experts_backward = backward.size();
+  comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
+  comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
+  if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
+  gemm_forward(forward, fc1, d, d.shard.gemm);
+  forward.push_back(elementwise("moe.experts.act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
+                                m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+  gemm_forward(forward, fc2, d, d.shard.gemm);
+  if (sort_chunks) move_rows(forward, "moe.unsort_chunks.fwd", Pass::Forward, arriving);
+  comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
+  comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
+  forward.push_back(
+      elementwise("moe.unpermute.fwd", ComputeKind::Elementwise, Pass::Forward, d, slots, 1, 1, 1));
+
+  backward.push_back(
+      elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, slots, 1, 1, 1));
+  comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
+  comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
+  if (sort_chunks) move_rows(backward, "moe.unsort_chunks.bwd_data", Pass::BackwardData, arriving);
+  row_parallel_backward(backward, fc2, d, d.shard.gemm);
+  backward.push_back(elementwise("moe.experts.act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
+                                 elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+  backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
+  gemm_weight_grad(backward, fc1, d, d.shard.gemm);
+  launch_per_local_expert(forward, experts_forward, local_experts);
+  launch_per_local_expert(backward, experts_backward, local_experts);
+  if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
+  comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
+  comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
+  move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
+  backward.push_back(
+      elementwise("moe.router.topk.bwd_data", ComputeKind::Softmax, Pass::BackwardData, d, scores, 2, 1, 4));
+  backward.push_back(gemm_data_grad(router, d, d.shard.activation));
+  gemm_weight_grad(backward, router, d, d.shard.activation);
+  if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
+}
+
+}  // namespace simtrain::workload::layer_builders
