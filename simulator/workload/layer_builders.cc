@@ -86,13 +86,16 @@ LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
 }
 
 // The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
-// fusion) or, as Megatron-LM's backward hook did before it, by an add kernel after a 16-bit GEMM output.
+// fusion: the GEMM's epilogue reads the fp32 accumulator and writes it back, C = A B + C, every micro-batch)
+// or, as Megatron-LM's backward hook did before it, by an add kernel after a 16-bit GEMM output. The
+// accumulator's traffic holds a grouped GEMM with few tokens per expert to the memory roofline.
 void gemm_weight_grad(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
   const double ge = storage_bytes_per_element(dtype), weights = g.weights * g.k * g.n;
   const bool fused = d.shard.gradient_accumulation_fusion;
-  steps.push_back(kernel_step(
-      g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype, 2 * g.m * g.n * g.k,
-      (g.m * g.n + g.m * g.k) * ge + weights * (fused ? kGradBytes : d.e), g.shape(Pass::BackwardWeight)));
+  steps.push_back(kernel_step(g.name + ".bwd_weight", ComputeKind::Gemm, Pass::BackwardWeight, dtype,
+                              2 * g.m * g.n * g.k,
+                              (g.m * g.n + g.m * g.k) * ge + weights * (fused ? 2 * kGradBytes : d.e),
+                              g.shape(Pass::BackwardWeight)));
   if (!fused) {
     // main_grad += grad: reads the 16-bit gradient, reads and writes the accumulator.
     steps.push_back(kernel_step(g.name + ".grad_accumulate", ComputeKind::Elementwise, Pass::BackwardWeight,
