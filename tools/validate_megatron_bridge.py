@@ -18,7 +18,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   group size in others) is Megatron-FSDP, simtrain's `--fsdp full`.
 - VP and EP 'n/a' are 1. GA is implied by GBS / (MBS x DP) and not read.
 - Model suffixes '(tokendrop)', '(dropless)', '(w/o MTP)', '(w/ MTP)' name the routing or MTP setting of the
-  same model: the zoo key is the model's, and the suffix stays in the configuration key.
+  same model: the zoo key is the model's, and the suffix stays in the configuration key. '(w/o MTP)' runs
+  with `--mtp-layers 0`; the others keep the model's multi-token-prediction module.
 - Deduplication: rows with the same system, model (suffix included), precision and parallel configuration
   in several releases are one configuration; the latest release's throughput is taken (simtrain models
   current software, and throughputs rise release over release as the recipes are tuned).
@@ -79,13 +80,16 @@ MODEL_OPTIONS = {"LLAMA3.1_405B": ["--account-for-embedding-in-pipeline-split",
                                      "--account-for-loss-in-pipeline-split"]}
 
 # DeepSeek-V3's and Kimi K2's 61 decoder layers over the (virtual) pipeline stages, as Megatron-Bridge's
-# recipes lay them out (src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py
-# _get_deepseek_v3_pipeline_layout and recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout at commit
-# 067f987: the embedding shares the first stage, the MTP module and the loss the last). A layout lists the
-# stages in the order they run, chunk 0 of every rank first: simtrain's --pp-layers with pp x vp counts.
-# Kimi K2's map also has PP 2 VP 8; a (PP, VP) a recipe's map lacks is listed as not expressible.
-STAGES_61 = {4: [16, 16, 16, 13], 8: [8] * 7 + [5], 16: [4] * 15 + [1]}
-LAYOUTS_61 = {"DeepSeekV3": {(4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4)},
+# recipes lay them out at commit 067f987 (the embedding shares the first stage, the MTP module and the loss
+# the last): the layout maps of recipes/deepseek/h100/deepseek_v3.py _get_deepseek_v3_pipeline_layout and
+# recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout, and the explicit layouts the performance
+# recipes pass: perf_recipes/deepseek/gb300/deepseek_v3.py "Et*4|(t*4|)*14tmL" at PP 2 VP 8 (the 16-chunk
+# split) and perf_recipes/deepseek/h100/deepseek_v3.py "Et|(tt|)*30mL" at PP 8 VP 4 (one layer with the
+# embedding, 30 chunks of two, the MTP module and the loss alone in the last chunk). A layout lists the
+# stages in the order they run, chunk 0 of every rank first: simtrain's --pp-layers with pp x vp counts. A
+# (PP, VP) no recipe lays out is listed as not expressible; a layout serves every system's rows of its shape.
+STAGES_61 = {4: [16, 16, 16, 13], 8: [8] * 7 + [5], 16: [4] * 15 + [1], 32: [1] + [2] * 30 + [0]}
+LAYOUTS_61 = {"DeepSeekV3": {(4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4), (2, 8), (8, 4)},
               "Kimi_K2": {(4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4), (2, 8)}}
 
 
@@ -186,6 +190,8 @@ def run_args(row, host=True):
         # perf_recipes/deepseek/common.py, perf_recipes/gpt_oss/*): experts are never split over TP, and
         # with TP > 1 expert parallelism folds over the tensor-parallel ranks.
         args += ["--etp", "1"]
+    if "(w/o MTP)" in row["label"]:
+        args += ["--mtp-layers", "0"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:

@@ -131,7 +131,9 @@ void add_parallel_options(po::options_description& options) {
       "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
       "moe-expert-capacity-factor", po::value<double>(),
       "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
-      "balanced routing drops nothing and it changes nothing)");
+      "balanced routing drops nothing and it changes nothing)")(
+      "mtp-layers", po::value<int>(),
+      "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
 
 bool wants_model_parallelism(const po::variables_map& vm) {
@@ -198,6 +200,12 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   if (vm.count("etp")) {
     c.etp = vm["etp"].as<int>();
     if (c.etp < 1) throw Error("--etp: must be at least 1, got " + std::to_string(c.etp));
+  }
+  if (vm.count("mtp-layers")) {
+    c.mtp_layers = vm["mtp-layers"].as<int>();
+    if (*c.mtp_layers < 0 || *c.mtp_layers > workload::kMaxMtpLayers)
+      throw Error("--mtp-layers: must be 0 to " + std::to_string(workload::kMaxMtpLayers) + ", got " +
+                  std::to_string(*c.mtp_layers));
   }
   c.dp = vm["dp"].as<int>();
   c.zero = vm["zero"].as<int>();

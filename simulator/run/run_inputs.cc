@@ -101,6 +101,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   if (c.host) j["host"] = host_inputs(*c.host);
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;
+  if (c.mtp_layers) j["mtp_layers"] = *c.mtp_layers;
   return j;
 }
 

@@ -111,6 +111,7 @@ ResolvedTransformer resolve_transformer(const workload::ParallelConfig& config) 
     throw Error("--model " + config.model + ": model-parallel options need a transformer model",
                 ErrorKind::Infeasible);
   if (resolved.config.seq_len == 0) resolved.config.seq_len = resolved.model.seq_len;
+  if (config.mtp_layers) resolved.model.transformer->mtp_layers = *config.mtp_layers;
   return resolved;
 }
 

@@ -380,6 +380,9 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
   if (t.window_skip_freq > 0 && t.window_size == 0)
     throw Error("--window-attn-skip-freq: give --window-size with it");
   t.mtp_layers = in.integer("mtp-num-layers", 0).value_or(0);
+  if (t.mtp_layers > kMaxMtpLayers)
+    throw Error("--mtp-num-layers: at most " + std::to_string(kMaxMtpLayers) + ", got " +
+                std::to_string(t.mtp_layers));
   hybrid(in, t);
   const std::string positions =
       in.choice("position-embedding-type", {"learned_absolute", "rope", "none"}).value_or("learned_absolute");

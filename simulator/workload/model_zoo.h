@@ -25,6 +25,10 @@ struct Layer {
   bool input_needs_grad = true;
 };
 
+// Multi-token-prediction modules a model may have: each repeats a layer and the LM head on the last stage,
+// so the bound keeps an input from building without end (published models have one or two).
+constexpr int kMaxMtpLayers = 16;
+
 // The hyper-parameters of a transformer, from which tensor-, sequence-, context-, expert- and
 // pipeline-parallel kernels are built (model parallelism shards these dimensions, not a layer list).
 struct TransformerConfig {
@@ -65,7 +69,7 @@ struct TransformerConfig {
   // DeepSeek-V3 multi-token prediction (Megatron's --mtp-num-layers): that many extra transformer layers,
   // each after a projection of [norm(hidden), norm(embedding of the next token)] to hidden, sharing the
   // embedding and LM head, run on the last pipeline stage with their own LM head GEMM and loss.
-  int mtp_layers = 0;
+  int mtp_layers = 0;  // at most kMaxMtpLayers
   // Hybrid models (Nemotron-H; Megatron's --hybrid-override-pattern): one character per layer, each layer a
   // single block with its own norm and residual: 'M' a Mamba-2 mixer, '*' self-attention, '-' the dense MLP,
   // 'E' the MoE MLP. Empty = every layer is attention followed by an MLP (or MoE).

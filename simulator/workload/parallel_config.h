@@ -57,6 +57,9 @@ struct ParallelConfig {
   int micro_batch = 1;                 // sequences per micro-batch
   int global_batch = 0;                // sequences per optimizer step; 0 = micro_batch * dp
   int seq_len = 0;                     // 0 = the model's default
+  // Multi-token-prediction modules in place of the model's own (Megatron's --mtp-num-layers; DeepSeek-V3
+  // has one): 0 trains without them, as Megatron-Bridge's "w/o MTP" runs do. Unset = the model's.
+  std::optional<int> mtp_layers;
   Recompute recompute = Recompute::None;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Precision precision = Precision::AMP_BF16;

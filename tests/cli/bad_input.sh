@@ -151,6 +151,8 @@ expect_error "padding to capacity without a capacity" "--moe-pad-expert-input-to
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity
 expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: must be in (0, 64], got 0.000000" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 0
+expect_error "more multi-token-prediction modules than the bound" "--mtp-layers: must be 0 to 16, got 17" \
+  run --model deepseek-v3 --gpus 8 --ep 8 --mtp-layers 17
 
 expect_infeasible "NVFP4 needs Blackwell" "--precision nvfp4: H100-SXM5-80GB has no FP4 tensor cores (NVFP4 needs Blackwell)" \
   run --model llama3-8b --gpus 8 --platform dgx-h100 --precision nvfp4

@@ -81,6 +81,34 @@ switch_latency_us = 1.0
   ~SlowNetworkPlatform() { std::filesystem::remove_all(dir); }
 };
 
+// Ops of the trace's first program whose names contain `part` (the multi-token-prediction modules' steps
+// are named mtp0., mtp1., ... after the micro-batch's prefix).
+std::size_t ops_named(const trace::Trace& trace, const std::string& part) {
+  std::size_t count = 0;
+  for (const trace::Op& op : trace.programs.front().ops) count += op.name.find(part) != std::string::npos;
+  return count;
+}
+
+TEST_CASE("--mtp-layers replaces the model's multi-token-prediction modules") {
+  workload::ParallelConfig config;
+  config.model = "deepseek-moe-16b";  // no MTP of its own
+  config.gpus = 1;
+  config.seq_len = 256;
+  const trace::Trace none = run::generate_parallel_trace(config);
+  CHECK(ops_named(none, "mtp0.") == 0);
+
+  config.mtp_layers = 2;
+  const trace::Trace two = run::generate_parallel_trace(config);
+  const std::size_t first = ops_named(two, "mtp0.");
+  CHECK(first > 0);
+  CHECK(ops_named(two, "mtp1.") == first);  // each module: the same layer, projection and LM head
+  CHECK(ops_named(two, "mtp2.") == 0);
+  CHECK(two.metadata.model_flops_per_iteration > none.metadata.model_flops_per_iteration);
+
+  config.mtp_layers = 0;
+  CHECK(run::generate_parallel_trace(config).programs.front().ops.size() == none.programs.front().ops.size());
+}
+
 TEST_CASE("a GPU clock below the boost clock scales the compute peaks, not the memory bandwidth") {
   platform::ClusterSpec spec = platform::load_cluster_spec("dgx-h100");
   const calibration::CalibrationProfile boost = calibration::load_profile(spec.gpu);
