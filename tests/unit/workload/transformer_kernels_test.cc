@@ -115,7 +115,8 @@ TEST_CASE("without gradient accumulation fusion each weight gradient is added in
   // Reads the 16-bit gradient, reads and writes the accumulator.
   CHECK(add.kernel.bytes == simtrain::testing::Approx(weights * (2 + 2 * 2)));
   CHECK(add.kernel.kind == trace::ComputeKind::Elementwise);
-  // One add per weight-gradient GEMM, none with the fusion; the GEMM then writes 16 instead of 32 bits.
+  // One add per weight-gradient GEMM, none with the fusion. The fused GEMM reads and writes the fp32
+  // accumulator (C = A B + C); the unfused one only writes its 16-bit gradient.
   int gemms = 0, adds = 0;
   for (const LayerStep& step : unfused.backward) {
     gemms +=
@@ -127,7 +128,7 @@ TEST_CASE("without gradient accumulation fusion each weight gradient is added in
   for (const LayerStep& step : fused.backward) CHECK(step.name.find(".grad_accumulate") == std::string::npos);
   CHECK(find(fused.backward, "qkv.bwd_weight").kernel.bytes -
             find(unfused.backward, "qkv.bwd_weight").kernel.bytes ==
-        simtrain::testing::Approx(weights * (4 - 2)));
+        simtrain::testing::Approx(weights * (2 * 4 - 2)));
 }
 
 TEST_CASE("unfused attention's backward reads the score gradient in both the Q and the K gradient GEMM") {
