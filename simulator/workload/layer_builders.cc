@@ -29,13 +29,11 @@ LayerStep collective_step(std::string name, CollectiveKind kind, LayerGroup grou
   return step;
 }
 
-// Under Transformer Engine's userbuffers, a sequence-parallel collective runs chunked with its GEMM.
 LayerStep chunked(LayerStep step, const Dims& d) {
   step.chunked_with_gemm = d.shard.tp_comm_overlap && d.shard.sp && d.shard.tp > 1;
   return step;
 }
 
-// A memory-bound kernel over `elements` elements reading `reads` and writing `writes` such tensors.
 LayerStep elementwise(std::string name, ComputeKind kind, Pass pass, const Dims& d, double elements,
                       double reads, double writes, double flops_per_element) {
   return kernel_step(std::move(name), kind, pass, d.shard.activation, flops_per_element * elements,
@@ -104,7 +102,6 @@ void gemm_weight_grad(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
   }
 }
 
-// Backward of a row-parallel linear (its input is local): data then weight gradient.
 void row_parallel_backward(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
   if (dtype == DType::FP8 || dtype == DType::FP4)
     fp8_cast(steps, g.name + ".grad", Pass::BackwardData, d, g.m * g.n);
@@ -176,7 +173,6 @@ void norm_backward(Steps& steps, const std::string& name, const Dims& d, double 
   steps.push_back(weight);
 }
 
-// Megatron's fused bias-dropout-add on the residual stream (one-byte mask).
 void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forward) {
   const double elements = d.norm_tokens * d.hidden;
   LayerStep step =
@@ -187,8 +183,6 @@ void dropout_add(Steps& steps, const std::string& name, const Dims& d, bool forw
   steps.push_back(step);
 }
 
-// A mixer block's output (attention's or Mamba's): the row-parallel projection, the TP region's exit and the
-// residual add forward; their mirror opens `backward`, which must still be empty.
 void block_output(Steps& forward, Steps& backward, const Gemm& projection, const std::string& region,
                   const std::string& residual, const Dims& d) {
   gemm_forward(forward, projection, d, d.shard.gemm);
