@@ -381,7 +381,7 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
     throw Error("--window-attn-skip-freq: give --window-size with it");
   t.mtp_layers = in.integer("mtp-num-layers", 0).value_or(0);
   if (t.mtp_layers > kMaxMtpLayers)
-    throw Error("--mtp-num-layers: at most " + std::to_string(kMaxMtpLayers) + ", got " +
+    throw Error("--mtp-num-layers: must be 0 to " + std::to_string(kMaxMtpLayers) + ", got " +
                 std::to_string(t.mtp_layers));
   hybrid(in, t);
   const std::string positions =
