@@ -28,6 +28,9 @@ struct DeviceFacts {
   std::map<DType, double> peak_flops_per_s;  // dense, without sparsity; absent = unsupported
   double nvlink_bandwidth_Bps = 0;           // per GPU, per direction; 0 = no NVLink
   double pcie_bandwidth_Bps = 0;             // per GPU, per direction
+  // The board power the GPU is held to (its TDP, or a platform's cap), in watts; 0 = unknown, and then no
+  // power limit is applied (Efficiencies' *_flops_per_joule).
+  double power_limit_w = 0;
 
   bool operator==(const DeviceFacts&) const = default;
 };
@@ -56,6 +59,12 @@ struct Efficiencies {
   double gemm = 0.78;      // of the dtype's peak FLOP/s, tensor cores in 16 bits (DeepBench V100)
   double gemm_fp8 = 0.78;  // of the FP8 peak (FP8 GEMMs reach a smaller fraction of their peak on Hopper)
   double gemm_fp4 = 0.78;  // of the FP4 (NVFP4) peak, Blackwell
+  // A power-limited GPU cannot hold its boost clock through long GEMMs: the tensor-core rate it sustains is
+  // its power limit times the FLOPs one joule buys at that width, when that is below the fraction above.
+  // One figure per generation and width, from sustained (long warm-up) GEMM sweeps; 0 = not power-limited.
+  double gemm_flops_per_joule = 0;      // 16-bit
+  double gemm_fp8_flops_per_joule = 0;  // FP8
+  double gemm_fp4_flops_per_joule = 0;  // FP4 (NVFP4)
   // Wave quantization: a GEMM's output is cut into gemm_tile_m x gemm_tile_n tiles run one per SM, in
   // waves; a last wave that fills few SMs, and GEMMs with fewer tiles than SMs, reach less. 0 = not modelled
   // (the efficiency then already stands for a mix of shapes, as DeepBench's median does).

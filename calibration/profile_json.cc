@@ -43,6 +43,8 @@ constexpr NumberRange kRate{kMinRate, true, kMaxRate};
 constexpr NumberRange kOptionalRate{0, true, kMaxRate};  // 0 = absent (no NVLink)
 constexpr NumberRange kBytes{0, false, kMaxBytes};
 constexpr NumberRange kClock_MHz{0, false, 1e6};
+constexpr NumberRange kOptionalPower_W{0, true, 1e5};         // 0 = unknown
+constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-limited
 // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
 constexpr NumberRange kEfficiency{0, false, 1e3};
 constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
@@ -164,7 +166,8 @@ class ObjectReader {
 DeviceFacts read_device(const ObjectReader& top) {
   const ObjectReader in(top.need("device"), "device", top.origin(),
                         {"name", "sm_count", "clock_mhz", "memory_bytes", "memory_bandwidth_Bps",
-                         "peak_flops_per_s", "nvlink_bandwidth_Bps", "pcie_bandwidth_Bps"});
+                         "peak_flops_per_s", "nvlink_bandwidth_Bps", "pcie_bandwidth_Bps",
+                         "power_limit_w"});
   DeviceFacts device;
   device.name = in.text("name", true, false);
   device.sm_count = in.small_integer("sm_count", 1);
@@ -174,6 +177,7 @@ DeviceFacts read_device(const ObjectReader& top) {
   // 0 means "no NVLink"; a GPU without PCIe figures (spec unknown) reads as 0 too.
   device.nvlink_bandwidth_Bps = in.number("nvlink_bandwidth_Bps", kOptionalRate, 0.0);
   device.pcie_bandwidth_Bps = in.number("pcie_bandwidth_Bps", kOptionalRate, 0.0);
+  device.power_limit_w = in.number("power_limit_w", kOptionalPower_W, 0.0);
 
   const std::string peaks_path = in.path("peak_flops_per_s");
   const json& peaks = in.need("peak_flops_per_s");
@@ -212,13 +216,17 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   if (value == nullptr) return eff;
   const ObjectReader in(
       *value, "efficiencies", top.origin(),
-      {"gemm", "gemm_fp8", "gemm_fp4", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
+      {"gemm", "gemm_fp8", "gemm_fp4", "gemm_flops_per_joule", "gemm_fp8_flops_per_joule",
+       "gemm_fp4_flops_per_joule", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
        "gemm_fp32", "conv_fp32", "attention", "memory_bound", "memory_bound_unvectorized", "kernel_launch_s",
        "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
   eff.gemm_fp4 = in.number("gemm_fp4", kFraction, eff.gemm_fp8);
+  eff.gemm_flops_per_joule = in.number("gemm_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
+  eff.gemm_fp8_flops_per_joule = in.number("gemm_fp8_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
+  eff.gemm_fp4_flops_per_joule = in.number("gemm_fp4_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
   eff.gemm_tile_m = static_cast<int>(in.integer("gemm_tile_m", 0, eff.gemm_tile_m));
   eff.gemm_tile_n = static_cast<int>(in.integer("gemm_tile_n", 0, eff.gemm_tile_n));
   eff.conv = in.number("conv", kFraction, eff.conv);
@@ -346,7 +354,8 @@ json to_json(const CalibrationProfile& profile) {
         {"memory_bandwidth_Bps", d.memory_bandwidth_Bps},
         {"peak_flops_per_s", peaks},
         {"nvlink_bandwidth_Bps", d.nvlink_bandwidth_Bps},
-        {"pcie_bandwidth_Bps", d.pcie_bandwidth_Bps}}},
+        {"pcie_bandwidth_Bps", d.pcie_bandwidth_Bps},
+        {"power_limit_w", d.power_limit_w}}},
       {"environment",
        {{"driver", env.driver},
         {"cuda", env.cuda},
@@ -360,6 +369,9 @@ json to_json(const CalibrationProfile& profile) {
        {{"gemm", eff.gemm},
         {"gemm_fp8", eff.gemm_fp8},
         {"gemm_fp4", eff.gemm_fp4},
+        {"gemm_flops_per_joule", eff.gemm_flops_per_joule},
+        {"gemm_fp8_flops_per_joule", eff.gemm_fp8_flops_per_joule},
+        {"gemm_fp4_flops_per_joule", eff.gemm_fp4_flops_per_joule},
         {"gemm_tile_m", eff.gemm_tile_m},
         {"gemm_tile_n", eff.gemm_tile_n},
         {"conv", eff.conv},

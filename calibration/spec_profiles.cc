@@ -65,17 +65,28 @@ Efficiencies hopper_efficiencies() {
   return eff;
 }
 
-// Blackwell (B200, B300, GB200, GB300): no published cuBLASLt sweep, so each dtype's MAMF (ml-engineering:
-// B200, B300, GB200 bf16 0.776, 0.786, 0.729; fp8 0.763, 0.745, 0.723) times Hopper's sweep / MAMF factor.
-// NVFP4 has no published GEMM benchmark: it takes the FP8 fraction. Memory-bound: Hopper's STREAM fraction
-// (no published Blackwell STREAM figure). Attention 0.493: cuDNN 9.13's forward on B200 at 1,605 / 1.3
-// TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN 9.13) = 0.549 of peak, the backward and
-// the combination as on Hopper.
+// Blackwell (B200, B300, GB200, GB300) is power-limited. Through 10,000 warm-up iterations Azure's cuBLASLt
+// sweeps (gemm_tflops_published.csv) sustain FP8 GEMMs at 0.588 of peak on GB200 (1,200 W) and 0.673 on
+// GB300 (1,400 W, the same FP8 peak): 2.45 and 2.40 TFLOP per joule. So the sustained rate is the power limit
+// times the generation's FLOPs per joule: FP8 2.427e12 (the mean; either GPU's figure predicts the other's
+// sweep within 3.3% MAPE), NVFP4 5.894e12 (GB200 5.69, GB300 6.10; the two stored versions of GB200's table
+// disagree by up to 30% at the largest sizes), 16-bit 1.246e12 (FP8's times the bf16 / FP8 rate ratio of the
+// MAMFs, 0.513: the same clock at the same power). At their TDPs B200 sustains FP8 GEMMs at 0.539 of peak,
+// B300 0.593, GB200 0.583, GB300 0.680. The fractions cap that (the rate before the power limit binds):
+// each dtype's MAMF (ml-engineering: B200, B300, GB200 bf16 0.776, 0.786, 0.729; fp8 0.763, 0.745, 0.723)
+// times Hopper's sweep / MAMF factor; NVFP4 has no MAMF and takes FP8's. Memory-bound: Hopper's STREAM
+// fraction; Blackwell's one published figure (GB200 7.35 TB/s, 0.92 of 8 TB/s, Azure's GB200 blog, kernel
+// not named) lies within Hopper's kernels' range (H100: copy 0.87 to dot 0.95). Attention 0.493: cuDNN 9.13's forward on B200 at
+// 1,605 / 1.3 TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN 9.13) = 0.549 of peak, the
+// backward and the combination as on Hopper.
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.724;
   eff.gemm_fp8 = 0.706;
   eff.gemm_fp4 = 0.706;
+  eff.gemm_flops_per_joule = 1.246e12;
+  eff.gemm_fp8_flops_per_joule = 2.427e12;
+  eff.gemm_fp4_flops_per_joule = 5.894e12;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.memory_bound = 0.863;
   eff.attention = 0.493;
@@ -84,11 +95,12 @@ Efficiencies blackwell_efficiencies() {
 
 CalibrationProfile spec(std::string device_name, int sm_count, double clock_mhz, double memory_bytes,
                         double memory_bandwidth_Bps, std::map<DType, double> peaks, double nvlink_Bps,
-                        double pcie_Bps, Efficiencies efficiencies = volta_ampere_efficiencies()) {
+                        double pcie_Bps, double power_limit_w,
+                        Efficiencies efficiencies = volta_ampere_efficiencies()) {
   CalibrationProfile profile;
   profile.kind = ProfileKind::Spec;
-  profile.device = {std::move(device_name), sm_count,         clock_mhz,  memory_bytes,
-                    memory_bandwidth_Bps,   std::move(peaks), nvlink_Bps, pcie_Bps};
+  profile.device = {std::move(device_name), sm_count,   clock_mhz, memory_bytes, memory_bandwidth_Bps,
+                    std::move(peaks),       nvlink_Bps, pcie_Bps,  power_limit_w};
   profile.environment.source = kSource;
   profile.efficiencies = efficiencies;  // one set per GPU generation, never per GPU
   return profile;
@@ -97,8 +109,9 @@ CalibrationProfile spec(std::string device_name, int sm_count, double clock_mhz,
 // Tesla P100 PCIe datasheet (NVIDIA, 2016): 9.3 TFLOP/s fp32 and 18.7 fp16 (Pascal has no tensor cores; fp16
 // is the packed half2 rate), 16 GB HBM2 at 732 GB/s, 56 SMs at 1303 MHz boost, PCIe Gen3 x16, no NVLink.
 CalibrationProfile p100_pcie() {
-  CalibrationProfile profile = spec("P100-PCIE-16GB", 56, 1303, 16 * kGiB, gb_per_s(732),
-                                    {{DType::FP32, tflops(9.3)}, {DType::FP16, tflops(18.7)}}, 0, kPcieGen3);
+  CalibrationProfile profile =
+      spec("P100-PCIE-16GB", 56, 1303, 16 * kGiB, gb_per_s(732),
+           {{DType::FP32, tflops(9.3)}, {DType::FP16, tflops(18.7)}}, 0, kPcieGen3, 250);
   profile.environment.source = std::string(kSource) + "; P100: NVIDIA Tesla P100 PCIe datasheet";
   return profile;
 }
@@ -135,37 +148,39 @@ std::map<DType, double> grace_blackwell_peaks(double fp4_tflops) {
           {DType::BF16, tflops(2500)}, {DType::FP8, tflops(5000)},  {DType::FP4, tflops(fp4_tflops)}};
 }
 
+// Power limits are the TDP column of gpu_peak_specs.csv; GB300 takes GB200's 1,200 W plus the 16% more TDP
+// Azure gives ND GB300 v6 than ND GB200 v6 (techcommunity.microsoft.com, Azure HPC blog 4466080), ~1,400 W.
 // Memory sizes are what the card reports to software: V100, A100 and H100 sizes are binary (an "80GB" card
 // has 80 GiB), while H200 (141 GB) and B200 (180 GB usable of 192 GiB physical) are marketed in decimal GB.
 const std::map<std::string, CalibrationProfile>& catalogue() {
   static const std::map<std::string, CalibrationProfile> profiles = {
       {"v100-sxm2-16gb", spec("V100-SXM2-16GB", 80, 1530, 16 * kGiB, gb_per_s(900), volta_peaks(),
-                              gb_per_s(300) / 2, kPcieGen3)},
+                              gb_per_s(300) / 2, kPcieGen3, 300)},
       {"v100-sxm2-32gb", spec("V100-SXM2-32GB", 80, 1530, 32 * kGiB, gb_per_s(900), volta_peaks(),
-                              gb_per_s(300) / 2, kPcieGen3)},
+                              gb_per_s(300) / 2, kPcieGen3, 300)},
       {"p100-pcie-16gb", p100_pcie()},
       // The PCIe card: lower clocks (1380 MHz) give 14 / 112 TFLOP/s; no NVLink.
       {"v100-pcie-16gb", spec("V100-PCIE-16GB", 80, 1380, 16 * kGiB, gb_per_s(900),
-                              {{DType::FP32, tflops(14)}, {DType::FP16, tflops(112)}}, 0, kPcieGen3)},
+                              {{DType::FP32, tflops(14)}, {DType::FP16, tflops(112)}}, 0, kPcieGen3, 250)},
       {"a100-sxm4-40gb", spec("A100-SXM4-40GB", 108, 1410, 40 * kGiB, gb_per_s(1555), ampere_peaks(),
-                              gb_per_s(600) / 2, kPcieGen4)},
+                              gb_per_s(600) / 2, kPcieGen4, 400)},
       {"a100-sxm4-80gb", spec("A100-SXM4-80GB", 108, 1410, 80 * kGiB, gb_per_s(2039), ampere_peaks(),
-                              gb_per_s(600) / 2, kPcieGen4)},
+                              gb_per_s(600) / 2, kPcieGen4, 400)},
       // 1980 MHz is the SXM5 max boost; the ml-engineering table's 1830 MHz is the clock its peak math uses.
       {"h100-sxm5", spec("H100-SXM5-80GB", 132, 1980, 80 * kGiB, gb_per_s(3350), hopper_peaks(),
-                         gb_per_s(900) / 2, kPcieGen5, hopper_efficiencies())},
+                         gb_per_s(900) / 2, kPcieGen5, 700, hopper_efficiencies())},
       {"h200-sxm", spec("H200-SXM-141GB", 132, 1980, 141 * kGB, gb_per_s(4800), hopper_peaks(),
-                        gb_per_s(900) / 2, kPcieGen5, hopper_efficiencies())},
+                        gb_per_s(900) / 2, kPcieGen5, 700, hopper_efficiencies())},
       // Approximate: NVIDIA publishes no boost clock for B200; 1965 MHz is the commonly reported figure.
       // B300 and the Grace-Blackwell GPUs take B200's enabled SM count (148) and clock: no published figures.
       {"b200", spec("B200-180GB", 148, 1965, 180 * kGB, gb_per_s(8000), blackwell_peaks(9000),
-                    gb_per_s(1800) / 2, kPcieGen5, blackwell_efficiencies())},
+                    gb_per_s(1800) / 2, kPcieGen5, 1000, blackwell_efficiencies())},
       {"b300", spec("B300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), blackwell_peaks(12600),
-                    gb_per_s(1800) / 2, kPcieGen6, blackwell_efficiencies())},
+                    gb_per_s(1800) / 2, kPcieGen6, 1100, blackwell_efficiencies())},
       {"gb200", spec("GB200-186GB", 148, 1965, 186 * kGB, gb_per_s(8000), grace_blackwell_peaks(10000),
-                     gb_per_s(1800) / 2, kNvlinkC2C, blackwell_efficiencies())},
+                     gb_per_s(1800) / 2, kNvlinkC2C, 1200, blackwell_efficiencies())},
       {"gb300", spec("GB300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), grace_blackwell_peaks(15000),
-                     gb_per_s(1800) / 2, kNvlinkC2C, blackwell_efficiencies())},
+                     gb_per_s(1800) / 2, kNvlinkC2C, 1400, blackwell_efficiencies())},
   };
   return profiles;
 }

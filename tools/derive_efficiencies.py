@@ -71,9 +71,18 @@ def main():
 # applies them (simulator/cost/compute_cost.cc).
 TILE = 128
 LAUNCH_S = 4e-6
-SMS = {"H100": 132, "H200": 132, "A100": 108}
-PEAK = {("H100", "fp8"): 1979, ("H200", "fp8"): 1979, ("A100", "fp16"): 312}
-HBM = {"H100": 3350, "H200": 4800, "A100": 2039}
+SMS = {"H100": 132, "H200": 132, "A100": 108, "GB200": 148, "GB300": 148}
+PEAK = {("H100", "fp8"): 1979, ("H200", "fp8"): 1979, ("A100", "fp16"): 312, ("GB200", "fp8"): 5000,
+        ("GB200", "fp4"): 10000, ("GB300", "fp8"): 5000, ("GB300", "fp4"): 15000}
+HBM = {"H100": 3350, "H200": 4800, "A100": 2039, "GB200": 8000, "GB300": 8000}
+# Board power each GPU is held to (W): gpu_peak_specs.csv's TDP column; GB300 is GB200's 1,200 W plus the
+# 16% Azure gives for ND GB300 v6 over ND GB200 v6 (techcommunity.microsoft.com, blog 4466080).
+POWER_W = {"B200 SXM": 1000, "B300 SXM": 1100, "GB200": 1200, "GB300": 1400}
+
+
+def gpu_of(row):
+    """The GPU's short name: "GB200 (ND GB200 v6)" -> GB200, "H100-SXM5-80GB (ND H100 v5)" -> H100."""
+    return row["gpu"].split()[0].split("-")[0]
 
 
 def wave_fraction(m, n, sms):
@@ -86,7 +95,7 @@ def gemm_core(rows):
     """Fraction of peak that, after wave quantization and launch, gives each measured time (per GEMM)."""
     out = []
     for r in rows:
-        gpu, dtype = r["gpu"][:4], r["dtype"].split()[0]
+        gpu, dtype = gpu_of(r), r["dtype"].split()[0]
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
         flops = 2.0 * m * n * k
         t = flops / (float(r["tflops"]) * 1e12) - LAUNCH_S
@@ -98,7 +107,7 @@ def generations(kernels):
     gemm = rows(os.path.join(kernels, "gemm_tflops_published.csv"))
     # Compute-bound square and near-square GEMMs of the Azure cuBLASLt sweeps (the skinny 802816 x 192 x 768
     # is bandwidth-bound, the 1024^3 launch-bound: they check the shape model, they do not set the core).
-    sweep = [r for r in gemm if r["source"].startswith("Azure/") and r["gpu"][:4] in ("H100", "H200")
+    sweep = [r for r in gemm if r["source"].startswith("Azure/") and gpu_of(r) in ("H100", "H200")
              and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]
     cores = gemm_core(sweep)
     hopper_fp8 = statistics.median(c for _, c in cores)
@@ -111,7 +120,7 @@ def generations(kernels):
     # Whole sweep through the shape model with the fitted core.
     errors = []
     for r in gemm:
-        gpu = r["gpu"][:4]
+        gpu = gpu_of(r)
         if not r["source"].startswith("Azure/") or gpu not in ("H100", "H200"):
             continue
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
@@ -125,24 +134,65 @@ def generations(kernels):
     print(f"  shape model over the {len(errors)} Hopper FP8 GEMMs: MAPE "
           f"{statistics.mean(abs(e) for e in errors):.1%}")
 
-    # MAMF (stas00/ml-engineering: best shape of a brute-force torch.matmul sweep) per GPU and dtype. The
-    # sweep's core is below Hopper FP8's MAMF by the factor `typical`; the other dtypes and Blackwell, which
-    # have no published sweep, take their MAMF times that factor.
+    # MAMF (stas00/ml-engineering: best shape of a brute-force torch.matmul sweep, 50 warm-up iterations) per
+    # GPU and dtype. Azure's sweeps run 10,000 warm-up iterations first, so they measure the clock a GPU
+    # sustains at its power limit, as training does; MAMF measures a short burst. Hopper's 16-bit core is its
+    # MAMF times Hopper's sweep / MAMF factor ("sustain"); Blackwell's sweeps set its power limit model below.
     mamf = {(r["gpu"], r["dtype"].split()[0]): float(r["tflops"]) / float(r["peak_tflops"])
             for r in gemm if r["source"].startswith("stas00/")}
-    typical = hopper_fp8 / statistics.mean([mamf[("H100 SXM", "fp8")], mamf[("H200 SXM", "fp8")]])
-    print(f"typical / MAMF {typical:.3f}  (Hopper FP8 sweep core over the H100 and H200 FP8 MAMF)")
-    hopper_bf16 = mamf[("H100 SXM", "bf16")] * typical
-    print(f"hopper gemm (16-bit) {hopper_bf16:.3f}  H100 bf16 MAMF {mamf[('H100 SXM', 'bf16')]:.3f} x typical")
+    hopper_sustain = hopper_fp8 / statistics.mean([mamf[("H100 SXM", "fp8")], mamf[("H200 SXM", "fp8")]])
+    print(f"hopper sustain {hopper_sustain:.3f}  (Hopper FP8 sweep core over the H100 and H200 FP8 MAMF)")
+    hopper_bf16 = mamf[("H100 SXM", "bf16")] * hopper_sustain
+    print(f"hopper gemm (16-bit) {hopper_bf16:.3f}  H100 bf16 MAMF {mamf[('H100 SXM', 'bf16')]:.3f} x sustain")
+
+    # Blackwell is power-limited: through 10,000 warm-up iterations GB200 (1,200 W) sustains 0.81 of its
+    # FP8 MAMF, and GB300 (1,400 W), with the same FP8 peak, 14% more than GB200. So a Blackwell GPU's
+    # sustained tensor-core rate is its power limit times the FLOPs a joule buys, one figure per dtype for the
+    # generation; the MAMF-based fraction caps it (the rate a GPU reaches before its power limit binds).
+    def sustained_core(gpu, dtype):
+        chosen = [r for r in gemm if r["source"].split("/")[1].startswith("AI-benchmarking-guide")
+                  and gpu_of(r) == gpu and r["dtype"] == dtype and int(r["N"]) >= 4096 and int(r["M"]) >= 4096]
+        return statistics.median(c for _, c in gemm_core(chosen)), chosen
+
+    joules = {}
+    for dtype in ("fp8", "fp4"):
+        per_gpu = {}
+        for gpu in ("GB200", "GB300"):
+            core, chosen = sustained_core(gpu, dtype)
+            per_gpu[gpu] = core * PEAK[(gpu, dtype)] / POWER_W[gpu]
+            print(f"blackwell {dtype} on {gpu}: sustained core {core:.3f} of {PEAK[(gpu, dtype)]} TFLOP/s at "
+                  f"{POWER_W[gpu]} W = {per_gpu[gpu]:.3f} TFLOP/J  (median of {len(chosen)} Azure cuBLASLt GEMMs)")
+        joules[dtype] = statistics.mean(per_gpu.values())
+        print(f"blackwell gemm_{dtype}_tflops_per_joule {joules[dtype]:.3f}  mean of GB200 and GB300")
+        for held, other in (("GB200", "GB300"), ("GB300", "GB200")):  # leave one GPU out
+            _, chosen = sustained_core(held, dtype)
+            errors = []
+            for r in chosen:
+                m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+                core = per_gpu[other] * POWER_W[held] / PEAK[(held, dtype)]
+                compute = 2.0 * m * n * k / (PEAK[(held, dtype)] * 1e12 * core * wave_fraction(m, n, SMS[held]))
+                predicted = 2.0 * m * n * k / (compute + LAUNCH_S) / 1e12
+                errors.append(abs(predicted / float(r["tflops"]) - 1))
+            print(f"  leave {held} out: {per_gpu[other]:.3f} TFLOP/J from {other}, MAPE on {held}'s "
+                  f"{len(errors)} compute-bound GEMMs {statistics.mean(errors):.1%}")
+    # bf16 runs the tensor cores at half FP8's FLOPs per clock; at the same power it sustains the same clock,
+    # so it buys each GPU's bf16 / FP8 MAMF rate ratio of FP8's FLOPs per joule.
+    ratios = [mamf[(g, "bf16")] / mamf[(g, "fp8")] / 2 for g in ("B200 SXM", "B300 SXM", "GB200 SXM")]
+    bf16 = joules["fp8"] * statistics.mean(ratios)
+    print(f"blackwell gemm_tflops_per_joule (16-bit) {bf16:.3f}  the FP8 figure x the bf16 / FP8 MAMF rate "
+          f"ratios ({', '.join(f'{r:.3f}' for r in ratios)})")
+
+    burst = {}
     for dtype, name in (("bf16", "gemm (16-bit)"), ("fp8", "gemm_fp8")):
         each = {g: mamf[(g, dtype)] for g in ("B200 SXM", "B300 SXM", "GB200 SXM")}
-        value = statistics.mean(each.values()) * typical
-        print(f"blackwell {name} {value:.3f}  mean MAMF of {', '.join(f'{g} {v:.3f}' for g, v in each.items())}"
-              " x typical")
-        for gpu in each:  # leave one GPU out
-            rest = statistics.mean(v for g, v in each.items() if g != gpu) * typical
-            print(f"  leave {gpu} out: {rest:.3f}, error on {gpu} {rest / (each[gpu] * typical) - 1:+.1%}")
-    print("blackwell gemm_fp4: no published NVFP4 GEMM sweep or MAMF: the gemm_fp8 figure")
+        burst[dtype] = statistics.mean(each.values()) * hopper_sustain
+        print(f"blackwell {name} cap {burst[dtype]:.3f}  mean MAMF of "
+              f"{', '.join(f'{g} {v:.3f}' for g, v in each.items())} x Hopper's sustain")
+    print("blackwell gemm_fp4 cap: no published NVFP4 MAMF: the gemm_fp8 cap")
+    for gpu, fp8_peak in (("B200 SXM", 4500), ("B300 SXM", 4500), ("GB200", 5000), ("GB300", 5000)):
+        fraction = min(burst["fp8"], joules["fp8"] * POWER_W[gpu] / fp8_peak)
+        print(f"  {gpu} at {POWER_W[gpu]} W sustains FP8 GEMMs at {fraction:.3f} of peak "
+              f"({fraction * fp8_peak:.0f} TFLOP/s)")
 
     # Memory-bound: the mean of STREAM copy, mul, add and triad over datasheet HBM bandwidth, per GPU.
     bench = rows(os.path.join(kernels, "azure_microbench_hbm_nvbw_flashattn.csv"))
@@ -155,7 +205,8 @@ def generations(kernels):
     for gpu, fractions in per_gpu.items():
         print(f"memory_bound {gpu} {statistics.mean(fractions):.3f}  mean of STREAM copy/mul/add/triad")
     hopper = statistics.mean(statistics.mean(per_gpu[g]) for g in ("H100-SXM5-80GB", "H200-SXM-141GB"))
-    print(f"hopper memory_bound {hopper:.3f}  (H100, H200); Blackwell: no published STREAM figure, Hopper's")
+    print(f"hopper memory_bound {hopper:.3f}  (H100, H200); Blackwell: Hopper's (GB200's one published figure, "
+          "7.35 TB/s = 0.92 in Azure's blog, kernel not named, is within H100's copy 0.87 to dot 0.95)")
 
     # Attention: the forward kernel Megatron-Bridge runs (Transformer Engine's cuDNN fused attention, FA3-class
     # on Hopper) and its backward, which reaches 0.86 of the forward's fraction (FlashAttention-2 paper,

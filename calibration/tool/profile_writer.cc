@@ -26,6 +26,7 @@ void write_device(JsonWriter& w, const DeviceFacts& d) {
   w.end_object();
   w.field("nvlink_bandwidth_Bps", d.nvlink_bandwidth_Bps);
   w.field("pcie_bandwidth_Bps", d.pcie_bandwidth_Bps);
+  w.field("power_limit_w", d.power_limit_w);
   w.end_object();
 }
 
@@ -48,6 +49,9 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("conv", e.conv);
   w.field("gemm_fp8", e.gemm_fp8);
   w.field("gemm_fp4", e.gemm_fp4);
+  w.field("gemm_flops_per_joule", e.gemm_flops_per_joule);
+  w.field("gemm_fp8_flops_per_joule", e.gemm_fp8_flops_per_joule);
+  w.field("gemm_fp4_flops_per_joule", e.gemm_fp4_flops_per_joule);
   w.field("gemm_tile_m", e.gemm_tile_m);
   w.field("gemm_tile_n", e.gemm_tile_n);
   w.field("gemm_tf32", e.gemm_tf32);

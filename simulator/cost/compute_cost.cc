@@ -43,11 +43,16 @@ std::optional<trace::ComputeSpec> pointwise_conv_as_gemm(const trace::ComputeSpe
   return gemm;
 }
 
-// The tensor-core GEMM efficiency of a dtype: 8- and 4-bit GEMMs reach their own fractions of their peaks.
-double tensor_core_gemm_efficiency(const calibration::Efficiencies& eff, DType dtype) {
-  if (dtype == DType::FP8) return eff.gemm_fp8;
-  if (dtype == DType::FP4) return eff.gemm_fp4;
-  return eff.gemm;
+// The tensor-core GEMM efficiency of a dtype at `peak_flops`: 8- and 4-bit GEMMs reach their own fractions
+// of their peaks, and a power-limited GPU no more than its power limit buys.
+double tensor_core_gemm_efficiency(const calibration::Efficiencies& eff,
+                                   const calibration::DeviceFacts& device, DType dtype, double peak_flops) {
+  const double fraction = dtype == DType::FP8 ? eff.gemm_fp8 : dtype == DType::FP4 ? eff.gemm_fp4 : eff.gemm;
+  const double flops_per_joule = dtype == DType::FP8   ? eff.gemm_fp8_flops_per_joule
+                                 : dtype == DType::FP4 ? eff.gemm_fp4_flops_per_joule
+                                                       : eff.gemm_flops_per_joule;
+  if (flops_per_joule <= 0 || device.power_limit_w <= 0 || peak_flops <= 0) return fraction;
+  return std::min(fraction, device.power_limit_w * flops_per_joule / peak_flops);
 }
 
 // The fraction of the SMs a GEMM's output tiles keep busy: tiles run one per SM in waves, so a GEMM with
@@ -106,7 +111,7 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
       case trace::ComputeKind::Gemm:
         efficiency = simt   ? eff.gemm_fp32
                      : tf32 ? eff.gemm_tf32
-                            : tensor_core_gemm_efficiency(eff, kernel.dtype);
+                            : tensor_core_gemm_efficiency(eff, profile_.device, kernel.dtype, peak);
         efficiency *= wave_fraction(eff, profile_.device.sm_count, kernel);
         break;
       case trace::ComputeKind::Conv:

@@ -144,8 +144,8 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
 ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& origin) {
   const toml::table document = parse_toml(toml_text, origin);
   const Section root(document, origin, "");
-  root.only_keys({"name", "description", "nodes", "gpus_per_node", "gpu", "gpu_clock_mhz", "intra_node",
-                  "nics", "fabric"});
+  root.only_keys({"name", "description", "nodes", "gpus_per_node", "gpu", "gpu_clock_mhz",
+                  "gpu_power_limit_w", "intra_node", "nics", "fabric"});
 
   ClusterSpec spec;
   spec.source_file = origin;
@@ -162,6 +162,8 @@ ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& 
   if (spec.gpu.empty()) root.fail("gpu", "must name a GPU profile");
   spec.gpu_clock_mhz = root.number_or("gpu_clock_mhz", 0);
   if (spec.gpu_clock_mhz > 10000) root.fail("gpu_clock_mhz", "must be at most 10000 MHz");
+  spec.gpu_power_limit_w = root.number_or("gpu_power_limit_w", 0);
+  if (spec.gpu_power_limit_w > 10000) root.fail("gpu_power_limit_w", "must be at most 10000 W");
   spec.intra_node = read_intra_node(root.table("intra_node"), spec.gpus_per_node);
   spec.nics = read_nics(root.table("nics"), spec.gpus_per_node);
   spec.fabric = read_fabric(root.table("fabric"), spec);

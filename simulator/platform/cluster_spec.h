@@ -132,6 +132,9 @@ struct ClusterSpec {
   // -lgc) or the clock a power cap sustains, in MHz; 0 = the profile's boost clock. Tensor-core and
   // vector throughput scale with it; HBM runs on its own clock and keeps its bandwidth.
   double gpu_clock_mhz = 0;
+  // The board power the GPUs are capped at (nvidia-smi -pl), in watts, when below their TDP; 0 = the
+  // profile's own limit. On a power-limited generation it bounds the GEMM rate they sustain.
+  double gpu_power_limit_w = 0;
   IntraNodeSpec intra_node;
   NicSpec nics;
   FabricSpec fabric;

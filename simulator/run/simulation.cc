@@ -80,6 +80,20 @@ void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::C
     for (auto& [dtype, flops] : profile.device.peak_flops_per_s) flops *= spec.gpu_clock_mhz / boost;
     profile.device.clock_mhz = spec.gpu_clock_mhz;
   }
+  if (spec.gpu_power_limit_w > 0) {
+    const auto fail = [&](const std::string& why) {
+      throw Error(spec.source_file, 0, "gpu_power_limit_w", why, ErrorKind::Infeasible);
+    };
+    if (profile.kind == calibration::ProfileKind::Measured)
+      fail("applies to spec profiles; measured profile '" + profile.device.name +
+           "' already carries the power its kernels ran at");
+    const double tdp = profile.device.power_limit_w;
+    if (!(tdp > 0)) fail("profile '" + profile.device.name + "' has no power limit to cap");
+    if (spec.gpu_power_limit_w > tdp)
+      fail(fmt::format("{:g} W is above {}'s power limit of {:g} W", spec.gpu_power_limit_w,
+                       profile.device.name, tdp));
+    profile.device.power_limit_w = spec.gpu_power_limit_w;
+  }
   if (profile.kind == calibration::ProfileKind::Measured) return;
   if (spec.intra_node.nccl_efficiency > 0)
     profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;

@@ -72,9 +72,10 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config);
 
 // What a platform says about its GPUs, applied to their profile: a fabric generation's own NCCL
 // efficiencies (cluster_spec.h) replace a spec profile's defaults, and a clock below the boost clock
-// (gpu_clock_mhz) scales the compute peaks. A measured profile keeps what was measured, and refuses a clock
-// (its kernel times carry the clocks they were measured at): Error naming the spec's field. simulate()
-// applies it; so does the plan search's estimate.
+// (gpu_clock_mhz) scales the compute peaks, and a power cap below the TDP (gpu_power_limit_w) lowers the
+// GEMM rate a power-limited generation sustains. A measured profile keeps what was measured, and refuses a
+// clock or a cap (its kernel times carry the clocks they were measured at): Error naming the spec's field.
+// simulate() applies it; so does the plan search's estimate.
 void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile);
 
 // The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k

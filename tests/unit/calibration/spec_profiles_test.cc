@@ -5,12 +5,14 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "calibration/profile_json.h"
 #include "common/error.h"
+#include "tests/support/approx.h"
 
 namespace simtrain::calibration {
 namespace {
@@ -153,6 +155,27 @@ TEST_CASE("efficiencies are one set per GPU generation: Volta and Ampere, Hopper
   CHECK(efficiencies("h100-sxm5") != Efficiencies{});
   // FP8 GEMMs reach a smaller fraction of their peak than 16-bit ones (tools/derive_efficiencies.py).
   CHECK(efficiencies("h100-sxm5").gemm_fp8 < efficiencies("h100-sxm5").gemm);
+}
+
+TEST_CASE("Blackwell's sustained GEMM rate follows each GPU's power limit; older generations have none") {
+  // Azure's 10,000-warm-up FP8 sweeps (tools/derive_efficiencies.py): GB200 at 1,200 W sustains about 2,900
+  // TFLOP/s on large square GEMMs, GB300 at 1,400 W about 3,300, with the same 5,000 TFLOP/s FP8 peak.
+  const auto sustained_fp8 = [](const char* name) {
+    const CalibrationProfile p = *spec_profile(name);
+    return std::min(p.efficiencies.gemm_fp8 * p.peak_flops(DType::FP8),
+                    p.device.power_limit_w * p.efficiencies.gemm_fp8_flops_per_joule);
+  };
+  CHECK(sustained_fp8("gb200") == simtrain::testing::Approx(2907e12).epsilon(0.03));
+  CHECK(sustained_fp8("gb300") == simtrain::testing::Approx(3309e12).epsilon(0.03));
+  CHECK(sustained_fp8("b200") < sustained_fp8("b300"));
+  CHECK(sustained_fp8("b300") < sustained_fp8("gb200"));
+  // The power limits are the datasheet TDPs.
+  CHECK(spec_profile("b200")->device.power_limit_w == 1000);
+  CHECK(spec_profile("h100-sxm5")->device.power_limit_w == 700);
+  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5", "h200-sxm"}) {
+    CAPTURE(name);
+    CHECK(spec_profile(name)->efficiencies.gemm_fp8_flops_per_joule == 0);
+  }
 }
 
 TEST_CASE("GB300's figures are NVIDIA's GB300 NVL72 rack figures per GPU, dense") {

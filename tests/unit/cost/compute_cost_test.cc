@@ -305,6 +305,33 @@ TEST_CASE("FP8 and FP4 GEMMs take their own fractions of their own peaks") {
   }
 }
 
+TEST_CASE("a power-limited GPU sustains GEMMs at its power limit times the FLOPs per joule, if lower") {
+  auto profile = test_profile();
+  profile.device.peak_flops_per_s[DType::FP8] = 400e12;
+  profile.efficiencies.gemm_fp8 = 0.25;  // 100 TFLOP/s before the power limit binds
+  profile.efficiencies.gemm_flops_per_joule = 0.25e12;
+  profile.efficiencies.gemm_fp8_flops_per_joule = 0.5e12;
+  const auto gemm_s = [&](DType dtype, double watts) {
+    profile.device.power_limit_w = watts;
+    return cost::ComputeCostModel(profile).cost(kernel(ComputeKind::Gemm, dtype, 1e12, 0)).duration_s;
+  };
+  // 100 W buys 25 TFLOP/s of fp16 and 50 of FP8, both below their 100 TFLOP/s fractions.
+  CHECK(gemm_s(DType::FP16, 100) == simtrain::testing::Approx(1.0 / 25 + kLaunch).epsilon(kRel));
+  CHECK(gemm_s(DType::FP8, 100) == simtrain::testing::Approx(1.0 / 50 + kLaunch).epsilon(kRel));
+  // 1,000 W would buy more than the fractions give: they bind.
+  CHECK(gemm_s(DType::FP16, 1000) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  // No power limit known, or no FLOPs per joule for the width (FP4 here): the fractions alone.
+  CHECK(gemm_s(DType::FP8, 0) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  profile.device.peak_flops_per_s[DType::FP4] = 800e12;
+  profile.efficiencies.gemm_fp4 = 0.125;
+  CHECK(gemm_s(DType::FP4, 100) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  // Memory-bound kernels and attention are not touched.
+  profile.device.power_limit_w = 100;
+  const cost::ComputeCostModel model(profile);
+  CHECK(model.cost(kernel(ComputeKind::Attention, DType::FP16, 1e12, 0)).duration_s ==
+        simtrain::testing::Approx(1.0 / 20 + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last wave runs slower") {
   const auto profile = four_sm_profile();
   const cost::ComputeCostModel model(profile);

@@ -13,6 +13,7 @@
 
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
+#include "simulator/cost/compute_cost.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/run/simulation.h"
 #include "tests/support/child_process.h"
@@ -128,6 +129,37 @@ TEST_CASE("a GPU clock below the boost clock scales the compute peaks, not the m
   REQUIRE(measured.kind == calibration::ProfileKind::Measured);
   CHECK_THROWS_WITH_AS(run::apply_platform_to_profile(spec, measured),
                        doctest::Contains("gpu_clock_mhz: applies to spec profiles"), Error);
+}
+
+TEST_CASE("a power cap below the TDP lowers the GEMM rate a power-limited GPU sustains") {
+  platform::ClusterSpec spec = platform::load_cluster_spec("dgx-b200");
+  const calibration::CalibrationProfile tdp = calibration::load_profile(spec.gpu);
+  REQUIRE(tdp.device.power_limit_w == 1000);
+  spec.gpu_power_limit_w = 700;
+  calibration::CalibrationProfile capped = tdp;
+  run::apply_platform_to_profile(spec, capped);
+  CHECK(capped.device.power_limit_w == 700);
+  CHECK(capped.peak_flops(DType::FP8) == tdp.peak_flops(DType::FP8));  // MFU stays quoted against the peak
+
+  // A large FP8 GEMM: the power limit binds at both, so 700 W takes 1000 / 700 as long.
+  trace::ComputeSpec gemm;
+  gemm.kind = trace::ComputeKind::Gemm;
+  gemm.dtype = DType::FP8;
+  gemm.shape = {8192, 8192, 8192};
+  gemm.flops = 2.0 * 8192 * 8192 * 8192;
+  const double launch = tdp.efficiencies.kernel_launch_s;
+  const double at_tdp = cost::ComputeCostModel(tdp).cost(gemm).duration_s - launch;
+  const double at_cap = cost::ComputeCostModel(capped).cost(gemm).duration_s - launch;
+  CHECK(at_cap / at_tdp == testing::Approx(1000.0 / 700).epsilon(1e-9));
+
+  spec.gpu_power_limit_w = 1200;
+  calibration::CalibrationProfile over = tdp;
+  CHECK_THROWS_WITH_AS(run::apply_platform_to_profile(spec, over), doctest::Contains("above"), Error);
+  spec.gpu_power_limit_w = 500;
+  calibration::CalibrationProfile measured = calibration::load_profile(
+      std::string(SIMTRAIN_REFERENCE_DIR) + "/../../calibration/profiles/h200-sxm.json");
+  CHECK_THROWS_WITH_AS(run::apply_platform_to_profile(spec, measured),
+                       doctest::Contains("gpu_power_limit_w: applies to spec profiles"), Error);
 }
 
 }  // namespace
