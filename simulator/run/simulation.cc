@@ -62,36 +62,37 @@ std::string memory_error(const trace::Trace& trace, const calibration::Calibrati
       profile.device.memory_bytes / kGiB, levers);
 }
 
+// A platform setting that lowers one of a spec profile's device limits (its boost clock, its power limit) to
+// `value`: Error naming the spec's `field` for a measured profile (its kernel times carry the clocks they ran
+// at), a profile without that limit, or a value above it; otherwise the limit the profile had.
+double lowered_device_limit(const platform::ClusterSpec& spec, const calibration::CalibrationProfile& profile,
+                            const char* field, double value, double limit, const char* what,
+                            const char* unit) {
+  const auto fail = [&](const std::string& why) {
+    throw Error(spec.source_file, 0, field, why, ErrorKind::Infeasible);
+  };
+  if (profile.kind == calibration::ProfileKind::Measured)
+    fail("applies to spec profiles; measured profile '" + profile.device.name +
+         "' already carries the clocks its kernels ran at");
+  if (!(limit > 0)) fail(fmt::format("profile '{}' has no {} to lower", profile.device.name, what));
+  if (value > limit)
+    fail(fmt::format("{:g} {} is above {}'s {} of {:g} {}", value, unit, profile.device.name, what, limit,
+                     unit));
+  return limit;
+}
+
 }  // namespace
 
 void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
   if (spec.gpu_clock_mhz > 0) {
-    const auto fail = [&](const std::string& why) {
-      throw Error(spec.source_file, 0, "gpu_clock_mhz", why, ErrorKind::Infeasible);
-    };
-    if (profile.kind == calibration::ProfileKind::Measured)
-      fail("applies to spec profiles; measured profile '" + profile.device.name +
-           "' already carries the clocks its kernels ran at");
-    const double boost = profile.device.clock_mhz;
-    if (!(boost > 0)) fail("profile '" + profile.device.name + "' has no boost clock to scale from");
-    if (spec.gpu_clock_mhz > boost)
-      fail(fmt::format("{:g} MHz is above {}'s boost clock of {:g} MHz", spec.gpu_clock_mhz,
-                       profile.device.name, boost));
+    const double boost = lowered_device_limit(spec, profile, "gpu_clock_mhz", spec.gpu_clock_mhz,
+                                              profile.device.clock_mhz, "boost clock", "MHz");
     for (auto& [dtype, flops] : profile.device.peak_flops_per_s) flops *= spec.gpu_clock_mhz / boost;
     profile.device.clock_mhz = spec.gpu_clock_mhz;
   }
   if (spec.gpu_power_limit_w > 0) {
-    const auto fail = [&](const std::string& why) {
-      throw Error(spec.source_file, 0, "gpu_power_limit_w", why, ErrorKind::Infeasible);
-    };
-    if (profile.kind == calibration::ProfileKind::Measured)
-      fail("applies to spec profiles; measured profile '" + profile.device.name +
-           "' already carries the power its kernels ran at");
-    const double tdp = profile.device.power_limit_w;
-    if (!(tdp > 0)) fail("profile '" + profile.device.name + "' has no power limit to cap");
-    if (spec.gpu_power_limit_w > tdp)
-      fail(fmt::format("{:g} W is above {}'s power limit of {:g} W", spec.gpu_power_limit_w,
-                       profile.device.name, tdp));
+    lowered_device_limit(spec, profile, "gpu_power_limit_w", spec.gpu_power_limit_w,
+                         profile.device.power_limit_w, "power limit", "W");
     profile.device.power_limit_w = spec.gpu_power_limit_w;
   }
   if (profile.kind == calibration::ProfileKind::Measured) return;
