@@ -192,6 +192,11 @@ def run_args(row, host=True):
         args += ["--etp", "1"]
     if "(w/o MTP)" in row["label"]:
         args += ["--mtp-layers", "0"]
+    elif row["base_model"] == "Nemotron_3_Super":
+        # recipes/nemotronh/h100/nemotron_3_super.py: the one MTP module of the checkpoint runs twice
+        # (mtp_num_layers = 2, mtp_use_repeated_layer): the compute of two modules (simtrain also counts
+        # the second one's weights, 1.5 GB of memory in bf16).
+        args += ["--mtp-layers", "2"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:

@@ -18,11 +18,12 @@ Layer norm(const TransformerConfig& t, const std::string& name, std::int64_t tok
 // one fc1 of twice the width, as Megatron-Core does (same parameters, FLOPs and saved input as two GEMMs).
 // `copies` > 1 lays out that many experts as one layer: the kernels carry the FLOPs of the rows actually
 // routed (`tokens`), the parameters every expert's.
+// `width` is the MLP's input and output width: the hidden size, or a latent MoE's latent size.
 void mlp(std::vector<Layer>& layers, const TransformerConfig& t, const std::string& prefix,
-         std::int64_t tokens, std::int64_t ffn, std::int64_t copies) {
+         std::int64_t tokens, std::int64_t ffn, std::int64_t copies, std::int64_t width) {
   const std::int64_t fc1_width = t.gated_mlp ? 2 * ffn : ffn;
-  Layer fc1 = linear(prefix + "linear_fc1", tokens, t.hidden, fc1_width, t.bias);
-  Layer fc2 = linear(prefix + "linear_fc2", tokens, ffn, t.hidden, t.bias);
+  Layer fc1 = linear(prefix + "linear_fc1", tokens, width, fc1_width, t.bias);
+  Layer fc2 = linear(prefix + "linear_fc2", tokens, ffn, width, t.bias);
   fc1.parameters *= static_cast<double>(copies);
   fc2.parameters *= static_cast<double>(copies);
   layers.push_back(std::move(fc1));
@@ -37,9 +38,13 @@ void mlp(std::vector<Layer>& layers, const TransformerConfig& t, const std::stri
 void moe_mlp(std::vector<Layer>& layers, const TransformerConfig& t, const std::string& prefix,
              std::int64_t s) {
   layers.push_back(linear(prefix + "router", s, t.hidden, t.experts, false));
-  mlp(layers, t, prefix + "experts.", s * t.experts_per_token, t.moe_ffn_hidden, t.experts);
+  const std::int64_t width = t.moe_latent > 0 ? t.moe_latent : t.hidden;
+  if (t.moe_latent > 0) layers.push_back(linear(prefix + "fc1_latent_proj", s, t.hidden, width, t.bias));
+  mlp(layers, t, prefix + "experts.", s * t.experts_per_token, t.moe_ffn_hidden, t.experts, width);
+  if (t.moe_latent > 0) layers.push_back(linear(prefix + "fc2_latent_proj", s, width, t.hidden, t.bias));
   if (t.shared_experts > 0) {
-    mlp(layers, t, prefix + "shared_experts.", s, std::int64_t{t.shared_experts} * t.moe_ffn_hidden, 1);
+    mlp(layers, t, prefix + "shared_experts.", s, std::int64_t{t.shared_experts} * t.moe_ffn_hidden, 1,
+        t.hidden);
   }
   const std::int64_t outputs = t.experts_per_token + (t.shared_experts > 0 ? 1 : 0);
   layers.push_back(add(prefix + "combine", s * t.hidden, outputs, false));
@@ -159,7 +164,7 @@ Model decoder(const DecoderSpec& spec) {
     } else if (block == 'E') {
       moe_mlp(layers, t, prefix + "mlp.", s);
     } else {
-      mlp(layers, t, prefix + "mlp.", s, t.ffn_hidden, 1);
+      mlp(layers, t, prefix + "mlp.", s, t.ffn_hidden, 1, t.hidden);
     }
     layers.push_back(add(prefix + "residual_add", s * h, 2, true));
   }
@@ -182,7 +187,7 @@ Model decoder(const DecoderSpec& spec) {
     if (t.experts > 0 && i >= t.first_moe_layer) {
       moe_mlp(layers, t, prefix + "mlp.", s);
     } else {
-      mlp(layers, t, prefix + "mlp.", s, t.ffn_hidden, 1);
+      mlp(layers, t, prefix + "mlp.", s, t.ffn_hidden, 1, t.hidden);
     }
     if (spec.dropout) layers.push_back(dropout(prefix + "mlp.dropout", s * h));
     layers.push_back(add(prefix + "mlp.residual_add", s * h, 2, true));

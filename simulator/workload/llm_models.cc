@@ -35,26 +35,26 @@ ZooEntry entry(const std::string& key, const std::string& title, const Transform
           }};
 }
 
+// `t` with every MoE layer's routed experts (experts of width ffn, top_k per token) and `shared`
+// always-active experts of that width.
+TransformerConfig with_experts(TransformerConfig t, int experts, int top_k, int ffn, int shared = 0) {
+  t.experts = experts;
+  t.experts_per_token = top_k;
+  t.moe_ffn_hidden = ffn;
+  t.shared_experts = shared;
+  return t;
+}
+
 // Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): Mistral-7B's attention (32 heads, 8 KV heads)
 // with every MLP replaced by 8 SwiGLU experts of 14,336, top-2 routed. No layer is dense; ffn_hidden
 // repeats the expert width as Hugging Face's intermediate_size does.
-TransformerConfig mixtral_8x7b() {
-  TransformerConfig t = llama(32, 4096, 32, 8, 14336, 32000);
-  t.experts = 8;
-  t.experts_per_token = 2;
-  t.moe_ffn_hidden = 14336;
-  return t;
-}
+TransformerConfig mixtral_8x7b() { return with_experts(llama(32, 4096, 32, 8, 14336, 32000), 8, 2, 14336); }
 
 // DeepSeekMoE 16B (deepseek-ai/deepseek-moe-16b-base config.json; Dai et al. 2024): multi-head attention,
 // a dense first layer (ffn 10,944), then 64 fine-grained routed experts of 1,408, top-6, plus 2 shared
 // experts of 1,408.
 TransformerConfig deepseek_moe_16b() {
-  TransformerConfig t = llama(28, 2048, 16, 16, 10944, 102400);
-  t.experts = 64;
-  t.experts_per_token = 6;
-  t.moe_ffn_hidden = 1408;
-  t.shared_experts = 2;
+  TransformerConfig t = with_experts(llama(28, 2048, 16, 16, 10944, 102400), 64, 6, 1408, 2);
   t.first_moe_layer = 1;
   return t;
 }
@@ -66,11 +66,7 @@ TransformerConfig deepseek_moe_16b() {
 // head; one multi-token-prediction module (num_nextn_predict_layers 1). Published: 671 B parameters of
 // which 37 B active, plus 14 B for the MTP module (its own embedding and head copies included).
 TransformerConfig deepseek_v3() {
-  TransformerConfig t = llama(61, 7168, 128, 128, 18432, 129280);
-  t.experts = 256;
-  t.experts_per_token = 8;
-  t.moe_ffn_hidden = 2048;
-  t.shared_experts = 1;
+  TransformerConfig t = with_experts(llama(61, 7168, 128, 128, 18432, 129280), 256, 8, 2048, 1);
   t.first_moe_layer = 3;
   t.q_lora_rank = 1536;
   t.kv_lora_rank = 512;
@@ -99,12 +95,8 @@ TransformerConfig kimi_k2() {
 // no shared expert), vocabulary 151,936, untied head. The per-head RMSNorms on q and k (QK-norm, 2 x 128
 // parameters per layer) are left out. Published: 30.5 B / 3.3 B active and 235 B / 22 B active.
 TransformerConfig qwen3_moe(int layers, int hidden, int heads, int moe_ffn) {
-  TransformerConfig t = llama(layers, hidden, heads, 4, 0, 151936);
+  TransformerConfig t = with_experts(llama(layers, hidden, heads, 4, moe_ffn, 151936), 128, 8, moe_ffn);
   t.head_dim = 128;
-  t.experts = 128;
-  t.experts_per_token = 8;
-  t.moe_ffn_hidden = moe_ffn;
-  t.ffn_hidden = moe_ffn;
   return t;
 }
 
@@ -116,12 +108,9 @@ TransformerConfig qwen3_moe(int layers, int hidden, int heads, int moe_ffn) {
 // head, 64 parameters per layer) are left out: they change neither GEMMs nor the attention's tile count.
 // Published (OpenAI's model card): 116.8 B parameters, 5.1 B active.
 TransformerConfig gpt_oss_120b() {
-  TransformerConfig t = llama(36, 2880, 64, 8, 2880, 201088);
+  TransformerConfig t = with_experts(llama(36, 2880, 64, 8, 2880, 201088), 128, 4, 2880);
   t.bias = true;
   t.head_dim = 64;
-  t.experts = 128;
-  t.experts_per_token = 4;
-  t.moe_ffn_hidden = 2880;
   t.window_size = 128;
   t.window_skip_freq = 2;
   return t;
@@ -161,12 +150,27 @@ TransformerConfig nemotron_h_8b() {
 // routed top-6 plus a shared expert of 3,712 (two expert widths); no biases, RMSNorm, untied vocabulary of
 // 131,072 (the Nemotron-H tokenizer's). The sigmoid router with its expert bias costs as the softmax one.
 TransformerConfig nemotron_3_nano() {
-  TransformerConfig t =
-      nemotron_h(2688, 32, 2, 1856, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64);
-  t.experts = 128;
-  t.experts_per_token = 6;
-  t.moe_ffn_hidden = 1856;
-  t.shared_experts = 2;
+  return with_experts(
+      nemotron_h(2688, 32, 2, 1856, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64), 128, 6, 1856,
+      2);
+}
+
+// Nemotron 3 Super 120B-A12B (the config.json of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16, which
+// Megatron-Bridge's recipes/nemotronh/h100/nemotron_3_super.py at commit 067f987 builds its provider from;
+// read from copies of it in public repositories, which agree): 88 single-block layers of hidden 4,096
+// after hybrid_override_pattern: 40 Mamba-2 mixers (128 heads of 64, state 128, 8 groups), 8 attention
+// blocks (32 heads, 2 KV heads, head_dim 128) and 40 latent MoE blocks (moe_latent_size 1,024) of 512
+// squared-ReLU experts of 2,688 routed top-22 plus a shared expert of 5,376 on the full hidden state; one
+// multi-token-prediction module of attention and MoE (mtp_hybrid_override_pattern "*E"); no biases,
+// RMSNorm, untied vocabulary of 131,072.
+TransformerConfig nemotron_3_super() {
+  TransformerConfig t = with_experts(
+      nemotron_h(4096, 32, 2, 2688,
+                 "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME",
+                 128),
+      512, 22, 2688, 2);
+  t.moe_latent = 1024;
+  t.mtp_layers = 1;
   return t;
 }
 
@@ -207,6 +211,9 @@ std::vector<ZooEntry> llm_entries() {
             nemotron_h_8b(), 8192),
       entry("nemotron-3-nano", "Nemotron 3 Nano 30B-A3B (hybrid: 23 Mamba-2, 6 attention, 23 MoE blocks)",
             nemotron_3_nano(), 8192),
+      entry("nemotron-3-super",
+            "Nemotron 3 Super 120B-A12B (hybrid: 40 Mamba-2, 8 attention, 40 latent MoE blocks, MTP)",
+            nemotron_3_super(), 8192),
   };
 }
 

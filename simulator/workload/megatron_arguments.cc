@@ -85,6 +85,7 @@ constexpr KnownArgument kArguments[] = {
     {"moe-router-topk", Arity::One, Effect::Read},
     {"moe-ffn-hidden-size", Arity::One, Effect::Read},
     {"moe-shared-expert-intermediate-size", Arity::One, Effect::Read},
+    {"moe-latent-size", Arity::One, Effect::Read},
     {"moe-layer-freq", Arity::One, Effect::Read},
     // simtrain runs routed experts as grouped GEMMs over evenly balanced tokens, as Megatron-Bridge's
     // benchmarks force them to be: these say so.
@@ -366,12 +367,14 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
       t.shared_experts = *shared / t.moe_ffn_hidden;
     }
     t.first_moe_layer = first_moe_layer(in, t.layers);
+    t.moe_latent = in.integer("moe-latent-size").value_or(0);
     const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
     if (dispatcher && *dispatcher != "alltoall")
       throw Error("--moe-token-dispatcher-type " + *dispatcher +
                   ": only the all-to-all dispatcher is modelled (give alltoall)");
   } else {
-    for (const char* moe : {"moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq"})
+    for (const char* moe : {"moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq",
+                            "moe-latent-size"})
       if (in.has(moe)) throw Error(std::string("--") + moe + ": give --num-experts with it");
   }
   multi_latent_attention(in, t);

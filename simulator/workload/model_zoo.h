@@ -49,6 +49,11 @@ struct TransformerConfig {
   int moe_ffn_hidden = 0;
   int shared_experts = 0;  // always-active experts (DeepSeek-style)
   int first_moe_layer = 0;
+  // Latent MoE (Nemotron 3 Super; Megatron's moe_latent_size) when > 0: each MoE layer projects its tokens
+  // from hidden to this width before the dispatch (fc1_latent_proj) and back after the combine
+  // (fc2_latent_proj), so the all-to-alls and the routed experts work in it; the router and the shared
+  // experts see the full hidden state.
+  int moe_latent = 0;
   // Attention head size when it is not hidden / heads (Megatron's --kv-channels, Hugging Face's head_dim:
   // Qwen3, GPT-OSS); 0 = hidden / heads. The projections are hidden x heads * head_dim.
   int head_dim = 0;
@@ -124,7 +129,8 @@ struct ModelOptions {
 // gpt2-xl (1024), llama2-7b (4096); gpt3-175b and the Megatron GPT family (megatron-gpt-1.7b ...
 // megatron-gpt-1t, megatron-22b, mt-nlg-530b, megatron-1t; seq 2048); llama2-13b/70b (4096),
 // llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096);
-// deepseek-v3, kimi-k2, qwen3-30b-a3b, qwen3-235b-a22b and gpt-oss-120b (4096).
+// deepseek-v3, kimi-k2, qwen3-30b-a3b, qwen3-235b-a22b and gpt-oss-120b (4096); nemotron-h-8b,
+// nemotron-3-nano and nemotron-3-super (8192).
 std::vector<std::string> model_names();
 
 // The model of `shape` at `seq_len` tokens per sample; Error when a learned position table is shorter.

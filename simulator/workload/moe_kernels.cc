@@ -34,17 +34,22 @@ void launch_per_local_expert(Steps& steps, std::size_t from, double local_expert
 // summing them back (weighted by the probabilities) after the combine; with several local experts behind an
 // all-to-all, sort_chunks_by_idxs reorders the arrived rows from source-rank-major to expert-major before the
 // experts and back after them. Each reads and writes every slot's row; their backwards are the mirror
-// gathers and scatters.
+// gathers and scatters. A latent MoE (TransformerConfig::moe_latent) projects its tokens down before the
+// permutation and up after the unpermutation with linears replicated over the TP ranks (Megatron's
+// "duplicated" fc1_latent_proj and fc2_latent_proj), so every row in between is latent-wide.
 void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
   const int tp = d.shard.tp, ep = d.shard.ep, etp = d.shard.expert_tp();
   const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
   const double arriving = dispatched * etp;  // token slots this rank's experts process (after the ETP gather)
   const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
   const double local_experts = static_cast<double>(m.experts) / ep;
+  const double width = m.moe_latent > 0 ? m.moe_latent : d.hidden;  // of every dispatched row
   const Gemm router{"moe.router", d.tokens / tp, static_cast<double>(m.experts), d.hidden};
-  const Gemm fc1{"moe.experts.fc1", arriving, ffn / etp * gated(m), d.hidden, local_experts};
-  const Gemm fc2{"moe.experts.fc2", arriving, d.hidden, ffn / etp, local_experts};
-  const double slots = dispatched * d.hidden, elements = arriving * ffn / etp;
+  const Gemm down{"moe.fc1_latent_proj", d.tokens / tp, width, d.hidden};
+  const Gemm up{"moe.fc2_latent_proj", d.tokens / tp, d.hidden, width};
+  const Gemm fc1{"moe.experts.fc1", arriving, ffn / etp * gated(m), width, local_experts};
+  const Gemm fc2{"moe.experts.fc2", arriving, width, ffn / etp, local_experts};
+  const double slots = dispatched * width, elements = arriving * ffn / etp;
   const double scores = d.tokens / tp * static_cast<double>(m.experts);
   const bool sort_chunks = ep > 1 && local_experts > 1;
   const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
@@ -54,13 +59,14 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
         name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
         slots * d.e * (all_to_all ? 1 : etp)));
   };
-  // A gather or scatter of `rows` hidden-wide rows: each read once and written once.
+  // A gather or scatter of `rows` dispatched rows: each read once and written once.
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
-    steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * d.hidden, 1, 1, 1));
+    steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * width, 1, 1, 1));
   };
   gemm_forward(forward, router, d, d.shard.activation);
   forward.push_back(
       elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
+  if (m.moe_latent > 0) gemm_forward(forward, down, d, d.shard.gemm);
   move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
   // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
   // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
@@ -78,7 +84,12 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
   forward.push_back(
       elementwise("moe.unpermute.fwd", ComputeKind::Elementwise, Pass::Forward, d, slots, 1, 1, 1));
+  if (m.moe_latent > 0) gemm_forward(forward, up, d, d.shard.gemm);
 
+  if (m.moe_latent > 0) {
+    backward.push_back(gemm_data_grad(up, d, d.shard.gemm));
+    gemm_weight_grad(backward, up, d, d.shard.gemm);
+  }
   backward.push_back(
       elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, slots, 1, 1, 1));
   comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
@@ -95,6 +106,10 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
   move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
+  if (m.moe_latent > 0) {
+    backward.push_back(gemm_data_grad(down, d, d.shard.gemm));
+    gemm_weight_grad(backward, down, d, d.shard.gemm);
+  }
   backward.push_back(
       elementwise("moe.router.topk.bwd_data", ComputeKind::Softmax, Pass::BackwardData, d, scores, 2, 1, 4));
   backward.push_back(gemm_data_grad(router, d, d.shard.activation));

@@ -79,18 +79,21 @@ PartParameters transformer_layer_parameters(const TransformerConfig& m, const La
   PartParameters p;
   p.total = attention.sharded + attention.replicated + bias + norms;
   p.per_gpu = attention.sharded / tp + attention.replicated + bias + norms;
-  const auto mlp = [&](double ffn) { return linear(m, h, ffn * gated(m)) + ffn * h; };
+  const auto mlp = [&](double ffn, double width) { return linear(m, width, ffn * gated(m)) + ffn * width; };
   if (!moe) {
-    p.total += mlp(m.ffn_hidden) + bias;
-    p.per_gpu += mlp(m.ffn_hidden) / tp + bias;
+    p.total += mlp(m.ffn_hidden, h) + bias;
+    p.per_gpu += mlp(m.ffn_hidden, h) / tp + bias;
     return p;
   }
   const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
-  const double router = h * m.experts, experts = m.experts * (mlp(ffn) + bias);
-  const double shared = m.shared_experts > 0 ? mlp(ffn * m.shared_experts) + bias : 0;
-  p.total += router + experts + shared;
+  const double width = m.moe_latent > 0 ? m.moe_latent : h;
+  const double router = h * m.experts, experts = m.experts * (mlp(ffn, width) + (m.bias ? width : 0));
+  const double shared = m.shared_experts > 0 ? mlp(ffn * m.shared_experts, h) + bias : 0;
+  // A latent MoE's two projections, replicated over the TP ranks.
+  const double latent = m.moe_latent > 0 ? 2 * (h * width) + (m.bias ? h + width : 0) : 0;
+  p.total += router + experts + shared + latent;
   p.expert_per_gpu = experts / (shard.expert_tp() * shard.ep);
-  p.per_gpu += router + p.expert_per_gpu + shared / tp;
+  p.per_gpu += router + p.expert_per_gpu + shared / tp + latent;
   return p;
 }
 
@@ -143,19 +146,33 @@ PartParameters lm_head_parameters(const TransformerConfig& m, const LayerShardin
   return p;
 }
 
+namespace {
+
+// The attention half of layer `index`: its projections and the score and context matmuls.
+double attention_flops_per_token(const TransformerConfig& m, int index, int seq_len) {
+  const double core = 2.0 * m.heads * attended_keys(m, index, seq_len) * (qk_head_dim(m) + v_head_dim(m));
+  return 2 * attention_weights(m).matmul + core;
+}
+
+}  // namespace
+
 double layer_forward_flops_per_token(const TransformerConfig& m, int index, int seq_len) {
   const double h = m.hidden;
   const char block = hybrid_block(m, index);
   if (block == 'M') return mamba_flops_per_token(m);
-  const double core = 2.0 * m.heads * attended_keys(m, index, seq_len) * (qk_head_dim(m) + v_head_dim(m));
-  double flops = block == '-' || block == 'E' ? 0 : 2 * attention_weights(m).matmul + core;
+  double flops = block == '-' || block == 'E' ? 0 : attention_flops_per_token(m, index, seq_len);
   if (block == '*') return flops;
   const double mlp_per_width = 2 * h * (gated(m) + 1);  // fc1 (x2 gated) and fc2 per FFN column
   const double moe_ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
-  if (is_moe_layer(m, index))
-    flops += 2 * h * m.experts + mlp_per_width * moe_ffn * (m.experts_per_token + m.shared_experts);
-  else
+  if (is_moe_layer(m, index)) {
+    // A latent MoE's routed experts run latent-wide, behind its two projections.
+    const double latent = m.moe_latent > 0 ? m.moe_latent : h;
+    flops += 2 * h * m.experts + mlp_per_width * moe_ffn * m.shared_experts +
+             mlp_per_width / h * latent * moe_ffn * m.experts_per_token +
+             (m.moe_latent > 0 ? 4 * h * latent : 0);
+  } else {
     flops += mlp_per_width * m.ffn_hidden;
+  }
   return flops;
 }
 
@@ -163,9 +180,12 @@ double forward_flops_per_token(const TransformerConfig& m, int seq_len) {
   const double h = m.hidden;
   double flops = 2 * h * m.vocab;  // LM head
   for (int layer = 0; layer < m.layers; ++layer) flops += layer_forward_flops_per_token(m, layer, seq_len);
-  // Each MTP module: the 2h -> h projection, its layer (numbered after the model's) and its LM head.
-  for (int i = 0; i < m.mtp_layers; ++i)
-    flops += 2 * 2 * h * h + layer_forward_flops_per_token(m, m.layers - 1, seq_len) + 2 * h * m.vocab;
+  // Each MTP module: the 2h -> h projection, its layer (numbered after the model's; in a hybrid model a
+  // whole transformer layer, attention and the last layer's MLP) and its LM head.
+  double mtp_layer = layer_forward_flops_per_token(m, m.layers - 1, seq_len);
+  const char last = hybrid_block(m, m.layers - 1);
+  if (last == 'E' || last == '-') mtp_layer += attention_flops_per_token(m, m.layers - 1, seq_len);
+  for (int i = 0; i < m.mtp_layers; ++i) flops += 2 * 2 * h * h + mtp_layer + 2 * h * m.vocab;
   return flops;
 }
 

@@ -15,4 +15,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=32 dgx-b200=34 dgx-b300=41 dgx-gb200=30 dgx-gb300=19
+  --system-max-mape dgx-h100=32 dgx-b200=32 dgx-b300=35 dgx-gb200=36 dgx-gb300=23

@@ -267,6 +267,13 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
                "64", "--seq-length", "4096", "--window-size", "(128,0)", "--window-attn-skip-freq", "2"});
   CHECK(oss.config.decoder->config.window_size == 128);
   CHECK(oss.config.decoder->config.window_skip_freq == 2);
+  const MegatronPlan latent =
+      plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+               "128", "--num-experts", "8", "--moe-latent-size", "128"});
+  CHECK(latent.config.decoder->config.moe_latent == 128);
+  CHECK_THROWS_WITH_AS(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8",
+                                "--seq-length", "128", "--moe-latent-size", "128"}),
+                       doctest::Contains("--moe-latent-size: give --num-experts with it"), Error);
   CHECK_THROWS_WITH_AS(
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                "128", "--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*2)"}),

@@ -278,3 +278,34 @@ TEST_CASE("Nemotron 3 Nano: 31.6 B parameters, 3.2 B active; 23 Mamba, 6 attenti
   CHECK(blocks['*'] == 6);
   CHECK(blocks['E'] == 23);
 }
+
+TEST_CASE("Nemotron 3 Super: 120 B parameters, 12 B active; its latent MoE dispatches 1,024-wide rows") {
+  // Megatron-Bridge's Nemotron 3 Super page: 120 B parameters in total, 12 B active; both without the MTP
+  // module, the active ones without the embedding and the output layer.
+  const Model model = build_model("nemotron-3-super");
+  const TransformerConfig& t = *model.transformer;
+  double mtp = 0;
+  for (const auto& [name, count] : parameters_by_layer(model))
+    if (name.starts_with("mtp.")) mtp += count;
+  const double tables = 2 * 131072.0 * 4096, idle_mtp_experts = (512 - 22) * 2 * 1024.0 * 2688;
+  CHECK(model.parameters() - mtp == simtrain::testing::Approx(120e9).epsilon(kPublishedTolerance));
+  CHECK(model.active_parameters() - tables - (mtp - idle_mtp_experts) ==
+        simtrain::testing::Approx(12e9).epsilon(0.05));  // "12 B": two digits
+
+  // One MoE block on one GPU (EP 1): the router and the shared expert on the full hidden state, the two
+  // latent projections, and the 22 routed experts latent-wide.
+  LayerSharding shard;
+  shard.seq_len = 8192;
+  const double tokens = 8192;
+  const double expected =
+      2 * 4096.0 * 512 + 2 * 2 * 4096.0 * 5376 + 2 * 2 * 4096.0 * 1024 + 22 * 2 * 2 * 1024.0 * 2688;
+  CHECK(gemm_flops(hybrid_layer_steps(t, shard, 'E').forward) ==
+        simtrain::testing::Approx(tokens * expected));
+  CHECK(layer_forward_flops_per_token(t, 1, 8192) == simtrain::testing::Approx(expected));
+  // Under EP 8 the all-to-alls carry latent rows: 22 copies of each token, 1,024 wide, in bf16.
+  shard.ep = 8;
+  double dispatched = 0;
+  for (const LayerStep& s : hybrid_layer_steps(t, shard, 'E').forward)
+    if (s.type == LayerStep::Type::Collective && s.name == "moe.dispatch_all_to_all") dispatched = s.bytes;
+  CHECK(dispatched == simtrain::testing::Approx(tokens * 22 * 1024 * 2));
+}

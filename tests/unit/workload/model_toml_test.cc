@@ -165,7 +165,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "window_size, window_skip_freq, mtp_layers, hybrid_pattern)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
-              "first_moe_layer)");
+              "first_moe_layer, latent)");
   check_error(kValid + "[optimizer]\nlr = 1\n", 18, "optimizer",
               "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
               "multi-latent attention, [mla]; for a hybrid model, [mamba])");
@@ -191,6 +191,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
               "must be less than layers = 4, got 4");
   check_error(with("first_moe_layer = 1", "shared_experts = -1"), 17, "moe.shared_experts",
               "must not be negative, got -1");
+  check_error(with("first_moe_layer = 1", "latent = 0"), 17, "moe.latent", "must be positive, got 0");
   check_error(with("moe_ffn_hidden = 352\n", ""), 13, "moe.moe_ffn_hidden", "missing required key");
   // A dense layer needs its width.
   check_error(with("ffn_hidden = 704\n", ""), 1, "model.ffn_hidden", "missing required key");
@@ -207,8 +208,9 @@ TEST_CASE("a missing model file is an error naming it") {
                        "no/such/model.toml: cannot read: No such file or directory", Error);
 }
 
-TEST_CASE("models/deepseek-v3, gpt-oss-120b and nemotron-h-8b.toml build the zoo's models") {
-  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "nemotron-h-8b"}) {
+TEST_CASE(
+    "models/deepseek-v3, gpt-oss-120b, nemotron-h-8b and nemotron-3-super.toml build the zoo's models") {
+  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "nemotron-h-8b", "nemotron-3-super"}) {
     const Model from_file = build_model(kModelsDir + "/" + name + ".toml");
     const Model zoo = build_model(name);
     CHECK(from_file.parameters() == zoo.parameters());

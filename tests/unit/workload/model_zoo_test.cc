@@ -61,7 +61,8 @@ TEST_CASE("the zoo lists its models and builds each with unique layer names") {
                                           "qwen3-235b-a22b",
                                           "gpt-oss-120b",
                                           "nemotron-h-8b",
-                                          "nemotron-3-nano"});
+                                          "nemotron-3-nano",
+                                          "nemotron-3-super"});
   for (const std::string& name : names) {
     const Model model = build_model(name);
     CHECK(model.name == name);
@@ -156,7 +157,8 @@ TEST_CASE("an unknown model name is an error listing the known ones") {
       Error);
   CHECK_THROWS_WITH_AS(
       build_model("resnet18"),
-      doctest::Contains("gpt-oss-120b, nemotron-h-8b, nemotron-3-nano; or a path to a .toml model file)"),
+      doctest::Contains(
+          "gpt-oss-120b, nemotron-h-8b, nemotron-3-nano, nemotron-3-super; or a path to a .toml model file)"),
       Error);
 }
 
