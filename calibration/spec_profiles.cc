@@ -76,9 +76,9 @@ Efficiencies hopper_efficiencies() {
 // each dtype's MAMF (ml-engineering: B200, B300, GB200 bf16 0.776, 0.786, 0.729; fp8 0.763, 0.745, 0.723)
 // times Hopper's sweep / MAMF factor; NVFP4 has no MAMF and takes FP8's. Memory-bound: Hopper's STREAM
 // fraction; Blackwell's one published figure (GB200 7.35 TB/s, 0.92 of 8 TB/s, Azure's GB200 blog, kernel
-// not named) lies within Hopper's kernels' range (H100: copy 0.87 to dot 0.95). Attention 0.493: cuDNN 9.13's forward on B200 at
-// 1,605 / 1.3 TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN 9.13) = 0.549 of peak, the
-// backward and the combination as on Hopper.
+// not named) lies within Hopper's kernels' range (H100: copy 0.87 to dot 0.95). Attention 0.493: cuDNN
+// 9.13's forward on B200 at 1,605 / 1.3 TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN
+// 9.13) = 0.549 of peak, the backward and the combination as on Hopper.
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.724;

@@ -38,7 +38,7 @@ void mlp(std::vector<Layer>& layers, const TransformerConfig& t, const std::stri
 void moe_mlp(std::vector<Layer>& layers, const TransformerConfig& t, const std::string& prefix,
              std::int64_t s) {
   layers.push_back(linear(prefix + "router", s, t.hidden, t.experts, false));
-  const std::int64_t width = t.moe_latent > 0 ? t.moe_latent : t.hidden;
+  const std::int64_t width = routed_expert_width(t);
   if (t.moe_latent > 0) layers.push_back(linear(prefix + "fc1_latent_proj", s, t.hidden, width, t.bias));
   mlp(layers, t, prefix + "experts.", s * t.experts_per_token, t.moe_ffn_hidden, t.experts, width);
   if (t.moe_latent > 0) layers.push_back(linear(prefix + "fc2_latent_proj", s, width, t.hidden, t.bias));

@@ -81,7 +81,7 @@ double Model::active_parameters() const {
   // Every MoE layer holds experts - experts_per_token routed experts a token does not use, each two (or,
   // gated, three) matrices hidden (a latent MoE's latent) x moe_ffn_hidden plus their biases.
   const TransformerConfig& t = *transformer;
-  const double h = t.moe_latent > 0 ? t.moe_latent : t.hidden, ffn = t.moe_ffn_hidden;
+  const double h = routed_expert_width(t), ffn = t.moe_ffn_hidden;
   const double matrices = t.gated_mlp ? 3 : 2;
   const double biases = t.bias ? (t.gated_mlp ? 2 : 1) * ffn + h : 0;
   const double idle_experts = t.experts - t.experts_per_token;

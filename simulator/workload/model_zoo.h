@@ -90,6 +90,12 @@ struct TransformerConfig {
   bool operator==(const TransformerConfig&) const = default;
 };
 
+// The width of the rows a MoE layer's routed experts take and give back: its latent width, or the hidden
+// size.
+inline int routed_expert_width(const TransformerConfig& t) {
+  return t.moe_latent > 0 ? t.moe_latent : t.hidden;
+}
+
 struct Model {
   std::string name;           // zoo key, e.g. "resnet50"
   std::string description;    // e.g. "ResNet-50 v1.5, ImageNet 224x224"

@@ -43,7 +43,7 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   const double arriving = dispatched * etp;  // token slots this rank's experts process (after the ETP gather)
   const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
   const double local_experts = static_cast<double>(m.experts) / ep;
-  const double width = m.moe_latent > 0 ? m.moe_latent : d.hidden;  // of every dispatched row
+  const double width = routed_expert_width(m);  // of every dispatched row
   const Gemm router{"moe.router", d.tokens / tp, static_cast<double>(m.experts), d.hidden};
   const Gemm down{"moe.fc1_latent_proj", d.tokens / tp, width, d.hidden};
   const Gemm up{"moe.fc2_latent_proj", d.tokens / tp, d.hidden, width};

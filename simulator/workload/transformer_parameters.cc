@@ -86,7 +86,7 @@ PartParameters transformer_layer_parameters(const TransformerConfig& m, const La
     return p;
   }
   const double ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
-  const double width = m.moe_latent > 0 ? m.moe_latent : h;
+  const double width = routed_expert_width(m);
   const double router = h * m.experts, experts = m.experts * (mlp(ffn, width) + (m.bias ? width : 0));
   const double shared = m.shared_experts > 0 ? mlp(ffn * m.shared_experts, h) + bias : 0;
   // A latent MoE's two projections, replicated over the TP ranks.
@@ -166,10 +166,9 @@ double layer_forward_flops_per_token(const TransformerConfig& m, int index, int 
   const double moe_ffn = m.moe_ffn_hidden > 0 ? m.moe_ffn_hidden : m.ffn_hidden;
   if (is_moe_layer(m, index)) {
     // A latent MoE's routed experts run latent-wide, behind its two projections.
-    const double latent = m.moe_latent > 0 ? m.moe_latent : h;
+    const double routed_per_width = 2.0 * routed_expert_width(m) * (gated(m) + 1);
     flops += 2 * h * m.experts + mlp_per_width * moe_ffn * m.shared_experts +
-             mlp_per_width / h * latent * moe_ffn * m.experts_per_token +
-             (m.moe_latent > 0 ? 4 * h * latent : 0);
+             routed_per_width * moe_ffn * m.experts_per_token + (m.moe_latent > 0 ? 4 * h * m.moe_latent : 0);
   } else {
     flops += mlp_per_width * m.ffn_hidden;
   }

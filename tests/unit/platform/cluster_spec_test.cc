@@ -132,10 +132,11 @@ TEST_CASE("impossible values are errors naming the field") {
               "gpu_clock_mhz", "positive");
   check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100-sxm4-80gb\"\ngpu_clock_mhz = 1e9"), 5,
               "gpu_clock_mhz", "at most 10000");
-  check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100-sxm4-80gb\"\ngpu_power_limit_w = -5"),
-              5, "gpu_power_limit_w", "positive");
-  check_error(replace(kValid, "gpu = \"a100-sxm4-80gb\"", "gpu = \"a100-sxm4-80gb\"\ngpu_power_limit_w = 1e6"),
-              5, "gpu_power_limit_w", "at most 10000");
+  const auto with_power = [](const char* line) {
+    return replace(kValid, "gpu = \"a100-sxm4-80gb\"", std::string("gpu = \"a100-sxm4-80gb\"\n") + line);
+  };
+  check_error(with_power("gpu_power_limit_w = -5"), 5, "gpu_power_limit_w", "positive");
+  check_error(with_power("gpu_power_limit_w = 1e6"), 5, "gpu_power_limit_w", "at most 10000");
   // 10^9 nodes x 8 GPUs overflowed gpu_count()'s int: more GPUs than simtrain simulates.
   check_error(replace(kValid, "nodes = 4", "nodes = 1000000000"), 3, "gpus_per_node",
               "1000000000 nodes of 8 GPUs exceed the limit of 1048576 GPUs");
