@@ -81,6 +81,10 @@ struct Efficiencies {
   // elementwise_kernel with offset calculators for strided or broadcast ones) moves fewer bytes per second
   // than its vectorized kernels. 0 = not known for this GPU: such kernels run at memory_bound.
   double memory_bound_unvectorized = 0;
+  // Optimizer steps run as PyTorch's multi_tensor_apply kernels (fused AdamW, foreach SGD, GradScaler's
+  // unscale): a block per 64Ki-element chunk and at most 320 chunks a launch, which reach less of the
+  // bandwidth than an elementwise kernel over one large tensor. 0 = not known: they run at memory_bound.
+  double memory_bound_multi_tensor = 0;
   double kernel_launch_s = 4e-6;      // fixed cost added to every kernel
   double nccl_intra_node = 0.80;      // achieved bus bandwidth / NVLink (or PCIe) bandwidth inside a node
   double nccl_inter_node = 0.90;      // achieved bus bandwidth / NIC bandwidth across nodes

@@ -218,8 +218,9 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
       *value, "efficiencies", top.origin(),
       {"gemm", "gemm_fp8", "gemm_fp4", "gemm_flops_per_joule", "gemm_fp8_flops_per_joule",
        "gemm_fp4_flops_per_joule", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
-       "gemm_fp32", "conv_fp32", "attention", "memory_bound", "memory_bound_unvectorized", "kernel_launch_s",
-       "nccl_intra_node", "nccl_inter_node", "nccl_step_latency_s"});
+       "gemm_fp32", "conv_fp32", "attention", "memory_bound", "memory_bound_unvectorized",
+       "memory_bound_multi_tensor", "kernel_launch_s", "nccl_intra_node", "nccl_inter_node",
+       "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
@@ -238,6 +239,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
   eff.memory_bound_unvectorized =
       in.number("memory_bound_unvectorized", kOptionalFraction, eff.memory_bound_unvectorized);
+  eff.memory_bound_multi_tensor =
+      in.number("memory_bound_multi_tensor", kOptionalFraction, eff.memory_bound_multi_tensor);
   eff.kernel_launch_s = in.number("kernel_launch_s", kOptionalDuration, eff.kernel_launch_s);
   eff.nccl_intra_node = in.number("nccl_intra_node", kEfficiency, eff.nccl_intra_node);
   eff.nccl_inter_node = in.number("nccl_inter_node", kEfficiency, eff.nccl_inter_node);
@@ -382,6 +385,7 @@ json to_json(const CalibrationProfile& profile) {
         {"attention", eff.attention},
         {"memory_bound", eff.memory_bound},
         {"memory_bound_unvectorized", eff.memory_bound_unvectorized},
+        {"memory_bound_multi_tensor", eff.memory_bound_multi_tensor},
         {"kernel_launch_s", eff.kernel_launch_s},
         {"nccl_intra_node", eff.nccl_intra_node},
         {"nccl_inter_node", eff.nccl_inter_node},

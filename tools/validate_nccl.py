@@ -139,21 +139,21 @@ FIT_GROUPS = [
 # |time error| < 64 KiB). Not the targets: the issue's targets are 10% and 25% for every table.
 GUARDS = {
     ("multinode/anonib400_h100_2node8gpu_all_reduce.csv", "all_reduce"): (11, 25),
-    ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (29, 25),
-    ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (26, 25),
-    ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (53, 25),
-    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (51, 25),
-    ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (12, 72),
-    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (17, 66),
-    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (17, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (12, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (18, 25),
+    ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (24, 25),
+    ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (11, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (17, 25),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (32, 25),
+    ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (11, 17),
+    ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (13, 12),
+    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (19, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (11, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (12, 25),
     ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (12, 25),
     ("multinode/anoncluster01_h100_10node8gpu_sendrecv.csv", "sendrecv"): (8, 25),
-    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (27, 25),
-    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 12),
+    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (24, 25),
+    ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 13),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (6, 25),
-    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (20, 25),
+    ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (18, 25),
 }
 DEFAULT_GUARD = (10.0, 25.0)
 
@@ -163,7 +163,8 @@ def table_key(table):
 
 
 def read_table(path, table, nodes, gpus):
-    """(size, time_us, busbw) rows of one run: of a table with n_ranks/nodes (or nodes/gpus) columns, only those."""
+    """(size, time_us, busbw) rows of one run: of a table with n_ranks/nodes (or nodes/gpus) columns, only those.
+    A row's time is the faster of its out-of-place and in-place timings."""
     with open(path) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     out = []
@@ -174,7 +175,13 @@ def read_table(path, table, nodes, gpus):
             continue
         if table.collective_column and r.get("collective") != table.collective_column:
             continue
-        out.append((float(r["size_bytes"]), float(r["time_us"]), float(r["busbw_GBps"])))
+        time_us, busbw = float(r["time_us"]), float(r["busbw_GBps"])
+        if (r.get("ip_time_us") or "").strip() and 0 < float(r["ip_time_us"]) < time_us:
+            # nccl-tests times every size twice, out of place and in place, each an average of its
+            # iterations; interference only ever slows one down, so the faster is the collective's time.
+            busbw *= time_us / float(r["ip_time_us"])
+            time_us = float(r["ip_time_us"])
+        out.append((float(r["size_bytes"]), time_us, busbw))
     return out
 
 

@@ -61,6 +61,7 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("attention", e.attention);
   w.field("memory_bound", e.memory_bound);
   w.field("memory_bound_unvectorized", e.memory_bound_unvectorized);
+  w.field("memory_bound_multi_tensor", e.memory_bound_multi_tensor);
   w.field("kernel_launch_s", e.kernel_launch_s);
   w.field("nccl_intra_node", e.nccl_intra_node);
   w.field("nccl_inter_node", e.nccl_inter_node);

@@ -127,10 +127,13 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
     }
     compute_s = kernel.flops / (peak * efficiency);
   }
-  // PyTorch's unvectorized elementwise path has its own fraction of the bandwidth where the profile knows it.
-  const double memory_efficiency = kernel.unvectorized && eff.memory_bound_unvectorized > 0
-                                       ? eff.memory_bound_unvectorized
-                                       : eff.memory_bound;
+  // PyTorch's unvectorized elementwise path and its multi_tensor_apply optimizer kernels have their own
+  // fractions of the bandwidth where the profile knows them.
+  double memory_efficiency = eff.memory_bound;
+  if (kernel.unvectorized && eff.memory_bound_unvectorized > 0)
+    memory_efficiency = eff.memory_bound_unvectorized;
+  else if (kernel.kind == trace::ComputeKind::Optimizer && eff.memory_bound_multi_tensor > 0)
+    memory_efficiency = eff.memory_bound_multi_tensor;
   double memory_s = kernel.bytes / (profile_.device.memory_bandwidth_Bps * memory_efficiency);
   return std::max(compute_s, memory_s) + eff.kernel_launch_s;
 }

@@ -127,7 +127,7 @@ double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
 }
 
 double optimizer_step_bytes_per_parameter(Optimizer optimizer) {
-  return optimizer == Optimizer::SGD ? 20 : 28;
+  return optimizer == Optimizer::SGD ? 32 : 28;
 }
 
 std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bucket_bytes,

@@ -50,8 +50,9 @@ bool parse_optimizer(std::string_view text, Optimizer& out);
 
 // fp32 optimizer state per parameter: SGD's momentum (4 B), Adam's and LAMB's two moments (8 B).
 double optimizer_state_bytes_per_parameter(Optimizer optimizer);
-// HBM traffic of the fused optimizer step per parameter: SGD reads p, g, m and writes p, m (20 B);
-// Adam and LAMB read p, g, m, v and write p, m, v (28 B).
+// HBM traffic of the optimizer step per parameter: momentum SGD as PyTorch's foreach kernels run it, three
+// passes (m *= momentum; m += g; p -= lr m: 8 + 12 + 12 B, the three launch groups of the CNN traces);
+// fused Adam and LAMB read p, g, m, v and write p, m, v (28 B).
 double optimizer_step_bytes_per_parameter(Optimizer optimizer);
 
 // One DDP gradient bucket: the layers whose gradients it holds, in the order backward produces them

@@ -11,4 +11,4 @@ set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_h200_steps.py" --simtrain "$simtrain" --max-memory-row 10 \
-  --max-time-mape 11.5 --max-time-row 28 --max-time-mape-a 10.5 --max-time-row-a 20
+  --max-time-mape 11 --max-time-row 28 --max-time-mape-a 10 --max-time-row-a 19

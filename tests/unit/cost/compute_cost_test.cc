@@ -92,6 +92,20 @@ TEST_CASE("an unvectorized elementwise kernel moves its bytes at the profile's u
         simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
+TEST_CASE("an optimizer kernel moves its bytes at the profile's multi-tensor efficiency") {
+  auto profile = test_profile();
+  const trace::ComputeSpec adamw = kernel(ComputeKind::Optimizer, DType::FP32, 1e6, 1e9);
+  // Not known for this GPU (0): the kernel runs at memory_bound, 1 GB in 2 ms.
+  CHECK(cost::ComputeCostModel(profile).cost(adamw).duration_s ==
+        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
+  // Known: 1 GB at 1 TB/s * 0.4 = 2.5 ms; an elementwise kernel of the same bytes keeps its 2 ms.
+  profile.efficiencies.memory_bound_multi_tensor = 0.4;
+  const cost::ComputeCostModel model(profile);
+  CHECK(model.cost(adamw).duration_s == simtrain::testing::Approx(2.5e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(kernel(ComputeKind::Elementwise, DType::FP32, 1e6, 1e9)).duration_s ==
+        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
   const auto profile = test_profile();
   const cost::ComputeCostModel model(profile);
