@@ -95,12 +95,13 @@ class StreamActor {
   }
 
   // A host op is done once the host has reached it, possibly ahead of the clock: the op after it starts no
-  // earlier than its end. Idle until then, not busy.
+  // earlier than its end. Idle until then, not busy. The pending kernels end before that launch and nothing
+  // else waits on them (those awaited were flushed when they were queued), so one sleep covers both.
   void wait_for_launch(double ready_s) {
-    if (ready_s <= sg4::Engine::get_clock() + pending_s_) return;
-    flush_compute();
-    const double idle_s = ready_s - sg4::Engine::get_clock();
-    if (idle_s > 0) sg4::this_actor::sleep_for(idle_s);
+    const double now = sg4::Engine::get_clock();
+    if (ready_s <= now + pending_s_) return;
+    record_pending_compute(now);
+    sg4::this_actor::sleep_for(ready_s - now);
   }
 
   void mark_done(std::uint32_t index) {
@@ -115,9 +116,15 @@ class StreamActor {
   // Back-to-back kernels are simulated as one interval: nothing can observe the boundaries between them.
   void flush_compute() {
     if (pending_s_ <= 0) return;
-    double now = sg4::Engine::get_clock();
+    const double pending_s = pending_s_;
+    record_pending_compute(sg4::Engine::get_clock());
+    sg4::this_actor::sleep_for(pending_s);
+  }
+
+  // Books the pending kernels as busy from `now` on; the caller sleeps at least that long.
+  void record_pending_compute(double now) {
+    if (pending_s_ <= 0) return;
     (host_stream_ ? self_.host_busy : self_.compute_busy).push_back({now, now + pending_s_});
-    sg4::this_actor::sleep_for(pending_s_);
     pending_s_ = 0;
     ++state_.compute_waits;
   }
