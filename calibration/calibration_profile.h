@@ -76,6 +76,10 @@ struct Efficiencies {
   double gemm_fp32 = 0.835;  // fp32 without tensor cores (and tf32 on GPUs without TF32 units)
   double conv_fp32 = 0.60;
   double attention = 0.45;      // FlashAttention-2 forward: 0.575 on A100, 0.33 on H100 and H200
+  // `attention` holds for long sequences (from 16 key tiles of 128 per query tile). A flash-attention
+  // kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q, writing O and its
+  // softmax statistics), so short sequences run slower (trace::ComputeSpec::kv_tiles). 0 = not known.
+  double attention_fixed_tiles = 0;
   double memory_bound = 0.835;  // of HBM bandwidth (STREAM copy), for elementwise, norms, pooling, optimizer
   // PyTorch's unvectorized elementwise path (unrolled_elementwise_kernel for operands of different dtypes,
   // elementwise_kernel with offset calculators for strided or broadcast ones) moves fewer bytes per second

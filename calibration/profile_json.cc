@@ -48,6 +48,7 @@ constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-l
 // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
 constexpr NumberRange kEfficiency{0, false, 1e3};
 constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
+constexpr NumberRange kOptionalTiles{0, true, 1024, true};   // [0, 1024] key tiles, 0 = not known
 
 // Reads the fields of one JSON object found at `path`, rejecting unknown keys, and turns every violation into
 // an Error that names the field.
@@ -218,7 +219,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
       *value, "efficiencies", top.origin(),
       {"gemm", "gemm_fp8", "gemm_fp4", "gemm_flops_per_joule", "gemm_fp8_flops_per_joule",
        "gemm_fp4_flops_per_joule", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
-       "gemm_fp32", "conv_fp32", "attention", "memory_bound", "memory_bound_unvectorized",
+       "gemm_fp32", "conv_fp32", "attention", "attention_fixed_tiles", "memory_bound", "memory_bound_unvectorized",
        "memory_bound_multi_tensor", "kernel_launch_s", "nccl_intra_node", "nccl_inter_node",
        "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
@@ -236,6 +237,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.gemm_fp32 = in.number("gemm_fp32", kFraction, eff.gemm_fp32);
   eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
   eff.attention = in.number("attention", kFraction, eff.attention);
+  eff.attention_fixed_tiles = in.number("attention_fixed_tiles", kOptionalTiles, eff.attention_fixed_tiles);
   eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
   eff.memory_bound_unvectorized =
       in.number("memory_bound_unvectorized", kOptionalFraction, eff.memory_bound_unvectorized);
@@ -383,6 +385,7 @@ json to_json(const CalibrationProfile& profile) {
         {"gemm_fp32", eff.gemm_fp32},
         {"conv_fp32", eff.conv_fp32},
         {"attention", eff.attention},
+        {"attention_fixed_tiles", eff.attention_fixed_tiles},
         {"memory_bound", eff.memory_bound},
         {"memory_bound_unvectorized", eff.memory_bound_unvectorized},
         {"memory_bound_multi_tensor", eff.memory_bound_multi_tensor},

@@ -68,6 +68,17 @@ double wave_fraction(const calibration::Efficiencies& eff, int sm_count, const t
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
+// The rate of a flash-attention kernel that visits n key tiles per query tile, relative to the long-sequence
+// rate `attention` stands for (n >= kAttentionReferenceKvTiles): each query tile's CTA does n tiles of work
+// plus a fixed cost worth n0 = attention_fixed_tiles, so the rate goes as n / (n + n0). 1 when not modelled.
+constexpr double kAttentionReferenceKvTiles = 16;
+
+double short_sequence_fraction(const calibration::Efficiencies& eff, const trace::ComputeSpec& kernel) {
+  const double n = kernel.kv_tiles, n0 = eff.attention_fixed_tiles;
+  if (n0 <= 0 || n <= 0 || n >= kAttentionReferenceKvTiles) return 1;
+  return n / (n + n0) * (kAttentionReferenceKvTiles + n0) / kAttentionReferenceKvTiles;
+}
+
 // One GEMM of a grouped GEMM (shape {m, n, k, groups}: each group's own {m, n, k}, the FLOPs and bytes of
 // all groups): Transformer Engine's GroupedLinear issues one cuBLAS GEMM per local expert
 // (transformer_engine/common/gemm/cublaslt_gemm.cu, nvte_multi_stream_cublas_gemm), so each expert's GEMM
@@ -118,7 +129,7 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
         efficiency = simt ? eff.conv_fp32 : tf32 ? eff.conv_tf32 : eff.conv;
         break;
       case trace::ComputeKind::Attention:
-        efficiency = eff.attention;
+        efficiency = eff.attention * short_sequence_fraction(eff, kernel);
         break;
       default:
         // Memory-bound kernels do their few FLOPs on the vector units, never on tensor cores.

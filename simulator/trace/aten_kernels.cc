@@ -385,10 +385,10 @@ std::vector<ComputeSpec> attention(const AtenOperator& op, std::string_view name
   const std::int64_t keys = k->shape[sequence_major ? 1 : 2];
   const bool causal = first_int(op, "is_causal", 0) != 0;
   // Fused kernels skip the tiles a causal mask empties (attention_work.h); backward recomputes the scores.
+  const double fraction = workload::flash_attention_tile_fraction(static_cast<double>(keys), causal);
   const double forward_flops = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) *
                                static_cast<double>(seq) * static_cast<double>(keys) *
-                               static_cast<double>(head_dim) *
-                               workload::flash_attention_tile_fraction(static_cast<double>(keys), causal);
+                               static_cast<double>(head_dim) * fraction;
   ComputeSpec spec;
   spec.kind = ComputeKind::Attention;
   spec.pass = backward ? Pass::BackwardData : pass;
@@ -396,6 +396,7 @@ std::vector<ComputeSpec> attention(const AtenOperator& op, std::string_view name
   spec.shape = {batch, heads, seq, head_dim};
   spec.flops = backward ? 2.5 * forward_flops : forward_flops;
   spec.bytes = tensor_bytes(op);
+  spec.kv_tiles = workload::flash_attention_kv_tiles(static_cast<double>(keys), fraction);
   return {spec};
 }
 

@@ -65,6 +65,10 @@ struct ComputeSpec {
   // operands (a transposed view, a bias along rows) or operands of different dtypes (an fp16 gradient cast
   // to fp32, an fp32 + fp16 residual add). It moves its bytes at the profile's memory_bound_unvectorized.
   bool unvectorized = false;
+  // A flash-attention kernel: the key tiles of 128 each query tile visits, on average (a causal mask over
+  // t tiles: (t + 1) / 2). Each query tile's CTA pays a fixed cost besides its key loop, so few tiles run at
+  // a lower rate (the profile's attention_fixed_tiles). 0 = not such a kernel, or not known.
+  double kv_tiles = 0;
 
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };

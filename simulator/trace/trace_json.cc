@@ -45,6 +45,7 @@ json op_to_json(const Op& op) {
       j["shape"] = op.compute.shape;
       if (op.compute.duration_s >= 0) j["duration_s"] = op.compute.duration_s;
       if (op.compute.unvectorized) j["unvectorized"] = true;
+      if (op.compute.kv_tiles > 0) j["kv_tiles"] = op.compute.kv_tiles;
       break;
     case OpType::Collective:
       j["op"] = to_string(op.collective.kind);
@@ -236,6 +237,11 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
       if (const json* unvectorized = in.optional("unvectorized")) {
         if (!unvectorized->is_boolean()) in.fail(in.path("unvectorized"), "expected true or false");
         op.compute.unvectorized = unvectorized->get<bool>();
+      }
+      if (const json* kv_tiles = in.optional("kv_tiles")) {
+        op.compute.kv_tiles = get_number(*kv_tiles, origin, in.path("kv_tiles"));
+        if (!(op.compute.kv_tiles >= 1 && op.compute.kv_tiles <= 1e7))
+          in.fail(in.path("kv_tiles"), "must be in [1, 1e7] (omit it when unknown)");
       }
       break;
     case OpType::Collective:

@@ -27,4 +27,10 @@ inline double sliding_window_tile_fraction(double keys, double window) {
   return std::min(flash_attention_tile_fraction(keys, true), (std::ceil(window / 128.0) + 1) / tiles);
 }
 
+// The key tiles of 128 a query tile visits on average, for a kernel over `keys` keys that visits `fraction`
+// of the square's tiles (trace::ComputeSpec::kv_tiles).
+inline double flash_attention_kv_tiles(double keys, double fraction) {
+  return std::max(1.0, fraction * std::ceil(keys / 128.0));
+}
+
 }  // namespace simtrain::workload

@@ -250,6 +250,7 @@ LayerKernels attention(const Context& c) {
                            (2 * tensor + 2 * kv_tensor) * c.e, shape));
   k.backward.push_back(spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops,
                             (4 * tensor + 4 * kv_tensor) * c.e, shape));
+  k.forward.back().kv_tiles = k.backward.back().kv_tiles = flash_attention_kv_tiles(seq, fraction);
   return k;
 }
 

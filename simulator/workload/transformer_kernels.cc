@@ -35,6 +35,7 @@ void attention(Steps& forward, Steps& backward, const Dims& d) {
   LayerStep b = kernel_step("attention.bwd_data", ComputeKind::Attention, Pass::BackwardData,
                             d.shard.activation, 2.5 * flops, (2 * qo + 2 * kv) * d.e, shape);
   f.attention_core = true;
+  f.kernel.kv_tiles = b.kernel.kv_tiles = flash_attention_kv_tiles(keys, fraction);
   if (d.shard.cp > 1) {
     f.type = b.type = LayerStep::Type::RingAttention;
     f.group = b.group = LayerGroup::ContextParallel;

@@ -66,6 +66,7 @@ CalibrationProfile sample_measured() {
   p.efficiencies.kernel_launch_s = 0;
   p.efficiencies.memory_bound_unvectorized = 0.491;
   p.efficiencies.memory_bound_multi_tensor = 0.709;
+  p.efficiencies.attention_fixed_tiles = 6.3;
   p.gemm = {{4096, 4096, 4096, DType::BF16, false, true, 1.0 / 7.0 * 1e-3},
             {1, 50257, 768, DType::FP16, true, false, 0.1e-5},
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
@@ -202,6 +203,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
       // 0 says the GPU's unvectorized elementwise bandwidth is not known; above 1 is a typo.
       {"efficiencies.memory_bound_unvectorized", "got 1.5",
        [](json& d) { d["efficiencies"]["memory_bound_unvectorized"] = 1.5; }},
+      {"efficiencies.attention_fixed_tiles", "got 5000",
+       [](json& d) { d["efficiencies"]["attention_fixed_tiles"] = 5000; }},
       {"efficiencies.memory_bound_multi_tensor", "got -0.2",
        [](json& d) { d["efficiencies"]["memory_bound_multi_tensor"] = -0.2; }},
       // NCCL efficiencies may exceed 1 (imported trees beat the ring model) but must stay positive.

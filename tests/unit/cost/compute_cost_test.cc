@@ -92,6 +92,24 @@ TEST_CASE("an unvectorized elementwise kernel moves its bytes at the profile's u
         simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
+TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below the long-sequence rate") {
+  auto profile = test_profile();
+  // 1e12 FLOPs at fp16: 200 TFLOP/s x 0.1 = 50 ms at the long-sequence rate.
+  trace::ComputeSpec short_keys = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
+  short_keys.kv_tiles = 2;
+  CHECK(cost::ComputeCostModel(profile).cost(short_keys).duration_s ==
+        simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));  // fixed cost not known: unchanged
+  profile.efficiencies.attention_fixed_tiles = 8;
+  const cost::ComputeCostModel model(profile);
+  // 2 tiles of work and 8 of fixed cost against 16 and 8 at the reference: 2/10 x 24/16 = 0.3 of the rate.
+  CHECK(model.cost(short_keys).duration_s == simtrain::testing::Approx(50e-3 / 0.3 + kLaunch).epsilon(kRel));
+  for (double tiles : {16.0, 16.5, 32.0, 0.0}) {  // at and beyond the reference, or not a tile loop
+    trace::ComputeSpec k = short_keys;
+    k.kv_tiles = tiles;
+    CHECK(model.cost(k).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
+  }
+}
+
 TEST_CASE("an optimizer kernel moves its bytes at the profile's multi-tensor efficiency") {
   auto profile = test_profile();
   const trace::ComputeSpec adamw = kernel(ComputeKind::Optimizer, DType::FP32, 1e6, 1e9);

@@ -113,6 +113,20 @@ TEST_CASE("an unvectorized kernel says so in its op; others leave the field out"
   CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
 }
 
+TEST_CASE("a flash-attention kernel carries its key tiles per query tile; others leave the field out") {
+  Trace trace = two_stage_pipeline();
+  trace.programs[1].ops[1].compute.kv_tiles = 16.5;
+  const json doc = trace_to_json(trace);
+  CHECK(doc["programs"][1]["ops"][1]["kv_tiles"] == 16.5);
+  CHECK_FALSE(doc["programs"][0]["ops"][0].contains("kv_tiles"));
+  CHECK(trace_from_json(doc, "round trip") == trace);
+  for (const json& bad : {json(0.5), json("many"), json(-3)}) {
+    json spoiled = doc;
+    spoiled["programs"][1]["ops"][1]["kv_tiles"] = bad;
+    CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
+  }
+}
+
 TEST_CASE("a trace survives a JSON round trip field for field") {
   for (const Trace& trace : {two_rank_ddp(), two_stage_pipeline()}) {
     CHECK(trace_from_json(trace_to_json(trace), "round trip") == trace);

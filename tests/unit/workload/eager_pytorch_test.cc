@@ -114,6 +114,12 @@ TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
   const Layer& attention = layer_named(model, "model.layers.0.self_attn.sdpa");
   const double full = 4.0 * 32 * 4096 * 4096 * 128;
   CHECK(kernels_for(attention, model, 1, Precision::AMP_BF16).forward[0].flops == full * 33 / 64);
+  // Each query tile visits 16.5 of the 32 key tiles on average; a short unmasked sequence, all of its few.
+  const LayerKernels k = kernels_for(attention, model, 1, Precision::AMP_BF16);
+  CHECK(k.forward[0].kv_tiles == 16.5);
+  CHECK(k.backward[0].kv_tiles == 16.5);
+  CHECK(flash_attention_kv_tiles(197, flash_attention_tile_fraction(197, false)) == 2);
+  CHECK(flash_attention_kv_tiles(64, 1.0) == 1);  // never less than one tile
 }
 
 TEST_CASE(

@@ -182,6 +182,13 @@ TEST_CASE("a sliding-window layer's attention kernel does the window's tiles, no
   CHECK(flash_attention_tile_fraction(4096, true) == simtrain::testing::Approx(33.0 / 64));
   CHECK(sliding_window_tile_fraction(4096, 128) == simtrain::testing::Approx(2.0 / 32));
   CHECK(window / full == simtrain::testing::Approx((2.0 / 32) / (33.0 / 64)));
+  // The window's query tiles each visit its 2 key tiles, the full layer's 16.5 of 32 on average.
+  for (const LayerStep& s : transformer_layer_steps(t, shard, true, true).forward)
+    if (s.type != LayerStep::Type::Collective && s.kernel.kind == trace::ComputeKind::Attention)
+      CHECK(s.kernel.kv_tiles == simtrain::testing::Approx(2.0));
+  for (const LayerStep& s : transformer_layer_steps(t, shard, true, false).forward)
+    if (s.type != LayerStep::Type::Collective && s.kernel.kind == trace::ComputeKind::Attention)
+      CHECK(s.kernel.kv_tiles == simtrain::testing::Approx(16.5));
 }
 
 TEST_CASE(
