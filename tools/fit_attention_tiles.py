@@ -15,7 +15,6 @@ configurations; each configuration is also predicted with n0 fitted without it (
 usage: tools/fit_attention_tiles.py [--profile JSON]
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -78,10 +77,7 @@ def fit(rows, rate, launch_s):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", default=os.path.join(h200.ROOT, "calibration", "profiles", "h200-sxm.json"))
-    args = parser.parse_args()
-    with open(args.profile) as f:
-        profile = json.load(f)
+    _, profile = h200.read_profile(parser)
     rate = profile["device"]["peak_flops_per_s"]["bf16"] * profile["efficiencies"]["attention"]
     launch_s = profile["efficiencies"]["kernel_launch_s"]
 

@@ -19,7 +19,6 @@ without it and the error with which that predicts its optimizer kernels (leave o
 usage: tools/fit_multi_tensor_bandwidth.py [--profile JSON]
 """
 import argparse
-import json
 import os
 import sys
 
@@ -36,10 +35,7 @@ def pass_bytes_per_parameter(operator, sgd):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", default=os.path.join(h200.ROOT, "calibration", "profiles", "h200-sxm.json"))
-    args = parser.parse_args()
-    with open(args.profile) as f:
-        profile = json.load(f)
+    _, profile = h200.read_profile(parser)
     bandwidth = profile["device"]["memory_bandwidth_Bps"]
     launch_s = profile["efficiencies"]["kernel_launch_s"]
 
@@ -56,17 +52,7 @@ def main():
             count += 1
         moved = sum(pass_bytes_per_parameter(name, sgd) for name in operators) * row["params"]
         per_row[row["name"]] = (moved, seconds, count)
-    total_bytes = sum(v[0] for v in per_row.values())
-    total_s = sum(v[1] for v in per_row.values())
-    print(f"memory_bound_multi_tensor = {total_bytes / total_s / bandwidth:.3f} of {bandwidth / 1e12:.3f} TB/s"
-          f" ({sum(v[2] for v in per_row.values())} kernels)")
-    print("leave one model out: the figure without the configuration, and its optimizer kernels' time predicted")
-    for name, (moved, seconds, count) in per_row.items():
-        figure = (total_bytes - moved) / (total_s - seconds) / bandwidth
-        predicted = moved / (bandwidth * figure) + count * launch_s
-        recorded = seconds + count * launch_s
-        print(f"  {name:<42} {figure:.3f}  {count:4d} kernels {predicted * 1e3:7.3f} ms vs {recorded * 1e3:7.3f} ms"
-              f" ({100 * (predicted - recorded) / recorded:+.1f}%)")
+    h200.print_bandwidth_fit("memory_bound_multi_tensor", per_row, bandwidth, launch_s)
     return 0
 
 

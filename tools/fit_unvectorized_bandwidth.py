@@ -88,10 +88,7 @@ def launched_kernels(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--min-bytes", type=float, default=16e6)
-    parser.add_argument("--profile", default=os.path.join(h200.ROOT, "calibration", "profiles", "h200-sxm.json"))
-    args = parser.parse_args()
-    with open(args.profile) as f:
-        profile = json.load(f)
+    args, profile = h200.read_profile(parser)
     bandwidth = profile["device"]["memory_bandwidth_Bps"]
     launch_s = profile["efficiencies"]["kernel_launch_s"]
 
@@ -109,19 +106,8 @@ def main():
             seconds += kernel["dur"] * 1e-6 - launch_s
             count += 1
         per_row[row["name"]] = (moved, seconds, count)
-    total_bytes = sum(v[0] for v in per_row.values())
-    total_s = sum(v[1] for v in per_row.values())
-    print(f"memory_bound_unvectorized = {total_bytes / total_s / bandwidth:.3f} of {bandwidth / 1e12:.3f} TB/s"
-          f" ({sum(v[2] for v in per_row.values())} kernels of at least {args.min_bytes / 1e6:g} MB)")
-    print("leave one model out: the figure without the configuration, and its kernels' time predicted with it")
-    for name, (moved, seconds, count) in per_row.items():
-        if count == 0:
-            continue
-        figure = (total_bytes - moved) / (total_s - seconds) / bandwidth
-        predicted = moved / (bandwidth * figure) + count * launch_s
-        recorded = seconds + count * launch_s
-        print(f"  {name:<42} {figure:.3f}  {count:4d} kernels {predicted * 1e3:7.3f} ms vs {recorded * 1e3:7.3f} ms"
-              f" ({100 * (predicted - recorded) / recorded:+.1f}%)")
+    h200.print_bandwidth_fit("memory_bound_unvectorized", per_row, bandwidth, launch_s,
+                             f" of at least {args.min_bytes / 1e6:g} MB")
     return 0
 
 

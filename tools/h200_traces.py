@@ -60,3 +60,33 @@ def imported_ops(simtrain, row, tmp):
 
 def is_kernel(op):
     return op["kind"] != "host"
+
+
+PROFILE = os.path.join(ROOT, "calibration", "profiles", "h200-sxm.json")
+
+
+def read_profile(parser):
+    """The profile JSON named by the parser's --profile option (the H200's by default)."""
+    parser.add_argument("--profile", default=PROFILE)
+    args = parser.parse_args()
+    with open(args.profile) as f:
+        return args, json.load(f)
+
+
+def print_bandwidth_fit(figure_name, per_row, bandwidth, launch_s, kernels_note=""):
+    """Prints a bandwidth fraction fitted to {configuration: (bytes, seconds without launch costs, kernels)},
+    pooled over every configuration, then each configuration's kernels predicted with the fraction fitted
+    without it (the cost model's bytes / (bandwidth x fraction) + kernel_launch_s per kernel)."""
+    total_bytes = sum(v[0] for v in per_row.values())
+    total_s = sum(v[1] for v in per_row.values())
+    print(f"{figure_name} = {total_bytes / total_s / bandwidth:.3f} of {bandwidth / 1e12:.3f} TB/s"
+          f" ({sum(v[2] for v in per_row.values())} kernels{kernels_note})")
+    print("leave one model out: the figure without the configuration, and its kernels' time predicted with it")
+    for name, (moved, seconds, count) in per_row.items():
+        if count == 0:
+            continue
+        figure = (total_bytes - moved) / (total_s - seconds) / bandwidth
+        predicted = moved / (bandwidth * figure) + count * launch_s
+        recorded = seconds + count * launch_s
+        print(f"  {name:<42} {figure:.3f}  {count:4d} kernels {predicted * 1e3:7.3f} ms vs {recorded * 1e3:7.3f} ms"
+              f" ({100 * (predicted - recorded) / recorded:+.1f}%)")
