@@ -219,9 +219,9 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
       *value, "efficiencies", top.origin(),
       {"gemm", "gemm_fp8", "gemm_fp4", "gemm_flops_per_joule", "gemm_fp8_flops_per_joule",
        "gemm_fp4_flops_per_joule", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
-       "gemm_fp32", "conv_fp32", "attention", "attention_fixed_tiles", "memory_bound", "memory_bound_unvectorized",
-       "memory_bound_multi_tensor", "kernel_launch_s", "nccl_intra_node", "nccl_inter_node",
-       "nccl_step_latency_s"});
+       "gemm_fp32", "conv_fp32", "attention", "attention_fixed_tiles", "memory_bound",
+       "memory_bound_unvectorized", "memory_bound_multi_tensor", "kernel_launch_s", "nccl_intra_node",
+       "nccl_inter_node", "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
