@@ -77,19 +77,29 @@ TEST_CASE("a memory-bound kernel lasts bytes / (bandwidth * memory efficiency) p
   CHECK(c.duration_s == simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
-TEST_CASE("an unvectorized elementwise kernel moves its bytes at the profile's unvectorized efficiency") {
-  auto profile = test_profile();
+TEST_CASE("unvectorized and optimizer kernels move their bytes at the profile's own fractions where known") {
   trace::ComputeSpec strided = kernel(ComputeKind::Elementwise, DType::FP16, 1e6, 1e9);
   strided.unvectorized = true;
-  // Not known for this GPU (0): the kernel runs at memory_bound like any other, 1 GB in 2 ms.
-  CHECK(cost::ComputeCostModel(profile).cost(strided).duration_s ==
-        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
-  // Known: 1 GB at 1 TB/s * 0.25 = 4 ms; a vectorized kernel of the same bytes keeps its 2 ms.
-  profile.efficiencies.memory_bound_unvectorized = 0.25;
-  const cost::ComputeCostModel model(profile);
-  CHECK(model.cost(strided).duration_s == simtrain::testing::Approx(4e-3 + kLaunch).epsilon(kRel));
-  CHECK(model.cost(kernel(ComputeKind::Elementwise, DType::FP16, 1e6, 1e9)).duration_s ==
-        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
+  struct Case {
+    trace::ComputeSpec kernel;
+    double calibration::Efficiencies::*fraction;
+    double value;
+    double known_s;  // 1 GB at 1 TB/s x value
+  };
+  for (const Case& c : {Case{strided, &calibration::Efficiencies::memory_bound_unvectorized, 0.25, 4e-3},
+                        Case{kernel(ComputeKind::Optimizer, DType::FP32, 1e6, 1e9),
+                             &calibration::Efficiencies::memory_bound_multi_tensor, 0.4, 2.5e-3}}) {
+    auto profile = test_profile();
+    // Not known for this GPU (0): the kernel runs at memory_bound like any other, 1 GB in 2 ms.
+    CHECK(cost::ComputeCostModel(profile).cost(c.kernel).duration_s ==
+          simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
+    // Known: its own fraction; a plain elementwise kernel of the same bytes keeps its 2 ms.
+    profile.efficiencies.*c.fraction = c.value;
+    const cost::ComputeCostModel model(profile);
+    CHECK(model.cost(c.kernel).duration_s == simtrain::testing::Approx(c.known_s + kLaunch).epsilon(kRel));
+    CHECK(model.cost(kernel(ComputeKind::Elementwise, c.kernel.dtype, 1e6, 1e9)).duration_s ==
+          simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
+  }
 }
 
 TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below the long-sequence rate") {
@@ -108,20 +118,6 @@ TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below
     k.kv_tiles = tiles;
     CHECK(model.cost(k).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
   }
-}
-
-TEST_CASE("an optimizer kernel moves its bytes at the profile's multi-tensor efficiency") {
-  auto profile = test_profile();
-  const trace::ComputeSpec adamw = kernel(ComputeKind::Optimizer, DType::FP32, 1e6, 1e9);
-  // Not known for this GPU (0): the kernel runs at memory_bound, 1 GB in 2 ms.
-  CHECK(cost::ComputeCostModel(profile).cost(adamw).duration_s ==
-        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
-  // Known: 1 GB at 1 TB/s * 0.4 = 2.5 ms; an elementwise kernel of the same bytes keeps its 2 ms.
-  profile.efficiencies.memory_bound_multi_tensor = 0.4;
-  const cost::ComputeCostModel model(profile);
-  CHECK(model.cost(adamw).duration_s == simtrain::testing::Approx(2.5e-3 + kLaunch).epsilon(kRel));
-  CHECK(model.cost(kernel(ComputeKind::Elementwise, DType::FP32, 1e6, 1e9)).duration_s ==
-        simtrain::testing::Approx(2e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
