@@ -2,6 +2,7 @@
 // reads and writes.
 #include "simulator/workload/eager_pytorch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -229,6 +230,52 @@ LayerKernels gelu_new(LayerKernels kernels, double elements, bool autocast, doub
   return kernels;
 }
 
+// Hugging Face's decoders build a DynamicCache in training too (use_cache defaults to true): each layer's
+// update concatenates its keys and its values onto empty tensors, copying both out of the projections'
+// transposed views. The cache's value tensor takes the keys' dtype, so where the keys are fp32 (rotated with
+// autocast's fp32 cos and sin) the values are promoted too and SDPA casts them back. Backward: the values'
+// gradient cast through that promotion, and a transposing copy of the gradient of every tensor SDPA read in a
+// head-major layout of its own (the cached keys and values, and rotated queries) back to the projection's
+// token-major one; where one fused Linear made q, k and v (GPT-2's c_attn), split's backward concatenates
+// their gradients for it. As the H200 traces of GPT-2 XL and Llama-2-7B show them. `tokens` is batch x
+// sequence.
+LayerKernels hf_decoder_attention(LayerKernels kernels, const Layer& layer, double tokens, bool rotated,
+                                  bool fused_projection, DType dtype, double key_bytes, double e) {
+  const double heads = dim(layer, 1), head_dim = dim(layer, 2);
+  const double kv_heads = layer.dims.size() > 4 ? dim(layer, 4) : heads;
+  const double v_dim = layer.dims.size() > 5 ? dim(layer, 5) : head_dim;
+  const double queries = tokens * heads * head_dim, keys = tokens * kv_heads * head_dim;
+  const double values = tokens * kv_heads * v_dim;
+  const bool promoted = key_bytes != e;
+  std::vector<ComputeSpec> cache = {
+      strided_pass(ComputeKind::Elementwise, Pass::Forward, dtype, keys, key_bytes, key_bytes),
+      strided_pass(ComputeKind::Elementwise, Pass::Forward, dtype, values, e, key_bytes)};
+  if (promoted) cache.push_back(pass(ComputeKind::Elementwise, Pass::Forward, dtype, values, key_bytes, e));
+  kernels.forward.insert(kernels.forward.begin(), cache.begin(), cache.end());
+  const Pass b = Pass::BackwardData;
+  if (promoted) {
+    kernels.backward.push_back(pass(ComputeKind::Elementwise, b, dtype, values, e, key_bytes));
+    kernels.backward.push_back(pass(ComputeKind::Elementwise, b, dtype, values, key_bytes, e));
+  }
+  for (const double elements : {keys, values})
+    kernels.backward.push_back(strided_pass(ComputeKind::Elementwise, b, dtype, elements, e, e));
+  if (rotated) kernels.backward.push_back(strided_pass(ComputeKind::Elementwise, b, dtype, queries, e, e));
+  if (fused_projection)
+    kernels.backward.push_back(pass(ComputeKind::Elementwise, b, dtype, queries + keys + values, e, e));
+  return kernels;
+}
+
+bool has_rotary_embedding(const Model& model) {
+  return std::any_of(model.layers.begin(), model.layers.end(),
+                     [](const Layer& layer) { return layer.type == "rope"; });
+}
+
+// Whether q, k and v come from one Linear (no layer reads its predecessor's input, Layer::shares_input).
+bool has_fused_projections(const Model& model) {
+  return std::none_of(model.layers.begin(), model.layers.end(),
+                      [](const Layer& layer) { return layer.shares_input; });
+}
+
 }  // namespace
 
 LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer, const Model& model,
@@ -314,6 +361,13 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
     if (torchvision_encoder)
       kernels =
           torchvision_attention(std::move(kernels), n * dim(layer, 0), dim(layer, 1) * dim(layer, 2), low, e);
+    const bool decoder = model.transformer && model.transformer->vocab > 0 && dim(layer, 3) != 0;
+    if (decoder) {
+      const bool rotated = has_rotary_embedding(model);
+      kernels =
+          hf_decoder_attention(std::move(kernels), layer, n * dim(layer, 0), rotated,
+                               has_fused_projections(model), low, rotated && autocast ? kFp32Bytes : e, e);
+    }
   }
   const double bias = bias_elements(layer);
   if (type == "linear" && bias > 0) {
@@ -326,6 +380,27 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
       kernels.backward.push_back(
           pass(ComputeKind::Elementwise, Pass::BackwardWeight, low, bias, 0, kFp32Bytes));
     kernels.backward.push_back(sum);
+  }
+  if (type == "cross_entropy") {
+    // nll_loss's backward scatters into a zeroed gradient of the log-probabilities (fp32 under autocast):
+    // a fill over every row and class first.
+    const double elements = n * dim(layer, 0) * dim(layer, 1);
+    kernels.backward.insert(kernels.backward.begin(), pass(ComputeKind::Elementwise, Pass::BackwardData, low,
+                                                           elements, 0, autocast ? kFp32Bytes : e));
+  }
+  if (type == "linear" && layer.shares_input) {
+    // Autocast caches the weights' casts, not the activations': this Linear casts the shared fp32 input (a
+    // norm's output in every such layout) again. Backward casts its input gradient to fp32 and adds it to
+    // the other readers'; without autocast only the add remains.
+    const double input = n * dim(layer, 0) * dim(layer, 1);
+    if (autocast) {
+      kernels.forward.insert(kernels.forward.begin(),
+                             pass(ComputeKind::Elementwise, Pass::Forward, low, input, kFp32Bytes, e));
+      kernels.backward.push_back(
+          pass(ComputeKind::Elementwise, Pass::BackwardData, low, input, e, kFp32Bytes));
+    }
+    const double x = autocast ? kFp32Bytes : e;
+    kernels.backward.push_back(pass(ComputeKind::Elementwise, Pass::BackwardData, low, input, 2 * x, x));
   }
   if (!autocast) return kernels;
 

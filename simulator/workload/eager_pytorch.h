@@ -5,7 +5,12 @@
 //  - a transformer's residual stream stays fp32 (the embedding's output is fp32 and adds promote), so its
 //    norms and residual adds move fp32 tensors, and each norm's fp32 output is cast to 16 bits for the
 //    Linear that reads it (its gradient cast back in backward);
-//  - the loss casts the 16-bit logits to fp32 (and the gradient back);
+//  - every Linear that reads the same fp32 input (Hugging Face's separate q, k and v projections, gate and
+//    up) casts it for itself, and backward casts each input gradient back and sums them;
+//  - the loss casts the 16-bit logits to fp32 (and the gradient back), and its backward zero-fills the
+//    gradient of the log-probabilities first;
+//  - a Hugging Face decoder copies each layer's keys and values into its DynamicCache, and backward copies
+//    the head-major gradients back into the projections' layout;
 //  - rotary embeddings run as rotate_half: a negation, a concatenation, two products and a sum, each a pass
 //    over the queries and keys (forward and backward);
 //  - SwiGLU runs as silu(gate) and a product, and backward concatenates the gate and up gradients.

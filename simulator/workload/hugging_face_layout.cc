@@ -21,7 +21,10 @@ Layer projection(const Layer& fused, const std::string& name, std::int64_t out, 
   layer.dims[2] = out;
   layer.parameters =
       static_cast<double>(in) * static_cast<double>(out) + (bias ? static_cast<double>(out) : 0);
-  if (!first) layer.saved_activation_elements_per_sample = 0;
+  if (!first) {
+    layer.saved_activation_elements_per_sample = 0;
+    layer.shares_input = true;
+  }
   return layer;
 }
 

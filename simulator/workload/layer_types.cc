@@ -1,5 +1,7 @@
 // The zoo's layer constructors: parameter counts and saved-for-backward tensors of each layer type, as
 // PyTorch's modules define them.
+#include <utility>
+
 #include "common/error.h"
 #include "simulator/workload/zoo_builders.h"
 
@@ -122,6 +124,11 @@ Layer cross_entropy(const std::string& name, std::int64_t tokens, std::int64_t c
 Layer input_already_saved(Layer layer) {
   layer.saved_activation_elements_per_sample = 0;
   return layer;
+}
+
+Layer shares_input_of_previous(Layer layer) {
+  layer.shares_input = true;
+  return input_already_saved(std::move(layer));
 }
 
 }  // namespace simtrain::workload::zoo

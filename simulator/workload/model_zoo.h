@@ -23,6 +23,10 @@ struct Layer {
   double saved_activation_elements_per_sample = 0;  // kept for backward
   // False for the model's first layer: nothing upstream needs a gradient, so it has no data-gradient kernel.
   bool input_needs_grad = true;
+  // Reads the very tensor the layer before it read (Hugging Face's separate key and value projections after
+  // the query's, up after gate): eager PyTorch under autocast casts that input again for it, and backward
+  // adds its input gradient to the others'.
+  bool shares_input = false;
 };
 
 // Multi-token-prediction modules a model may have: each repeats a layer and the LM head on the last stage,

@@ -76,8 +76,10 @@ Model bert_large(int seq_len) {
   for (int i = 0; i < kLayers; ++i) {
     const std::string prefix = "encoder.layer." + std::to_string(i) + ".";
     layers.push_back(linear(prefix + "attention.self.query", s, kHidden, kHidden, true));
-    layers.push_back(input_already_saved(linear(prefix + "attention.self.key", s, kHidden, kHidden, true)));
-    layers.push_back(input_already_saved(linear(prefix + "attention.self.value", s, kHidden, kHidden, true)));
+    layers.push_back(
+        shares_input_of_previous(linear(prefix + "attention.self.key", s, kHidden, kHidden, true)));
+    layers.push_back(
+        shares_input_of_previous(linear(prefix + "attention.self.value", s, kHidden, kHidden, true)));
     layers.push_back(attention(prefix + "attention.self.sdpa", s, kHeads, kHidden / kHeads, false));
     layers.push_back(
         input_already_saved(linear(prefix + "attention.output.dense", s, kHidden, kHidden, true)));
@@ -171,15 +173,17 @@ Model llama2_7b(int seq_len) {
     const std::string prefix = "model.layers." + std::to_string(i) + ".";
     layers.push_back(rmsnorm(prefix + "input_layernorm", s, kHidden));
     layers.push_back(linear(prefix + "self_attn.q_proj", s, kHidden, kHidden, false));
-    layers.push_back(input_already_saved(linear(prefix + "self_attn.k_proj", s, kHidden, kHidden, false)));
-    layers.push_back(input_already_saved(linear(prefix + "self_attn.v_proj", s, kHidden, kHidden, false)));
+    layers.push_back(
+        shares_input_of_previous(linear(prefix + "self_attn.k_proj", s, kHidden, kHidden, false)));
+    layers.push_back(
+        shares_input_of_previous(linear(prefix + "self_attn.v_proj", s, kHidden, kHidden, false)));
     layers.push_back(rope(prefix + "self_attn.rotary_emb", s, 2 * kHidden));
     layers.push_back(attention(prefix + "self_attn.sdpa", s, kHeads, kHidden / kHeads, true));
     layers.push_back(input_already_saved(linear(prefix + "self_attn.o_proj", s, kHidden, kHidden, false)));
     layers.push_back(add(prefix + "add_1", s * kHidden, 2, true));
     layers.push_back(rmsnorm(prefix + "post_attention_layernorm", s, kHidden));
     layers.push_back(linear(prefix + "mlp.gate_proj", s, kHidden, kFfn, false));
-    layers.push_back(input_already_saved(linear(prefix + "mlp.up_proj", s, kHidden, kFfn, false)));
+    layers.push_back(shares_input_of_previous(linear(prefix + "mlp.up_proj", s, kHidden, kFfn, false)));
     layers.push_back(swiglu(prefix + "mlp.act", s, kFfn));
     layers.push_back(linear(prefix + "mlp.down_proj", s, kFfn, kHidden, false));
     layers.push_back(add(prefix + "add_2", s * kHidden, 2, true));

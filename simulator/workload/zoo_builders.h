@@ -63,6 +63,8 @@ Layer cross_entropy(const std::string& name, std::int64_t tokens, std::int64_t c
 // earlier layer already saved (a conv after an in-place ReLU, the K and V projections after Q), it adds
 // nothing to activation memory.
 Layer input_already_saved(Layer layer);
+// A Linear that reads the input of the Linear before it (Layer::shares_input), whose saved input is that one.
+Layer shares_input_of_previous(Layer layer);
 
 // A decoder-only language model beyond its TransformerConfig: what decoder() needs to lay out its layers.
 struct DecoderSpec {

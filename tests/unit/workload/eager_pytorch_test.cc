@@ -2,6 +2,8 @@
 // mode adds under autocast, counted in bytes of the tensors they read and write.
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "tests/support/approx.h"
 
 #include "simulator/workload/attention_work.h"
@@ -102,6 +104,78 @@ TEST_CASE("the loss casts the logits to fp32 and the gradient back") {
   const LayerKernels k = eager(model, "loss", 1, Precision::AMP_BF16);
   CHECK(k.forward.front().bytes == logits * (2 + 4));
   CHECK(k.backward.back().bytes == logits * (4 + 2));
+  // nll_loss's backward first zeroes the fp32 gradient of the log-probabilities (the traces' fill_).
+  CHECK(k.backward.front().bytes == logits * 4);
+  CHECK(eager(model, "loss", 1, Precision::FP32).backward.front().bytes == logits * 4);
+}
+
+TEST_CASE(
+    "each of Hugging Face's separate projections casts the shared fp32 input; backward adds the gradients") {
+  // Llama-2-7B on one sequence of 4,096 tokens: the H200 trace shows q, k and v each casting the norm's fp32
+  // output (3 casts, not 1), and backward 3 upcasts of their input gradients and 2 fp32 adds.
+  const Model model = build_model("llama2-7b");
+  const double input = 4096.0 * 4096;
+  const auto extra = [&](const std::string& name, Precision precision) {
+    const LayerKernels fused = kernels_for(layer_named(model, name), model, 1, precision);
+    const LayerKernels k = eager(model, name, 1, precision);
+    return std::pair{k.forward.size() - fused.forward.size(), k.backward.size() - fused.backward.size()};
+  };
+  CHECK(extra("model.layers.0.self_attn.q_proj", Precision::AMP_BF16) ==
+        std::pair<std::size_t, std::size_t>{1, 1});
+  CHECK(extra("model.layers.0.self_attn.k_proj", Precision::AMP_BF16) ==
+        std::pair<std::size_t, std::size_t>{2, 3});
+  CHECK(extra("model.layers.0.mlp.up_proj", Precision::AMP_BF16) ==
+        std::pair<std::size_t, std::size_t>{2, 3});
+  const LayerKernels v = eager(model, "model.layers.0.self_attn.v_proj", 1, Precision::AMP_BF16);
+  CHECK(v.forward[1].bytes == input * (4 + 2));  // after the weight's cast, the input's
+  CHECK(v.backward[v.backward.size() - 3].bytes == input * (2 + 4));
+  CHECK(v.backward[v.backward.size() - 3].unvectorized);
+  CHECK(v.backward[v.backward.size() - 2].bytes == input * (4 + 4 + 4));
+  // Without autocast nothing is cast; the gradients are still summed.
+  CHECK(extra("model.layers.0.self_attn.k_proj", Precision::FP32) ==
+        std::pair<std::size_t, std::size_t>{0, 1});
+  CHECK(eager(model, "model.layers.0.self_attn.k_proj", 1, Precision::FP32).backward.back().bytes ==
+        input * (4 + 4 + 4));
+  // BERT's query, key and value read its LayerNorm's output the same way.
+  const Model bert = build_model("bert-large");
+  CHECK(layer_named(bert, "encoder.layer.0.attention.self.value").shares_input);
+  CHECK_FALSE(layer_named(bert, "encoder.layer.0.attention.self.query").shares_input);
+}
+
+TEST_CASE(
+    "a Hugging Face decoder copies its keys and values into a DynamicCache and transposes their gradients") {
+  // GPT-2 XL (bf16 keys): the two cache copies forward; the key and value gradients' transposes backward,
+  // then their concatenation with the query's for the fused c_attn.
+  const Model gpt2 = build_model("gpt2-xl");
+  const Layer& g = layer_named(gpt2, "transformer.h.0.attn.sdpa");
+  const LayerKernels g_fused = kernels_for(g, gpt2, 4, Precision::AMP_BF16);
+  const LayerKernels g_eager = eager(gpt2, g.name, 4, Precision::AMP_BF16);
+  const double x = 4.0 * 1024 * 1600;  // 4 sequences of 1,024 tokens, 25 heads of 64
+  REQUIRE(g_eager.forward.size() == g_fused.forward.size() + 1 + 2);
+  CHECK(g_eager.forward[0].bytes == x * (2 + 2));
+  CHECK(g_eager.forward[0].unvectorized);
+  REQUIRE(g_eager.backward.size() == g_fused.backward.size() + 3 + 2 + 1);
+  CHECK(g_eager.backward[g_eager.backward.size() - 2].bytes == x * (2 + 2));
+  CHECK(g_eager.backward[g_eager.backward.size() - 2].unvectorized);
+  CHECK(g_eager.backward.back().bytes == 3 * x * (2 + 2));
+  CHECK_FALSE(g_eager.backward.back().unvectorized);
+  // Llama-2-7B: its rotated keys are fp32, so the cache promotes the values to fp32 and SDPA casts them back;
+  // backward casts the value gradient through that and transposes the query's gradient too.
+  const Model llama = build_model("llama2-7b");
+  const Layer& l = layer_named(llama, "model.layers.0.self_attn.sdpa");
+  const LayerKernels l_fused = kernels_for(l, llama, 1, Precision::AMP_BF16);
+  const LayerKernels l_eager = eager(llama, l.name, 1, Precision::AMP_BF16);
+  const double y = 4096.0 * 4096;
+  REQUIRE(l_eager.forward.size() == l_fused.forward.size() + 1 + 3);
+  CHECK(l_eager.forward[0].bytes == y * (4 + 4));  // keys
+  CHECK(l_eager.forward[1].bytes == y * (2 + 4));  // values, promoted
+  CHECK(l_eager.forward[2].bytes == y * (4 + 2));  // the values' cast for SDPA
+  CHECK(l_eager.backward.size() == l_fused.backward.size() + 3 + 2 + 3);
+  // An encoder keeps no cache.
+  const Model bert = build_model("bert-large");
+  const Layer& b = layer_named(bert, "encoder.layer.0.attention.self.sdpa");
+  CHECK(eager(bert, b.name, 1, Precision::AMP_BF16).backward.size() ==
+        kernels_for(b, bert, 1, Precision::AMP_BF16).backward.size() + 3);
 }
 
 TEST_CASE("a causal flash kernel visits the tiles on and below the diagonal") {
@@ -195,9 +269,12 @@ TEST_CASE("an upcast to fp32 runs on PyTorch's unvectorized path; a downcast to 
   REQUIRE(add.forward.size() == 1);
   CHECK(add.forward[0].unvectorized);         // fp32 + bf16 -> fp32
   CHECK_FALSE(add.backward[0].unvectorized);  // fp32 gradients
-  // cuDNN's SDPA helpers are cuDNN's own kernels.
-  for (const auto& helper : eager(gpt2, "transformer.h.0.attn.sdpa", 1, Precision::AMP_BF16).backward)
-    CHECK_FALSE(helper.unvectorized);
+  // cuDNN's SDPA helpers, right after its backward kernel, are cuDNN's own kernels.
+  const Layer& sdpa = layer_named(gpt2, "transformer.h.0.attn.sdpa");
+  const std::size_t own = kernels_for(sdpa, gpt2, 1, Precision::AMP_BF16).backward.size();
+  const LayerKernels attention = eager(gpt2, sdpa.name, 1, Precision::AMP_BF16);
+  REQUIRE(attention.backward.size() >= own + 3);
+  for (std::size_t i = own; i < own + 3; ++i) CHECK_FALSE(attention.backward[i].unvectorized);
 }
 
 TEST_CASE(
