@@ -133,7 +133,9 @@ double weight_elements(const Layer& layer) {
 // H200 trace of Llama-2-7B shows it: q * cos, rotate_half (neg of one half, cat), * sin, the sum; cos and
 // sin come in the residual stream's dtype (fp32), so the products and the sum are fp32 and SDPA's input is
 // cast back to 16 bits. Backward: the cast's gradient, both products' gradients, neg's, the casts to the
-// tensor's dtype and the sum of its two gradients. Ten kernels where a fused kernel makes two.
+// tensor's dtype and the sum of its two gradients; rotate_half's halves go back through slicing, which
+// zero-fills a gradient for each half, copies the half into it (a strided view) and adds the two. Six
+// forward and twelve backward kernels per tensor, where a fused kernel makes one each way for both.
 LayerKernels hf_rotary(LayerKernels kernels, double elements, double e) {
   const double f = kFp32Bytes;
   const double half = elements / 2;  // queries or keys
@@ -151,6 +153,9 @@ LayerKernels hf_rotary(LayerKernels kernels, double elements, double e) {
     for (const ComputeSpec& k : {op(b, e, f), op(b, 2 * f, f), op(b, f / 2, f / 2), op(b, 2 * f, f),
                                  op(b, f, e), op(b, f, e), op(b, 2 * e, e)})
       kernels.backward.push_back(k);
+    const ComputeSpec fill = op(b, 0, e);
+    const ComputeSpec slice = strided_pass(ComputeKind::Elementwise, b, DType::FP32, half, e / 2, e / 2);
+    for (const ComputeSpec& k : {fill, slice, fill, slice, op(b, 2 * e, e)}) kernels.backward.push_back(k);
   }
   if (e == f) {
     // Without autocast nothing is cast: drop the forward cast and the backward's three conversions.

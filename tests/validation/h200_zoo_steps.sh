@@ -3,8 +3,8 @@
 # (traces/pytorch/: run B = h200_steps.json, run A = the README's table), each run predicted with its own
 # host profile (calibration/hosts/, tools/calibrate_host.py). Issue 14's targets: step-time MAPE <= 10% and no
 # row beyond 20%, peak allocated memory within 10% per row. Memory meets them and is checked at the target.
-# Step times (README.md, "The model zoo against stock PyTorch steps on an H200"): run A MAPE 9.3%, worst
-# 16.4% (GPT-2 XL, host-bound), which meets them; run B MAPE 8.4%, worst 28.0% (ViT-B/16, whose host the
+# Step times (README.md, "The model zoo against stock PyTorch steps on an H200"): run A MAPE 9.2%, worst
+# 16.4% (GPT-2 XL, host-bound), which meets them; run B MAPE 8.3%, worst 28.0% (ViT-B/16, whose host the
 # per-kernel host profile overcharges now that its kernel count is close to the trace's), which does not.
 # Guarded at today's figures plus a margin for rounding: run A 9.5% / 17%, run B 9% / 28.5%.
 set -euo pipefail

@@ -87,15 +87,19 @@ TEST_CASE("rotary embeddings run as rotate_half, in fp32 against fp32 cos and si
   const Model model = build_model("llama2-7b");
   const double elements = 4096.0 * (32 + 32) * 128;  // queries and keys of 4096 tokens
   const LayerKernels k = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::AMP_BF16);
-  // Per tensor: * cos, neg, cat, * sin, +, the cast for SDPA; backward 7 kernels.
+  // Per tensor: * cos, neg, cat, * sin, +, the cast for SDPA; backward 7 kernels, and for rotate_half's two
+  // halves a zero fill and a strided copy each and their sum (the trace's 12 per tensor with SDPA's upcast).
   REQUIRE(k.forward.size() == 12);
-  REQUIRE(k.backward.size() == 14);
+  REQUIRE(k.backward.size() == 24);
+  int strided_backward = 0;
+  for (const auto& kernel : k.backward) strided_backward += kernel.unvectorized ? 1 : 0;
+  CHECK(strided_backward == 2 * (1 + 2));  // per tensor: the upcast and the two half copies
   // Bytes per element: * cos 2 + 4 -> 4, neg 1 -> 1, cat 2 -> 2, * sin 2 + 4 -> 4, + 8 -> 4, cast 4 -> 2.
   CHECK(total_bytes(k.forward) == simtrain::testing::Approx(elements * (10 + 2 + 4 + 10 + 12 + 6)));
   // Without autocast nothing is cast.
   const LayerKernels fp32 = eager(model, "model.layers.0.self_attn.rotary_emb", 1, Precision::FP32);
   CHECK(fp32.forward.size() == 10);
-  CHECK(fp32.backward.size() == 8);
+  CHECK(fp32.backward.size() == 18);
 }
 
 TEST_CASE("the loss casts the logits to fp32 and the gradient back") {
