@@ -28,6 +28,12 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   never waits for token counts.
 - MoE rows run with `--etp 1`, as their recipes set expert_tensor_parallel_size = 1 (MoE parallel folding
   when TP > 1).
+- Gradients are reduced in bf16 (`--grad-reduce-in-bf16`): perf_recipes/_common.py _benchmark_common and
+  _perf_precision set grad_reduce_in_fp32 = False for every recipe (commit 067f987).
+- The token dispatcher: `--moe-token-dispatcher-type flex` (DeepEP or HybridEP, each token crossing to a node
+  once) where the row's recipe at commit 067f987 sets moe_token_dispatcher_type = "flex" (FLEX_DISPATCHER);
+  NCCL's all-to-all elsewhere. It changes only expert parallelism across nodes: inside an 8-GPU node or an
+  NVL72 rack the two cost the same.
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
   out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
@@ -105,6 +111,22 @@ def layout_options(row):
     if (pp, vp) not in LAYOUTS_61[family]:
         return None
     return ["--pp-layers", ",".join(str(n) for n in STAGES_61[pp * vp])]
+
+
+# (model, system, precisions) whose Megatron-Bridge performance recipe (commit 067f987) runs the flex
+# dispatcher: perf_recipes/deepseek/b200/deepseek_v3.py (DeepEP, MXFP8 and NVFP4),
+# perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py for Nemotron 3 Super (HybridEP), and
+# perf_recipes/gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (MXFP8, HybridEP). (B300's BF16
+# recipe also runs HybridEP, at EP 8; the table's B300 BF16 row at EP 64 is of an earlier recipe.)
+FLEX_DISPATCHER = [("DeepSeekV3", {"DGX-B200"}, {"MXFP8", "FP8-MX", "NVFP4"}),
+                   ("Nemotron_3_Super", {"DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
+                   ("GPT OSS 120B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, {"MXFP8", "FP8-MX"})]
+
+
+def flex_dispatcher(row):
+    return any(row["base_model"] == model and row["System"] in systems and
+               (precisions is None or row["Precision"] in precisions)
+               for model, systems, precisions in FLEX_DISPATCHER)
 
 
 FAMILIES = [("Llama", "LLAMA"), ("DeepSeek/Kimi", "DeepSeek"), ("DeepSeek/Kimi", "Kimi"), ("Qwen3", "Qwen3"),
@@ -197,6 +219,9 @@ def run_args(row, host=True):
         # (mtp_num_layers = 2, mtp_use_repeated_layer): the compute of two modules (simtrain also counts
         # the second one's weights, 1.5 GB of memory in bf16).
         args += ["--mtp-layers", "2"]
+    args += ["--grad-reduce-in-bf16"]
+    if flex_dispatcher(row):
+        args += ["--moe-token-dispatcher-type", "flex"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:

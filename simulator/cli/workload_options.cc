@@ -123,12 +123,19 @@ void add_parallel_options(po::options_description& options) {
       "the next step's forward pass")("no-overlap-p2p-communication",
                                       "interleaved pipeline sends block the next kernel (Megatron-LM before "
                                       "2023)")(
+      "grad-reduce-in-bf16",
+      "Megatron: bf16 training accumulates and reduces gradients in bf16, not in fp32 main_grad buffers "
+      "(Megatron-Bridge's grad_reduce_in_fp32 = False)")(
       "tp-comm-overlap",
       "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
       "under their GEMMs (with --sp)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher never "
       "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
+      "moe-token-dispatcher-type", po::value<std::string>(),
+      "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
+      "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
+      "there)")(
       "moe-expert-capacity-factor", po::value<double>(),
       "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
       "balanced routing drops nothing and it changes nothing)")(
@@ -234,6 +241,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_param_gather = vm.count("no-overlap-param-gather") == 0;
   c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
   c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
+  c.grad_reduce_in_bf16 = vm.count("grad-reduce-in-bf16") > 0;
   if (vm.count("moe-pad-expert-input-to-capacity")) {
     if (!vm.count("moe-expert-capacity-factor"))
       throw Error("--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor");
@@ -242,6 +250,12 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
       throw Error("--moe-expert-capacity-factor: must be in (0, 64], got " + std::to_string(capacity));
     c.moe_pad_to_capacity = true;
     c.capacity_factor = capacity;
+  }
+  if (vm.count("moe-token-dispatcher-type")) {
+    const std::string dispatcher = vm["moe-token-dispatcher-type"].as<std::string>();
+    if (dispatcher != "alltoall" && dispatcher != "flex")
+      throw Error("--moe-token-dispatcher-type: unknown dispatcher '" + dispatcher + "' (alltoall, flex)");
+    c.moe_flex_dispatcher = dispatcher == "flex";
   }
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")

@@ -145,15 +145,23 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   const int slot = placement.slot[layout.position];
   const int node = slot / per_node, local = slot % per_node;
   const int self = (*layout.members)[layout.position];
+  // Routed per node, the tokens that cross arrive at one GPU of the node, which forwards the (M-1)/M of the
+  // buffer that came from other nodes to the node's other L-1 GPUs over NVLink.
+  const bool dedup = layout.node_dedup.top_k > 0;
+  const double nvlink_bytes =
+      (per_node - 1) * bytes / n + (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0);
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
     plan.intra_node_before_s =
-        (per_node - 1) * bytes / n / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
+        nvlink_bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
         layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
   // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L; under node
   // lockstep the node's first rank carries them all, each at 1/L of the pair's bytes (the engine scales
   // flows of lockstep representatives by L).
   const bool first_carries_all = layout.node_representative;
-  const double flow_bytes = per_node * per_node * bytes / n / (first_carries_all ? per_node : 1);
+  const double crossing =
+      dedup ? node_dedup_fraction(layout.node_dedup.top_k, static_cast<int>(layout.node_dedup.experts), nodes)
+            : 1;
+  const double flow_bytes = crossing * per_node * per_node * bytes / n / (first_carries_all ? per_node : 1);
   auto carrier = [&](int other_node) { return first_carries_all ? 0 : other_node % per_node; };
   for (int i = 1; i < nodes; ++i) {
     const int to = (node + i) % nodes;
@@ -387,6 +395,15 @@ int nccl_p2p_channels_per_net_peer(int ranks, int collective_channels, double gp
   const int p2p_channels = pow2_up(std::clamp(collective_channels, 1, 32));
   while (per_peer * div_up(ranks, 8) > p2p_channels && per_peer > 1) per_peer /= 2;
   return per_peer;
+}
+
+double node_dedup_fraction(int top_k, int experts, int nodes) {
+  if (nodes <= 1 || top_k <= 0 || experts < top_k) return 1;
+  // q = C(E - E/M, k) / C(E, k): none of the token's k experts on a given other node.
+  const double per_node = static_cast<double>(experts) / nodes;
+  double q = 1;
+  for (int i = 0; i < top_k; ++i) q *= std::max(0.0, (experts - per_node - i) / (experts - i));
+  return std::min(1.0, nodes * (1 - q) / top_k);
 }
 
 double bus_bandwidth_factor(trace::CollectiveKind kind, int ranks) {

@@ -109,6 +109,8 @@ struct CollectiveLayout {
   // costing the NVLS-tree network hops of NCCL's tuner; NCCL still chooses it by its tuner's estimate (the
   // NVLS pipeline beside the network part), which is far below what it takes there.
   bool multi_node_nvlink = false;
+  // An all-to-all whose dispatcher sends each token once per destination node (trace::NodeDedupRouting).
+  trace::NodeDedupRouting node_dedup{};
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -146,7 +148,9 @@ struct CollectiveLayout {
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
 // the node's first rank). On one node, with pairwise_all_to_all, or when nodes hold different numbers of
-// members: one flow to every peer of 1/N.
+// members: one flow to every peer of 1/N. A token dispatch routed per node (layout.node_dedup) carries
+// node_dedup_fraction of those bytes between nodes, and its GPUs also forward over NVLink the remote
+// tokens meant for their node's other GPUs.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the
@@ -155,6 +159,12 @@ struct CollectiveLayout {
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);
+
+// The share of an all-to-all's inter-node bytes left when each token crosses to a node once, however many
+// of its top_k experts (of `experts`, spread evenly over `nodes` nodes) that node holds: a token reaches
+// another node with probability 1 - C(E - E/M, k) / C(E, k) (uniformly random routing, as Megatron's forced
+// load balancing draws it), where NCCL's all-to-all sends it k/M copies on average. 1 on one node.
+double node_dedup_fraction(int top_k, int experts, int nodes);
 
 // All-to-all and sendrecv: NCCL's point-to-point operations, for which no algorithm or protocol is chosen.
 bool is_point_to_point(trace::CollectiveKind kind);

@@ -65,6 +65,7 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.nvls_channels = platform.nvls_channels;
   layout.nvls_tree_channels = platform.nvls_tree_channels;
   layout.multi_node_nvlink = platform.multi_node_nvlink;
+  layout.node_dedup = op.collective.node_dedup;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

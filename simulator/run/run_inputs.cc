@@ -100,6 +100,8 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
               {"distributed_optimizer", c.distributed_optimizer}}}};
   if (c.host) j["host"] = host_inputs(*c.host);
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
+  if (c.moe_flex_dispatcher) j["moe_token_dispatcher_type"] = "flex";
+  if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;
   if (c.mtp_layers) j["mtp_layers"] = *c.mtp_layers;
   return j;

@@ -73,12 +73,25 @@ struct ComputeSpec {
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };
 
+// How a MoE token dispatch or combine (an all-to-all) is routed when its dispatcher sends each token once
+// to every node that holds one of its experts and fans it out over NVLink there (DeepEP's and HybridEP's
+// hierarchical kernels, Megatron's flex dispatcher), where NCCL's all-to-all sends it once per chosen expert:
+// every token picks `top_k` of `experts` routed experts spread evenly over the communicator's ranks.
+// top_k 0: a plain all-to-all.
+struct NodeDedupRouting {
+  std::uint16_t top_k = 0;
+  std::uint32_t experts = 0;
+
+  friend bool operator==(const NodeDedupRouting&, const NodeDedupRouting&) = default;
+};
+
 // A collective over the communicator that `group` assigns to the executing rank.
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::AllReduce;
   DType dtype = DType::FP32;
   double bytes = 0;         // the buffer size as nccl-tests counts it (per rank input for all-reduce)
   std::uint16_t group = 0;  // index into Trace::groups
+  NodeDedupRouting node_dedup{};  // all-to-all only
 
   friend bool operator==(const CollectiveSpec&, const CollectiveSpec&) = default;
 };

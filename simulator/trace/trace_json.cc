@@ -52,6 +52,10 @@ json op_to_json(const Op& op) {
       j["dtype"] = to_string(op.collective.dtype);
       j["bytes"] = op.collective.bytes;
       j["group"] = op.collective.group;
+      if (op.collective.node_dedup.top_k > 0) {
+        j["node_dedup_top_k"] = op.collective.node_dedup.top_k;
+        j["node_dedup_experts"] = op.collective.node_dedup.experts;
+      }
       break;
     case OpType::Send:
     case OpType::Recv:
@@ -249,6 +253,15 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
       op.collective.dtype = get_dtype(in.required("dtype"), origin, in.path("dtype"));
       op.collective.bytes = number("bytes");
       op.collective.group = group();
+      if (const json* top_k = in.optional("node_dedup_top_k")) {
+        if (op.collective.kind != CollectiveKind::AllToAll)
+          in.fail(in.path("node_dedup_top_k"), "only an all_to_all is routed per node");
+        op.collective.node_dedup.top_k =
+            static_cast<std::uint16_t>(get_integer(*top_k, origin, in.path("node_dedup_top_k"), 1, 1024));
+        op.collective.node_dedup.experts = static_cast<std::uint32_t>(
+            get_integer(in.required("node_dedup_experts"), origin, in.path("node_dedup_experts"),
+                        op.collective.node_dedup.top_k, 1 << 20));
+      }
       break;
     case OpType::Send:
     case OpType::Recv:

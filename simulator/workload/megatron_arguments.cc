@@ -50,6 +50,7 @@ constexpr KnownArgument kArguments[] = {
     {"overlap-param-gather", Arity::Switch, Effect::Read},
     {"no-overlap-p2p-communication", Arity::Switch, Effect::Read},
     {"tp-comm-overlap", Arity::Switch, Effect::Read},
+    {"grad-reduce-in-bf16", Arity::Switch, Effect::Read},
     {"DDP-impl", Arity::One, Effect::Read},
     {"recompute-granularity", Arity::One, Effect::Read},
     {"recompute-method", Arity::One, Effect::Read},
@@ -368,10 +369,6 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
     }
     t.first_moe_layer = first_moe_layer(in, t.layers);
     t.moe_latent = in.integer("moe-latent-size").value_or(0);
-    const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
-    if (dispatcher && *dispatcher != "alltoall")
-      throw Error("--moe-token-dispatcher-type " + *dispatcher +
-                  ": only the all-to-all dispatcher is modelled (give alltoall)");
   } else {
     for (const char* moe : {"moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq",
                             "moe-latent-size"})
@@ -431,11 +428,12 @@ bool MegatronArguments::has(const std::string& name) const {
 
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
-// `--tp-comm-overlap`, `--moe-pad-expert-input-to-capacity` and `--moe-expert-capacity-factor` mean the same
-// either way).
+// `--tp-comm-overlap`, `--moe-pad-expert-input-to-capacity`, `--moe-expert-capacity-factor`,
+// `--moe-token-dispatcher-type` and `--grad-reduce-in-bf16` mean the same either way).
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "moe-pad-expert-input-to-capacity" ||
-         name == "moe-expert-capacity-factor";
+         name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
+         name == "grad-reduce-in-bf16";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
@@ -512,6 +510,11 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   c.overlap_param_gather = param_gather;
   if (in.has("no-overlap-p2p-communication")) c.overlap_p2p_communication = false;
   if (in.has("tp-comm-overlap")) c.tp_comm_overlap = true;
+  if (in.has("grad-reduce-in-bf16")) c.grad_reduce_in_bf16 = true;
+  const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
+  if (dispatcher == "allgather")
+    throw Error("--moe-token-dispatcher-type allgather: not modelled (give alltoall or flex)");
+  if (dispatcher) c.moe_flex_dispatcher = dispatcher == "flex";
   // Token dropping: padded to capacity, every expert gets capacity x its even share of token slots.
   if (in.has("moe-pad-expert-input-to-capacity")) {
     const std::optional<double> capacity = in.real("moe-expert-capacity-factor");

@@ -129,13 +129,14 @@ class StageBuilder {
   }
 
   std::uint32_t collective(std::string name, trace::CollectiveKind kind, double bytes, int group,
-                           Stream stream, std::vector<std::uint32_t> deps) {
+                           Stream stream, std::vector<std::uint32_t> deps,
+                           trace::NodeDedupRouting node_dedup = {}) {
     trace::Op op;
     op.name = std::move(name);
     op.type = trace::OpType::Collective;
     op.stream = stream;
     op.deps = std::move(deps);
-    op.collective = {kind, plan_.shard.activation, bytes, static_cast<std::uint16_t>(group)};
+    op.collective = {kind, plan_.shard.activation, bytes, static_cast<std::uint16_t>(group), node_dedup};
     return append(std::move(op));
   }
 
@@ -163,8 +164,9 @@ class StageBuilder {
         const int group = expert_parallel                                  ? g_.ep
                           : step.group == LayerGroup::ExpertTensorParallel ? g_.etp
                                                                            : g_.tp;
-        const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group,
-                                            expert_parallel ? kEp : kTp, after_last_kernel());
+        const std::uint32_t op =
+            collective(prefix + step.name, step.collective, step.bytes, group, expert_parallel ? kEp : kTp,
+                       after_last_kernel(), step.node_dedup);
         host_[op] = {step.launches, step.looped_kernels, step.host_waits};
         (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
       } else {

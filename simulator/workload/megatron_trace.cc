@@ -162,10 +162,13 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;
   shard.moe_pad_to_capacity = config.moe_pad_to_capacity;
+  shard.moe_flex_dispatcher = config.moe_flex_dispatcher;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
-  // Megatron reduces bf16 training's gradients in fp32 main_grad buffers; DeepSpeed and FSDP in 16 bits.
-  plan.grad_bytes =
-      !sixteen_bit ? 4 : (framework_sharding || config.precision == Precision::AMP_FP16 ? 2 : 4);
+  // Megatron reduces bf16 training's gradients in fp32 main_grad buffers unless --grad-reduce-in-bf16;
+  // DeepSpeed and FSDP in 16 bits.
+  const bool reduced_in_16_bits =
+      framework_sharding || config.precision == Precision::AMP_FP16 || config.grad_reduce_in_bf16;
+  plan.grad_bytes = sixteen_bit && reduced_in_16_bits ? 2 : 4;
   plan.param_bytes = sixteen_bit ? 2 : 4;
   shard.main_grad_bytes = plan.grad_bytes;
   plan.dense_layer = transformer_layer_steps(model, shard, false);

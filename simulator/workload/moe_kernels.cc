@@ -58,6 +58,9 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
     steps.push_back(collective_step(
         name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
         slots * d.e * (all_to_all ? 1 : etp)));
+    if (all_to_all && d.shard.moe_flex_dispatcher)
+      steps.back().node_dedup = {static_cast<std::uint16_t>(m.experts_per_token),
+                                 static_cast<std::uint32_t>(m.experts)};
   };
   // A gather or scatter of `rows` dispatched rows: each read once and written once.
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {

@@ -93,6 +93,14 @@ struct ParallelConfig {
   // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
   // per MoE layer's forward pass.
   bool moe_pad_to_capacity = false;
+  // Megatron's --moe-token-dispatcher-type flex (DeepEP's or HybridEP's kernels): the token all-to-alls send
+  // each token once to every node holding one of its experts and fan it out over NVLink there
+  // (trace::NodeDedupRouting). alltoall (false) sends it once per chosen expert, through NCCL.
+  bool moe_flex_dispatcher = false;
+  // Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's grad_reduce_in_fp32 = False, which its
+  // performance recipes set): bf16 training accumulates and reduces gradients in bf16 main_grad buffers,
+  // half the bytes of the default fp32 ones.
+  bool grad_reduce_in_bf16 = false;
   // The host thread launching the step's kernels (host_profile.h, --host); unset, the host never holds the
   // GPU back.
   std::optional<HostProfile> host;

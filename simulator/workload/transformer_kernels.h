@@ -46,6 +46,7 @@ struct LayerSharding {
   // Megatron's --moe-pad-expert-input-to-capacity: every expert gets capacity_factor x its even share of
   // slots, so the dispatcher knows its shapes without reading the routing back to the host.
   bool moe_pad_to_capacity = false;
+  bool moe_flex_dispatcher = false;  // ParallelConfig::moe_flex_dispatcher
 };
 
 // The communicator a communication step uses.
@@ -64,6 +65,7 @@ struct LayerStep {
   trace::CollectiveKind collective = trace::CollectiveKind::AllReduce;
   LayerGroup group = LayerGroup::TensorParallel;
   double bytes = 0;
+  trace::NodeDedupRouting node_dedup{};  // of a token all-to-all under the flex dispatcher
   // A collective the next kernel does not need (Megatron overlaps the input-gradient all-reduce of a
   // column-parallel linear with its weight-gradient GEMM): the kernel after next waits for it instead.
   bool overlaps_next_kernel = false;

@@ -55,4 +55,26 @@ pp=(--model llama3-70b --gpus 64 --platform dgx-h100 --tp 4 --sp --pp 8 --vpp 5 
 check "asynchronous sends leave less pipeline communication exposed" \
   less "$(exposed "$work/pp.json" pp)" "$(exposed "$work/pp_blocking.json" pp)"
 
+# Expert parallelism across nodes: the flex dispatcher (DeepEP, HybridEP) sends a token once per node.
+ep=(--model qwen3-30b-a3b --gpus 32 --platform dgx-b200 --ep 32 --micro-batch 1 --global-batch 32
+  --seq-len 4096 --precision amp-bf16 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${ep[@]}" --json "$work/ep.json" >/dev/null
+"$simtrain" run "${ep[@]}" --moe-token-dispatcher-type flex --json "$work/ep_flex.json" >/dev/null
+check "the flex dispatcher leaves less expert-parallel communication exposed across nodes" \
+  less "$(exposed "$work/ep_flex.json" ep)" "$(exposed "$work/ep.json" ep)"
+check "the Result records it" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["moe_token_dispatcher_type"] == "flex"' "$work/ep_flex.json"
+one_node=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 8
+  --seq-len 4096 --precision amp-bf16 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${one_node[@]}" --json "$work/ep8.json" >/dev/null
+"$simtrain" run "${one_node[@]}" --moe-token-dispatcher-type flex --json "$work/ep8_flex.json" >/dev/null
+check "inside one node both dispatchers cost the same" \
+  test "$(iteration "$work/ep8_flex.json")" = "$(iteration "$work/ep8.json")"
+
+# Gradients reduced in bf16 (Megatron-Bridge's recipes) move half the data-parallel bytes.
+"$simtrain" run "${dp[@]}" --no-overlap-grad-reduce --json "$work/dp_fp32.json" >/dev/null
+"$simtrain" run "${dp[@]}" --no-overlap-grad-reduce --grad-reduce-in-bf16 --json "$work/dp_bf16.json" >/dev/null
+check "--grad-reduce-in-bf16 leaves less DP communication exposed" \
+  less "$(exposed "$work/dp_bf16.json" dp)" "$(exposed "$work/dp_fp32.json" dp)"
+
 finish

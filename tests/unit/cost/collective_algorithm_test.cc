@@ -427,6 +427,38 @@ TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the no
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, pairwise, efficiencies()).sends.size() == 9);
 }
 
+TEST_CASE("routed once per node, a token dispatch sends the chance that a node holds one of its experts") {
+  // Top-1: a token reaches one node either way, so nothing is saved.
+  CHECK(cost::node_dedup_fraction(1, 64, 8) == simtrain::testing::Approx(1).epsilon(kRel));
+  // Top-2 of 4 experts on 2 nodes: the other node is hit unless both picks are local, 1 - (2/4)(1/3) = 5/6,
+  // where NCCL sends k/M = 1 copy on average.
+  CHECK(cost::node_dedup_fraction(2, 4, 2) == simtrain::testing::Approx(5.0 / 6).epsilon(kRel));
+  // Every expert on its own node (E = M, top-k distinct): every copy crosses anyway.
+  CHECK(cost::node_dedup_fraction(4, 8, 8) == simtrain::testing::Approx(1).epsilon(kRel));
+  // DeepSeek-V3's top-8 of 256 over 4 nodes: 1 - C(192, 8) / C(256, 8) per node against 2 copies.
+  double q = 1;
+  for (int i = 0; i < 8; ++i) q *= (192.0 - i) / (256.0 - i);
+  CHECK(cost::node_dedup_fraction(8, 256, 4) == simtrain::testing::Approx(4 * (1 - q) / 8).epsilon(kRel));
+  CHECK(cost::node_dedup_fraction(8, 256, 4) < 0.5);
+  CHECK(cost::node_dedup_fraction(8, 256, 1) == 1);
+
+  // On 5 nodes of 2 GPUs the flows shrink by the fraction, and each GPU forwards over NVLink the
+  // (M-1)/M x (L-1)/L of the buffer that reached its node for its neighbour.
+  const MultiNode c{ranks(10), 2};
+  const double s = 10e6, pair = 2 * 2 * s / 10;
+  cost::CollectiveLayout layout = c.layout(3);
+  layout.node_dedup = {.top_k = 4, .experts = 20};
+  const double fraction = cost::node_dedup_fraction(4, 20, 5);
+  const auto plan = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+  REQUIRE(!plan.sends.empty());
+  for (const auto& send : plan.sends)
+    CHECK(send.bytes == simtrain::testing::Approx(fraction * pair / kInterEff).epsilon(kRel));
+  const double nvlink = s / 10 + 4.0 / 5 * 1.0 / 2 * s;
+  CHECK(plan.intra_node_before_s ==
+        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
+            .epsilon(kRel));
+}
+
 }  // namespace simtrain
 
 namespace simtrain {

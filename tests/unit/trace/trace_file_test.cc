@@ -127,6 +127,28 @@ TEST_CASE("a flash-attention kernel carries its key tiles per query tile; others
   }
 }
 
+TEST_CASE("a token all-to-all routed once per node carries its routing; others leave the fields out") {
+  Trace trace = two_stage_pipeline();
+  Op& exchange = trace.programs[1].ops[2];
+  exchange.collective.kind = CollectiveKind::AllToAll;
+  exchange.collective.node_dedup = {.top_k = 8, .experts = 256};
+  const json doc = trace_to_json(trace);
+  CHECK(doc["programs"][1]["ops"][2]["node_dedup_top_k"] == 8);
+  CHECK(doc["programs"][1]["ops"][2]["node_dedup_experts"] == 256);
+  CHECK_FALSE(trace_to_json(two_stage_pipeline())["programs"][1]["ops"][2].contains("node_dedup_top_k"));
+  CHECK(trace_from_json(doc, "round trip") == trace);
+  // Fewer experts than picks, a routing without its experts, and a routed all-gather are errors.
+  json spoiled = doc;
+  spoiled["programs"][1]["ops"][2]["node_dedup_experts"] = 4;
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_experts"), Error);
+  spoiled = doc;
+  spoiled["programs"][1]["ops"][2].erase("node_dedup_experts");
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_experts"), Error);
+  spoiled = doc;
+  spoiled["programs"][1]["ops"][2]["op"] = "all_gather";
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_top_k"), Error);
+}
+
 TEST_CASE("a trace survives a JSON round trip field for field") {
   for (const Trace& trace : {two_rank_ddp(), two_stage_pipeline()}) {
     CHECK(trace_from_json(trace_to_json(trace), "round trip") == trace);

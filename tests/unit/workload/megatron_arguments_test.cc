@@ -255,6 +255,7 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
                                          "--moe-router-force-load-balancing",
                                          "--moe-token-dispatcher-type",
                                          "alltoall"});
+  CHECK_FALSE(deepseek.config.moe_flex_dispatcher);
   const TransformerConfig& t = deepseek.config.decoder->config;
   CHECK(t.shared_experts == 1);
   CHECK(t.first_moe_layer == 3);
@@ -281,7 +282,12 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
   CHECK_THROWS_WITH_AS(
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                "128", "--num-experts", "8", "--moe-token-dispatcher-type", "allgather"}),
-      doctest::Contains("only the all-to-all dispatcher is modelled"), Error);
+      doctest::Contains("--moe-token-dispatcher-type allgather: not modelled"), Error);
+  CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+                 "128", "--num-experts", "8", "--moe-token-dispatcher-type", "flex"})
+            .config.moe_flex_dispatcher);
+  CHECK(plan_of({"--bf16", "--grad-reduce-in-bf16"}).config.grad_reduce_in_bf16);
+  CHECK_FALSE(plan_of({"--bf16"}).config.grad_reduce_in_bf16);
 }
 
 }  // namespace simtrain::workload

@@ -142,6 +142,12 @@ TEST_CASE("gradient buckets carry the stage's parameters once, reduced after the
   CHECK(collective_bytes(d.programs[0], "param_all_gather", trace::CollectiveKind::AllGather) ==
         simtrain::testing::Approx(2 * stage0));
   CHECK(d.metadata.parallelism == "tp2 pp2 vpp1 dp2 dist-opt");
+
+  // --grad-reduce-in-bf16 (Megatron-Bridge's performance recipes): 2 bytes per parameter.
+  c.grad_reduce_in_bf16 = true;
+  const trace::Trace b = generate_megatron_trace(m, "gpt-small", c);
+  CHECK(collective_bytes(b.programs[0], "grad_reduce_scatter", trace::CollectiveKind::ReduceScatter) ==
+        simtrain::testing::Approx(2 * stage0));
 }
 
 TEST_CASE("without overlap the gradient buckets are reduced after the stage's last backward kernel") {

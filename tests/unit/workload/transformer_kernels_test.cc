@@ -225,6 +225,25 @@ TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-
   CHECK(p.expert_per_gpu == simtrain::testing::Approx(8.0 * 3 * 8192 * 14336 / 8));
 }
 
+TEST_CASE("under the flex dispatcher the token all-to-alls carry their routing, the bytes unchanged") {
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
+  LayerSharding s = sharding(1, false, 1, 4096);
+  s.ep = 4;
+  const LayerSteps nccl = transformer_layer_steps(m, s, true);
+  s.moe_flex_dispatcher = true;
+  const LayerSteps flex = transformer_layer_steps(m, s, true);
+  int routed = 0;
+  for (const std::vector<LayerStep>* steps : {&flex.forward, &flex.backward})
+    for (const LayerStep& step : *steps) {
+      if (step.type != LayerStep::Type::Collective) continue;
+      CHECK(step.node_dedup == trace::NodeDedupRouting{.top_k = 2, .experts = 8});
+      CHECK(step.bytes == find(step.name.ends_with(".bwd") ? nccl.backward : nccl.forward, step.name).bytes);
+      ++routed;
+    }
+  CHECK(routed == 4);
+  CHECK(find(nccl.forward, "moe.dispatch_all_to_all").node_dedup.top_k == 0);
+}
+
 TEST_CASE("a MoE layer's grouped GEMMs split the arriving tokens evenly over the local experts") {
   const TransformerConfig m = with_mixtral_experts(llama3_70b());
   LayerSharding s = sharding(2, true, 1, 4096);
