@@ -20,8 +20,10 @@ class NetworkEstimate {
   NetworkEstimate(const platform::ClusterSpec& spec, const calibration::Efficiencies& efficiencies);
 
   // Seconds for one rank's part in `kind` of `bytes` (CollectiveSpec::bytes) over `members` (world ranks in
-  // communicator order; rank r sits on node r / gpus_per_node). 0 for a communicator of one rank.
-  double collective_s(trace::CollectiveKind kind, double bytes, const std::vector<int>& members) const;
+  // communicator order; rank r sits on node r / gpus_per_node). 0 for a communicator of one rank. A token
+  // all-to-all routed per node (`node_dedup`) is priced as the engine replays it.
+  double collective_s(trace::CollectiveKind kind, double bytes, const std::vector<int>& members,
+                      trace::NodeDedupRouting node_dedup = {}) const;
 
   // Seconds for a send of `bytes` from world rank `from` to `to`, as the engine replays it: the route's
   // latency plus the bytes at NVLink speed inside a node, at the GPU's share of the NICs across nodes.
@@ -36,6 +38,8 @@ class NetworkEstimate {
   int gpus_per_node() const { return spec_.gpus_per_node; }
 
  private:
+  // Seconds for the member `self` (a world rank) to run its part `plan`.
+  double member_s(const cost::RankCollectivePlan& plan, int self) const;
   platform::ClusterSpec spec_;
   calibration::Efficiencies efficiencies_;
   double inter_node_latency_s_ = 0;

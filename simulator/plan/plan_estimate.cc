@@ -83,8 +83,8 @@ class Pricer {
         cost.compute_s += kernel_s(step.kernel);
       } else if (step.type == LayerStep::Type::Collective) {
         const bool tp = step.group == LayerGroup::TensorParallel;
-        double exposed =
-            context_.network->collective_s(step.collective, step.bytes, tp ? groups_.tp : groups_.ep);
+        double exposed = context_.network->collective_s(step.collective, step.bytes,
+                                                        tp ? groups_.tp : groups_.ep, step.node_dedup);
         if (step.chunked_with_gemm) {
           exposed = chunked_exposed_s(steps, i, exposed);
         } else if (step.overlaps_next_kernel) {

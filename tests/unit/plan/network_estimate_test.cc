@@ -48,6 +48,16 @@ TEST_CASE("a communicator of one rank costs nothing; more bytes cost more") {
         net.collective_s(trace::CollectiveKind::AllReduce, 1e8, ranks));
 }
 
+TEST_CASE("a token all-to-all routed once per node costs less across nodes and the same inside one") {
+  const NetworkEstimate net = dgx_a100(4);
+  const trace::NodeDedupRouting deepseek{.top_k = 8, .experts = 256};
+  const auto across = strided_ranks(0, 32, 1), inside = strided_ranks(0, 8, 1);
+  CHECK(net.collective_s(trace::CollectiveKind::AllToAll, 1e9, across, deepseek) <
+        0.6 * net.collective_s(trace::CollectiveKind::AllToAll, 1e9, across));
+  CHECK(net.collective_s(trace::CollectiveKind::AllToAll, 1e9, inside, deepseek) ==
+        net.collective_s(trace::CollectiveKind::AllToAll, 1e9, inside));
+}
+
 TEST_CASE("sends: NVLink inside a node is faster than the node's NIC share across nodes") {
   const NetworkEstimate net = dgx_a100(2);
   CHECK(net.send_s(1e8, 0, 1) < net.send_s(1e8, 0, 8));
@@ -69,6 +79,19 @@ TEST_CASE("all-reduce and all-gather inside a node and across nodes match the si
       const bool two_node_tree = gpus == 16 && kind == trace::CollectiveKind::AllReduce;
       CHECK(estimate == simtrain::testing::Approx(simulated).epsilon(two_node_tree ? 0.25 : 0.10));
     }
+}
+
+// All-to-all across nodes: its node-pair flows leave from the GPUs of matching local index, so the estimate
+// takes the busiest member of the first node (rank 0 itself carries none on 2 or 4 nodes).
+TEST_CASE("all-to-all across nodes matches the simulation within 10%") {
+  for (int gpus : {16, 32}) {
+    const double bytes = 256.0 * 1024 * 1024;
+    const double estimate =
+        dgx_a100(gpus / 8).collective_s(trace::CollectiveKind::AllToAll, bytes, strided_ranks(0, gpus, 1));
+    CAPTURE(gpus);
+    CHECK(estimate ==
+          simtrain::testing::Approx(simulated_s(trace::CollectiveKind::AllToAll, bytes, gpus)).epsilon(0.10));
+  }
 }
 
 // Ring attention's ring of 4 context-parallel ranks at stride 4 (tensor parallelism 4) on 8-GPU nodes: ranks
