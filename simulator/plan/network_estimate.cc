@@ -70,31 +70,30 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
   layout.network = {spec_.nics.nccl_channels(), spec_.nics.nccl_chunk_latency_s,
                     spec_.nics.nccl_channel_latency_s, cost::kNcclDefaultBufferBytes};
   layout.node_dedup = node_dedup;
-  if (kind != trace::CollectiveKind::AllToAll || placement.nodes < 2 || placement.per_node < 1)
-    return member_s(cost::plan_collective(kind, bytes, layout, efficiencies_), members[0]);
-  // An all-to-all across nodes spreads its node-pair flows over the node's GPUs (rank 0 may carry none), and
-  // together they share the node's NICs: the first node's off-node bytes over its uplink, beside the
-  // slowest member's NVLink phase.
-  double off_node_bytes = 0, slowest_s = 0;
-  for (int local = 0; local < placement.per_node; ++local) {
-    layout.position = placement.by_node[local];
-    const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
-    for (const cost::CoalescedFlow& flow : plan.sends) off_node_bytes += flow.bytes;
-    slowest_s = std::max(slowest_s, plan.intra_node_before_s + plan.intra_node_latency_s +
-                                        plan.steps * inter_node_latency_s_ + plan.software_latency_s);
+  if (kind == trace::CollectiveKind::AllToAll && placement.nodes > 1 && placement.per_node > 0) {
+    // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),
+    // which together share the node's NICs: the first node's off-node bytes over its uplink, beside the
+    // slowest member's NVLink phase, plus the latencies, as below.
+    double off_node_bytes = 0, nvlink_s = 0, latency_s = 0;
+    for (int local = 0; local < placement.per_node; ++local) {
+      layout.position = placement.by_node[local];
+      const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
+      for (const cost::CoalescedFlow& flow : plan.sends) off_node_bytes += flow.bytes;
+      nvlink_s = std::max(nvlink_s, plan.intra_node_before_s);
+      latency_s = std::max(latency_s, plan.intra_node_latency_s + plan.steps * inter_node_latency_s_ +
+                                          plan.software_latency_s);
+    }
+    const double uplink_Bps = inter_node_bandwidth_Bps_ * std::max(1, spec_.gpus_per_node);
+    return std::max(nvlink_s, off_node_bytes / uplink_Bps) + latency_s;
   }
-  const double uplink_Bps = inter_node_bandwidth_Bps_ * std::max(1, spec_.gpus_per_node);
-  return std::max(slowest_s, off_node_bytes / uplink_Bps + inter_node_latency_s_);
-}
+  const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
 
-double NetworkEstimate::member_s(const cost::RankCollectivePlan& plan, int self) const {
-  const platform::IntraNodeSpec& intra = spec_.intra_node;
   // The engine runs the intra-node phases alongside the flows (the slower sets the pace) and charges every
   // step's latency on top; flows of one rank share its links, so their bytes add up.
   // A flow capped below its route (max_rate_Bps: NCCL's point-to-point channels) takes as long as the cap.
   double intra_flow_bytes = 0, inter_flow_bytes = 0, inter_flow_s = 0;
   for (const cost::CoalescedFlow& flow : plan.sends) {
-    if (flow.peer / spec_.gpus_per_node == self / spec_.gpus_per_node) {
+    if (flow.peer / spec_.gpus_per_node == members[0] / spec_.gpus_per_node) {
       intra_flow_bytes += flow.bytes;
       continue;
     }

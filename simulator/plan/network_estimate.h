@@ -38,8 +38,6 @@ class NetworkEstimate {
   int gpus_per_node() const { return spec_.gpus_per_node; }
 
  private:
-  // Seconds for the member `self` (a world rank) to run its part `plan`.
-  double member_s(const cost::RankCollectivePlan& plan, int self) const;
   platform::ClusterSpec spec_;
   calibration::Efficiencies efficiencies_;
   double inter_node_latency_s_ = 0;
