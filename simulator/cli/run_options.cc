@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/suggest.h"
+#include "simulator/cost/nccl_channels.h"
 #include "simulator/platform/cluster_spec.h"
 
 namespace po = boost::program_options;
@@ -31,7 +32,11 @@ void add_nccl_options(po::options_description& options) {
       "chunks of Simple across nodes where the platform prices them")(
       "nccl-version", po::value<std::string>(),
       "the NCCL release whose tuner constants price collectives across NVLink nodes, 2.18 to 2.29 (default "
-      "2.29)");
+      "2.29)")(
+      "nccl-min-nchannels", po::value<int>(),
+      "at least this many channels across nodes, as NCCL_MIN_NCHANNELS or NCCL_MIN_CTAS sets it, 1 to "
+      "64 (default: NCCL's two per NIC); where the platform gives a channel's rate "
+      "(nccl_channel_GBps), more channels per NIC lift the NICs' throughput to their line share");
 }
 
 cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
@@ -47,6 +52,13 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     // NCCL splits the buffer into 8 steps; anything below 8 bytes per step is not a buffer.
     if (bytes < 64) throw Error("--nccl-buffsize: must be at least 64 bytes, got " + std::to_string(bytes));
     nccl.buffer_bytes = static_cast<double>(bytes);
+  }
+  if (vm.count("nccl-min-nchannels")) {
+    const int channels = vm["nccl-min-nchannels"].as<int>();
+    if (channels < 1 || channels > cost::kNcclMaxChannels)
+      throw Error("--nccl-min-nchannels: must be 1 to " + std::to_string(cost::kNcclMaxChannels) + ", got " +
+                  std::to_string(channels));
+    nccl.min_channels = channels;
   }
   return nccl;
 }

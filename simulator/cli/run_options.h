@@ -11,8 +11,9 @@ namespace simtrain::cli {
 
 boost::program_options::options_description run_options();
 
-// --nccl-algo, --nccl-proto and --nccl-buffsize, as NCCL_ALGO, NCCL_PROTO and NCCL_BUFFSIZE set NCCL (shared
-// with simtrain collective), and what they say; throws Error on an unknown name or a buffer under 64 bytes.
+// --nccl-algo, --nccl-proto, --nccl-buffsize and --nccl-min-nchannels, as NCCL_ALGO, NCCL_PROTO,
+// NCCL_BUFFSIZE and NCCL_MIN_NCHANNELS set NCCL (shared with simtrain collective), and --nccl-version; throws
+// Error on an unknown name, a buffer under 64 bytes or a channel count outside 1 to 64.
 void add_nccl_options(boost::program_options::options_description& options);
 cost::NcclOverride nccl_override_from_options(const boost::program_options::variables_map& vm);
 

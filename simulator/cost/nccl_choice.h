@@ -34,6 +34,7 @@ struct NcclOverride {
   std::optional<NcclProtocol> protocol;
   double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
   int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
+  int min_channels = 0;                           // NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS); 0 = unset
 };
 
 const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "simulator/cost/nccl_channels.h"
+
 namespace sg4 = simgrid::s4u;
 
 namespace simtrain::engine {
@@ -51,8 +53,8 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
        platform.ll128_bandwidth_fraction, platform.simple_step_latency_s},
       inter_node_latency_s,
       inter_node_bandwidth_Bps,
-      {platform.nccl_network_channels, platform.nccl_chunk_latency_s, platform.nccl_channel_latency_s,
-       nccl.buffer_bytes},
+      {cost::nccl_collective_channels(platform.nccl_network_channels, nccl.min_channels),
+       platform.nccl_chunk_latency_s, platform.nccl_channel_latency_s, nccl.buffer_bytes},
       nccl,
       stepwise,
       lockstep.whole_nodes};

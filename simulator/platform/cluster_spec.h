@@ -76,6 +76,9 @@ struct NicSpec {
   // NCCL's network post overhead (tuning.cc getNetOverhead, NCCL_NET_OVERHEAD): what a ring step of an
   // inter-node ring costs at least, x3 under Simple; NCCL assumes 1 us on Intel hosts, 2 us on AMD ones.
   double nccl_net_overhead_s = 1e-6;
+  // The most one NCCL channel moves across the network (cost/nccl_channels.h), so that a NIC reaches the
+  // least of nccl_efficiency and its channels' rates together; 0 = not given (nccl_efficiency alone).
+  double nccl_channel_bandwidth_Bps = 0;
 
   // NCCL's channels across the network: two per NIC (its topology search finds one per NIC and
   // duplicates them), at most 32 (MAXCHANNELS).

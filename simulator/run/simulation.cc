@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/version.h"
 #include "simulator/cost/compute_cost.h"
+#include "simulator/cost/nccl_channels.h"
 #include "simulator/platform/cluster_spec.h"
 #include "simulator/run/micro_batch_extrapolation.h"
 #include "simulator/run/replay_in_child.h"
@@ -83,7 +84,8 @@ double lowered_device_limit(const platform::ClusterSpec& spec, const calibration
 
 }  // namespace
 
-void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile) {
+void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile,
+                               const cost::NcclOverride& nccl) {
   if (spec.gpu_clock_mhz > 0) {
     const double boost = lowered_device_limit(spec, profile, "gpu_clock_mhz", spec.gpu_clock_mhz,
                                               profile.device.clock_mhz, "boost clock", "MHz");
@@ -99,6 +101,10 @@ void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::C
   if (spec.intra_node.nccl_efficiency > 0)
     profile.efficiencies.nccl_intra_node = spec.intra_node.nccl_efficiency;
   if (spec.nics.nccl_efficiency > 0) profile.efficiencies.nccl_inter_node = spec.nics.nccl_efficiency;
+  profile.efficiencies.nccl_inter_node = cost::nccl_channel_limited_efficiency(
+      profile.efficiencies.nccl_inter_node,
+      cost::nccl_collective_channels(spec.nics.nccl_channels(), nccl.min_channels), spec.nics.count,
+      spec.nics.bandwidth_Bps, spec.nics.nccl_channel_bandwidth_Bps);
 }
 
 std::optional<double> default_dataset_size(const std::string& model) {
@@ -212,7 +218,7 @@ RunOutput simulate(const RunRequest& request) {
     source.spec = spec;
   }
   out.profile = calibration::load_profile(profile_name);
-  if (source.spec) apply_platform_to_profile(*source.spec, out.profile);
+  if (source.spec) apply_platform_to_profile(*source.spec, out.profile, request.nccl);
   if (request.parallel) check_low_precision_support(*request.parallel, out.profile);
 
   if (!request.allow_oom && out.trace.metadata.peak_memory_bytes > out.profile.device.memory_bytes)

@@ -75,8 +75,11 @@ trace::Trace generate_parallel_trace(const workload::ParallelConfig& config);
 // (gpu_clock_mhz) scales the compute peaks, and a power cap below the TDP (gpu_power_limit_w) lowers the
 // GEMM rate a power-limited generation sustains. A measured profile keeps what was measured, and refuses a
 // clock or a cap (its kernel times carry the clocks they were measured at): Error naming the spec's field.
+// Where the spec gives a channel's rate (nccl_channel_GBps), the inter-node efficiency is the least of the
+// NICs' and their channels' (cost/nccl_channels.h), the channels being NCCL's or `nccl`'s minimum.
 // simulate() applies it; so does the plan search's estimate.
-void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile);
+void apply_platform_to_profile(const platform::ClusterSpec& spec, calibration::CalibrationProfile& profile,
+                               const cost::NcclOverride& nccl = {});
 
 // The number of training samples in one epoch of the dataset a zoo model is usually trained on (ImageNet-1k
 // for the ImageNet models, MNIST for LeNet-5), or nullopt when there is no single customary dataset.

@@ -116,6 +116,33 @@ expect_error "factor and step together" "-f, -i: give a size factor or a size st
 
 expect_error "a buffer too small to split in NCCL's 8 steps" "--nccl-buffsize: must be at least 64 bytes" \
   collective all_reduce --nccl-buffsize 10 -b 1M -e 1M
+# NCCL_MIN_NCHANNELS: dgx-h100's ConnectX-7 figures cap a channel's rate, so NCCL's default two channels per
+# NIC fall short of the line share that three per NIC reach (cost/nccl_channels.h); inside one node the
+# network's channels change nothing.
+"$simtrain" collective all_reduce --platform dgx-h100 --nodes 8 -b 4G -e 4G --json "$work/ch16.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-h100 --nodes 8 -b 4G -e 4G --nccl-min-nchannels 24 \
+  --json "$work/ch24.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-h100 --gpus 8 -b 1G -e 1G --json "$work/ch1.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-h100 --gpus 8 -b 1G -e 1G --nccl-min-nchannels 24 \
+  --json "$work/ch1x.json" >/dev/null
+check "--nccl-min-nchannels 24 lifts 8 nodes' bus bandwidth by the spec's line share over its channel cap" \
+  python3 - "$work" "$(dirname "$0")/../../platforms/dgx-h100.toml" <<'PY'
+import json, re, sys
+w = sys.argv[1]
+spec = open(sys.argv[2]).read()
+line = float(re.search(r"^nccl_efficiency = ([0-9.]+)", spec, re.M).group(1))
+channel = float(re.search(r"^nccl_channel_GBps = ([0-9.]+)", spec, re.M).group(1))
+two, three, one, one_x = (json.load(open(f"{w}/{n}.json"))[0] for n in ("ch16", "ch24", "ch1", "ch1x"))
+# At 4 GiB the NICs set the pace: the ratio is min(line, 3 x channel / 50) / min(line, 2 x channel / 50).
+expected = min(line, 3 * channel / 50) / min(line, 2 * channel / 50)
+assert expected > 1.05, expected
+assert abs(three["busbw_GBps"] / two["busbw_GBps"] - expected) <= 0.03 * expected, (two, three, expected)
+assert one["time_us"] == one_x["time_us"], (one, one_x)
+PY
+expect_error "no channels" "--nccl-min-nchannels: must be 1 to 64, got 0" \
+  collective all_reduce --nccl-min-nchannels 0 -b 1M -e 1M
+expect_error "more channels than NCCL has" "--nccl-min-nchannels: must be 1 to 64, got 65" \
+  run --nccl-min-nchannels 65
 # sendrecv as nccl-tests' sendrecv_perf runs it: each rank sends its whole buffer to the next rank (count =
 # size / element), busbw = algbw; at a node boundary the pair moves through one GPU's 400G NIC (2 nodes: 4
 # of NCCL's 14 GB/s point-to-point channels exceed it) or one channel (10 nodes: NCCL halves them to 1).

@@ -15,4 +15,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=32 dgx-b200=38.5 dgx-b300=39 dgx-gb200=36 dgx-gb300=23.5
+  --system-max-mape dgx-h100=32.5 dgx-b200=38.5 dgx-b300=39 dgx-gb200=36 dgx-gb300=23.5

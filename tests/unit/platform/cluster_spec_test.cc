@@ -208,6 +208,12 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
               "nics.nccl_channel_latency_us", "finite");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = -1"), 13,
               "nics.nccl_net_overhead_us", "positive");
+  CHECK(plain.nics.nccl_channel_bandwidth_Bps == 0);
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_GBps = 20.5"),
+                           "cx7.toml")
+            .nics.nccl_channel_bandwidth_Bps == simtrain::testing::Approx(20.5e9));
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_GBps = 0"), 13,
+              "nics.nccl_channel_GBps", "positive");
 }
 
 TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NICs for 8 GPUs)") {

@@ -110,6 +110,23 @@ TEST_CASE("--mtp-layers replaces the model's multi-token-prediction modules") {
   CHECK(run::generate_parallel_trace(config).programs.front().ops.size() == none.programs.front().ops.size());
 }
 
+TEST_CASE("a spec's channel rate caps NCCL's inter-node efficiency until NCCL_MIN_NCHANNELS adds channels") {
+  platform::ClusterSpec spec = platform::load_cluster_spec("dgx-h100");
+  spec.nics.nccl_efficiency = 0.97;
+  spec.nics.nccl_channel_bandwidth_Bps = 20e9;  // two channels per 50 GB/s NIC: 0.8
+  const calibration::CalibrationProfile base = calibration::load_profile(spec.gpu);
+  calibration::CalibrationProfile two = base, three = base, measured = base;
+  run::apply_platform_to_profile(spec, two);
+  CHECK(two.efficiencies.nccl_inter_node == testing::Approx(0.8));
+  cost::NcclOverride nccl;
+  nccl.min_channels = 24;
+  run::apply_platform_to_profile(spec, three, nccl);
+  CHECK(three.efficiencies.nccl_inter_node == testing::Approx(0.97));
+  measured.kind = calibration::ProfileKind::Measured;  // what was measured stands
+  run::apply_platform_to_profile(spec, measured);
+  CHECK(measured.efficiencies.nccl_inter_node == base.efficiencies.nccl_inter_node);
+}
+
 TEST_CASE("a GPU clock below the boost clock scales the compute peaks, not the memory bandwidth") {
   platform::ClusterSpec spec = platform::load_cluster_spec("dgx-h100");
   const calibration::CalibrationProfile boost = calibration::load_profile(spec.gpu);
