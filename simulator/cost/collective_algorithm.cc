@@ -226,7 +226,7 @@ struct TunedOption {
   double intra_node_s = 0;  // the analytic intra-node phases, all together
   double network_s = 0;     // the busiest node's volume over its NICs
   double flow_factor = 1;   // what the flows' bytes are divided by (the protocol's share, the LL cap)
-  double estimate_s = -1;   // NCCL's estimate where it differs from what the option takes (NVLS-tree)
+  double estimate_s = -1;   // NCCL's estimate where it differs from what the option takes (ring, NVLS-tree)
   double total_s() const { return latency_s + std::max(intra_node_s, network_s); }
   // What NCCL's tuner ranks the option by.
   double ranked_s() const { return estimate_s >= 0 ? estimate_s : total_s(); }
@@ -295,6 +295,19 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   } else {
     const double intra_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
     option.intra_node_s = (all_reduce ? 2 : 1) * (l - 1.0) / l * bytes / (intra_Bps * factor);
+  }
+  const double channels_Bps = layout.channels_Bps * l;  // the node's channels together
+  if (algorithm == NcclAlgorithm::Ring && channels_Bps > node_Bps) {
+    // Each channel runs the ring's steps in turn, a step costing its latency and then its transfer at the
+    // channel's rate; with more channels than the NICs' line share needs, while some channels wait out a
+    // step's latency the others keep the NIC busy. The ring takes the longer of the NICs' transfer and one
+    // channel's steps: max(T, L + T_channels), so the latency beyond T - T_channels is what shows.
+    option.estimate_s = option.total_s();  // NCCL's tuner ranks by its own sum
+    const double channels_s = full_network_s * node_Bps / channels_Bps / factor;
+    const double transfer_s = std::max(option.intra_node_s, option.network_s);
+    const double base_s = nccl_tuner_base_latency_s(algorithm, protocol, layout.forced.version_minor);
+    option.latency_s = std::max(std::min(base_s, option.latency_s),
+                                option.latency_s - std::max(0.0, transfer_s - channels_s));
   }
   return option;
 }

@@ -111,6 +111,10 @@ struct CollectiveLayout {
   bool multi_node_nvlink = false;
   // An all-to-all whose dispatcher sends each token once per destination node (trace::NodeDedupRouting).
   trace::NodeDedupRouting node_dedup{};
+  // What one GPU's NCCL channels move across the network together at their own rate (its share of the
+  // node's channels x nccl_channel_GBps, cost/nccl_channels.h); 0 = not modelled. Where it exceeds the
+  // NICs' line share, a ring's channels take turns on the NIC (nccl_tuner, collective_algorithm.cc).
+  double channels_Bps = 0;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -143,7 +147,9 @@ struct CollectiveLayout {
 // ring; NVLS-tree Simple only) costs NCCL's tuner latency plus the slower of its intra-node part and its
 // network part, each at the protocol's bandwidth share (LL capped at NCCL's llMaxBw), and the least is
 // run: its latency is the plan's software latency (steps = 1: it covers every hop), its intra-node part the
-// analytic phases, its network part the ring's or tree's flows as above, divided by the share.
+// analytic phases, its network part the ring's or tree's flows as above, divided by the share. A ring whose
+// channels could move more than the NICs' line share (layout.channels_Bps) pays only the latency its
+// channels' turns on the NIC do not hide: max(T, L + T_channels) in all.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from

@@ -142,6 +142,10 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
   return us * kMicrosecond;
 }
 
+double nccl_tuner_base_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, int version_minor) {
+  return row(constants(version_minor).base, algorithm).of(protocol) * kMicrosecond;
+}
+
 double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape) {
   const int m = std::max(1, shape.nodes);
   const TunerConstants& c = constants(shape.version_minor);

@@ -41,6 +41,10 @@ struct NcclTunerShape {
 // Broadcast and reduce rings pay one hop latency per step.
 double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
 
+// The base of that latency: what NCCL charges a launch of `algorithm` under `protocol` before any hop.
+double nccl_tuner_base_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol,
+                                 int version_minor = kNcclNewestMinor);
+
 // The network part of NCCL's NVLS-tree latency: its network hops up and down the tree across the nodes,
 // 2 log2(M) (2.18: 2(M-1)) hops of the release's NVLS-tree network latency (20.9 us from 2.28), plus the
 // plugin's latency as for every network hop. The NVLS-tree pipeline (nvls_tree_pipeline.h) pays it per step.

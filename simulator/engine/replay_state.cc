@@ -68,6 +68,8 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.nvls_tree_channels = platform.nvls_tree_channels;
   layout.multi_node_nvlink = platform.multi_node_nvlink;
   layout.node_dedup = op.collective.node_dedup;
+  layout.channels_Bps =
+      platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

@@ -566,6 +566,37 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "with more NCCL channels than the NICs' line share needs, a ring's step latencies hide behind the other "
+    "channels' transfers: max(T, L + T_channels)") {
+  const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.nccl_tuner = true;
+  layout.forced.algorithm = cost::NcclAlgorithm::Ring;
+  layout.forced.protocol = cost::NcclProtocol::Simple;
+  const double line_Bps = 10e9 * kInterEff;  // one GPU's share of the NICs, as NCCL reaches it
+  const auto plan = [&](double bytes, double channels_Bps) {
+    layout.channels_Bps = channels_Bps;
+    return cost::plan_collective(CollectiveKind::AllReduce, bytes, layout, efficiencies());
+  };
+  const double bytes = 1e6;
+  const double latency_s = plan(bytes, 0).software_latency_s;
+  // Channels that only just carry the line share (NCCL's default two per NIC): nothing hides.
+  CHECK(plan(bytes, line_Bps).software_latency_s == latency_s);
+  CHECK(plan(bytes, line_Bps).sends[0].bytes == plan(bytes, 0).sends[0].bytes);
+  // Twice that: the channels alone would move the ring in half its transfer time T, so T / 2 of the latency
+  // hides (the NICs' transfer, T = 2(N-1)/N of the buffer over the node's 4 GPU shares, outlasts NVLink's).
+  const double transfer_s = 2 * 31.0 / 32 * bytes / (4 * line_Bps);
+  REQUIRE(latency_s > transfer_s / 2);
+  CHECK(plan(bytes, 2 * line_Bps).software_latency_s ==
+        simtrain::testing::Approx(latency_s - transfer_s / 2).epsilon(kRel));
+  CHECK(plan(bytes, 2 * line_Bps).sends[0].bytes == plan(bytes, 0).sends[0].bytes);  // the same flows
+  // A large buffer hides all but NCCL's base latency of a launch.
+  CHECK(plan(1e9, 2 * line_Bps).software_latency_s ==
+        simtrain::testing::Approx(
+            cost::nccl_tuner_base_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple)));
+}
+
+TEST_CASE(
     "on multi-node NVLink domains NCCL picks NVLS-tree by its tuner's estimate and runs it as its pipeline, "
     "slower than the tree it passed over") {
   const MultiNode c{ranks(2 * 64), 64};  // 2 NVL72 racks of 64 GPUs
