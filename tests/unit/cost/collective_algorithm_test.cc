@@ -306,6 +306,13 @@ struct MultiNode {
     l.inter_node_bandwidth_Bps = 10e9;
     return l;
   }
+
+  // The same, priced with NCCL's tuner terms.
+  cost::CollectiveLayout tuned_layout(int position) const {
+    cost::CollectiveLayout l = layout(position);
+    l.nccl_tuner = true;
+    return l;
+  }
 };
 
 }  // namespace
@@ -514,8 +521,7 @@ TEST_CASE(
     "with NCCL's tuner terms, small all-reduces across nodes take the tree under LL, large ones the "
     "ring under Simple, each paying NCCL's latency once") {
   const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
-  cost::CollectiveLayout layout = c.layout(0);
-  layout.nccl_tuner = true;
+  cost::CollectiveLayout layout = c.tuned_layout(0);
   const auto small = cost::plan_collective(CollectiveKind::AllReduce, 4096, layout, efficiencies());
   CHECK(small.algorithm == cost::NcclAlgorithm::Tree);
   CHECK(small.protocol == cost::NcclProtocol::LL);
@@ -540,8 +546,7 @@ TEST_CASE(
     "with NCCL's tuner terms, a forced tree's flows carry its medium-size correction and a Simple ring "
     "across nodes pays the ring's plateau once NCCL's channels are known") {
   const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
-  cost::CollectiveLayout layout = c.layout(0);
-  layout.nccl_tuner = true;
+  cost::CollectiveLayout layout = c.tuned_layout(0);
   layout.network.channels = 8;
   layout.forced.algorithm = cost::NcclAlgorithm::Tree;
   layout.forced.protocol = cost::NcclProtocol::Simple;
@@ -569,8 +574,7 @@ TEST_CASE(
     "with more NCCL channels than the NICs' line share needs, a ring's step latencies hide behind the other "
     "channels' transfers: max(T, L + T_channels)") {
   const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
-  cost::CollectiveLayout layout = c.layout(0);
-  layout.nccl_tuner = true;
+  cost::CollectiveLayout layout = c.tuned_layout(0);
   layout.forced.algorithm = cost::NcclAlgorithm::Ring;
   layout.forced.protocol = cost::NcclProtocol::Simple;
   const double line_Bps = 10e9 * kInterEff;  // one GPU's share of the NICs, as NCCL reaches it
@@ -600,8 +604,7 @@ TEST_CASE(
     "on multi-node NVLink domains NCCL picks NVLS-tree by its tuner's estimate and runs it as its pipeline, "
     "slower than the tree it passed over") {
   const MultiNode c{ranks(2 * 64), 64};  // 2 NVL72 racks of 64 GPUs
-  cost::CollectiveLayout layout = c.layout(0);
-  layout.nccl_tuner = true;
+  cost::CollectiveLayout layout = c.tuned_layout(0);
   layout.arm_host = true;
   layout.nvls_bandwidth_Bps = 500e9;
   layout.nvls_latency_s = 16e-6;
