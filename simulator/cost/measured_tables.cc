@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/dtype.h"
+
 namespace simtrain::cost {
 namespace {
 
 // How many measured neighbours an interpolated time averages over.
 constexpr std::size_t kNeighbours = 4;
+// How far a measured GEMM's work may lie from a kernel's for it to stand for the kernel's alignment class.
+constexpr double kClassWorkRange = 4;
+constexpr int kAlignedBytes = 16;
 
 std::vector<double> log_of(const std::vector<std::int64_t>& shape) {
   std::vector<double> out;
@@ -37,12 +42,27 @@ double MeasuredTables::work(const std::string& op, const std::vector<std::int64_
   return elements;
 }
 
+int MeasuredTables::alignment_bytes(const std::string& op, DType dtype,
+                                    const std::vector<std::int64_t>& shape) {
+  if (op != "gemm" || shape.empty()) return kAlignedBytes;
+  std::int64_t common = 0;  // the largest power of two dividing every dimension
+  for (std::int64_t dim : shape) {
+    if (dim <= 0) return kAlignedBytes;
+    const std::int64_t low_bit = dim & -dim;
+    common = common == 0 ? low_bit : std::min(common, low_bit);
+  }
+  const double bytes = static_cast<double>(common) * storage_bytes_per_element(dtype);
+  return bytes >= kAlignedBytes ? kAlignedBytes : std::max(1, static_cast<int>(bytes));
+}
+
 MeasuredTables::MeasuredTables(const calibration::CalibrationProfile& profile) {
   auto add = [&](const std::string& op, DType dtype, const std::vector<std::int64_t>& shape, double time_s) {
     auto& [sum, count] = exact_[{op, dtype, shape}];
     sum += time_s;
     ++count;
-    entries_[{op, dtype, shape.size()}].push_back({log_of(shape), time_s / work(op, shape)});
+    const double w = work(op, shape);
+    entries_[{op, dtype, shape.size()}].push_back(
+        {log_of(shape), time_s / w, w, alignment_bytes(op, dtype, shape)});
   };
   for (const auto& g : profile.gemm) add("gemm", g.dtype, {g.m, g.n, g.k}, g.time_s);
   for (const auto& k : profile.kernels) add(k.op, k.dtype, k.shape, k.time_s);
@@ -60,8 +80,21 @@ std::optional<double> MeasuredTables::interpolated_s(const std::string& op, DTyp
   auto it = entries_.find({op, dtype, shape.size()});
   if (it == entries_.end() || it->second.empty()) return std::nullopt;
   const std::vector<double> point = log_of(shape);
+  const double kernel_work = work(op, shape);
+  const int alignment = alignment_bytes(op, dtype, shape);
+  // cuBLAS picks its kernel family by alignment: a GEMM's neighbours are the measured shapes of its class,
+  // when there are any. The aligned class is measured over every size the calibration sweeps; the fallback
+  // classes only at the few shapes a model has, whose other sizes (a 2-wide head beside a vocabulary) run at
+  // other rates, so a misaligned GEMM takes only those of a comparable size.
+  const auto comparable = [&](const Entry& e) {
+    if (e.alignment_bytes != alignment) return false;
+    return alignment == kAlignedBytes ||
+           (e.work >= kernel_work / kClassWorkRange && e.work <= kernel_work * kClassWorkRange);
+  };
+  const bool within_class = op == "gemm" && std::any_of(it->second.begin(), it->second.end(), comparable);
   std::vector<std::pair<double, double>> by_distance;  // (distance, seconds per work)
   for (const Entry& e : it->second) {
+    if (within_class && !comparable(e)) continue;
     double d2 = 0;
     for (std::size_t i = 0; i < point.size(); ++i)
       d2 += (point[i] - e.log_shape[i]) * (point[i] - e.log_shape[i]);
@@ -76,7 +109,7 @@ std::optional<double> MeasuredTables::interpolated_s(const std::string& op, DTyp
     weight_sum += w;
     log_sum += w * std::log(by_distance[i].second);
   }
-  return std::exp(log_sum / weight_sum) * work(op, shape);
+  return std::exp(log_sum / weight_sum) * kernel_work;
 }
 
 }  // namespace simtrain::cost

@@ -7,6 +7,14 @@
 // distance in log space, times the kernel's work. Shapes that sit between measured ones thus inherit their
 // efficiency; a shape far from every measurement gets the closest one's, which is why a calibration should
 // cover the shapes a workload uses (simtrain-calibrate --model).
+//
+// GEMMs are interpolated within their alignment class. cuBLAS runs its fast kernels (on Hopper: TMA and
+// wgmma) only when every matrix dimension is a multiple of 16 bytes; otherwise it falls back to kernels that
+// load 2, 4 or 8 bytes at a time (their names end in align1, align2, align4). On the H200, measured
+// (calibration/profiles/h200-sxm.json): a bf16 GEMM with GPT-2's vocabulary of 50,257 (2-byte aligned) ran
+// at 97-137 TFLOP/s, with BERT's 30,522 (4-byte aligned) at 245-265, with Llama's 32,000 at 800. So a
+// GEMM takes its time from the measured shapes of its own alignment class (for a misaligned one, those within
+// a factor of 4 of its work) when the profile has any, and from all shapes otherwise.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +43,16 @@ class MeasuredTables {
   // Work of a kernel of `op` at `shape`, the quantity its time is taken to scale with.
   static double work(const std::string& op, const std::vector<std::int64_t>& shape);
 
+  // The alignment of a GEMM's operands in bytes, as cuBLAS sees it: the largest power of two dividing every
+  // dimension times the element size, at most 16 (16 = aligned). 16 for any other op.
+  static int alignment_bytes(const std::string& op, DType dtype, const std::vector<std::int64_t>& shape);
+
  private:
   struct Entry {
     std::vector<double> log_shape;
     double seconds_per_work = 0;
+    double work = 0;
+    int alignment_bytes = 16;
   };
   using Key = std::tuple<std::string, DType, std::size_t>;  // op, dtype, number of dimensions
   std::map<Key, std::vector<Entry>> entries_;

@@ -53,4 +53,42 @@ TEST_CASE("between two measured shapes, time per multiply-add is a distance-weig
   CHECK(per_mac < std::sqrt(2.0) * 1e-12);
 }
 
+TEST_CASE("a GEMM's alignment is the largest power of two dividing every dimension, in bytes, up to 16") {
+  using cost::MeasuredTables;
+  CHECK(MeasuredTables::alignment_bytes("gemm", DType::BF16, {4096, 1600, 32000}) == 16);
+  // GPT-2's vocabulary of 50,257 is odd: 2 bytes in bf16 (cuBLAS's align1 kernels), 4 in fp32.
+  CHECK(MeasuredTables::alignment_bytes("gemm", DType::BF16, {4096, 50257, 1600}) == 2);
+  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP32, {4096, 50257, 1600}) == 4);
+  // BERT's 30,522 = 2 x 15,261: 4 bytes in fp16 (align2), whichever dimension it is.
+  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP16, {30522, 1024, 8192}) == 4);
+  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP8, {4096, 4096, 4104}) == 8);
+  CHECK(MeasuredTables::alignment_bytes("conv_forward", DType::FP16, {1, 3, 7, 7, 5, 3, 3, 1, 1}) == 16);
+}
+
+TEST_CASE("a misaligned GEMM is interpolated from the measured shapes of its alignment class") {
+  // Aligned shapes at 1e-12 s per MAC, GPT-2's LM head shape (2-byte aligned) at 8e-12 s.
+  const double aligned = 1e-12, misaligned = 8e-12;
+  auto at = [](std::int64_t m, std::int64_t n, std::int64_t k, double per_mac) {
+    return calibration::GemmMeasurement{m, n, k, DType::BF16, false, false, per_mac * m * n * k};
+  };
+  cost::MeasuredTables tables(
+      profile_with({at(4096, 32000, 4096, aligned), at(4096, 4096, 4096, aligned),
+                    at(2048, 32000, 2048, aligned), at(4096, 50257, 1600, misaligned)}));
+  // Half the tokens of the measured LM head: its own class's rate, though three aligned shapes are about as
+  // near in log space.
+  const double lm_head = 2048.0 * 50257 * 1600;
+  CHECK(*tables.interpolated_s("gemm", DType::BF16, {2048, 50257, 1600}) ==
+        simtrain::testing::Approx(misaligned * lm_head).epsilon(1e-9));
+  // An aligned GEMM never takes the fallback kernels' rate.
+  CHECK(*tables.interpolated_s("gemm", DType::BF16, {2048, 4096, 4096}) ==
+        simtrain::testing::Approx(aligned * 2048.0 * 4096 * 4096).epsilon(1e-9));
+  // Far from every size the class was measured at (a 2-wide head), every measured shape counts again.
+  const double tiny = *tables.interpolated_s("gemm", DType::BF16, {32, 2, 1024}) / (32.0 * 2 * 1024);
+  CHECK(tiny < misaligned);
+  CHECK(tiny > aligned);
+  // A class the profile never measured (4-byte aligned) is interpolated from every shape.
+  CHECK(*tables.interpolated_s("gemm", DType::BF16, {4096, 30522, 1024}) / (4096.0 * 30522 * 1024) <
+        misaligned);
+}
+
 }  // namespace simtrain
