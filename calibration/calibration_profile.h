@@ -70,6 +70,13 @@ struct Efficiencies {
   // (the efficiency then already stands for a mix of shapes, as DeepBench's median does).
   int gemm_tile_m = 0;
   int gemm_tile_n = 0;
+  // cuBLAS runs its fast tensor-core kernels only when every dimension of a GEMM is a multiple of 16 bytes
+  // (an odd vocabulary is not); otherwise older kernels that load 4 or 2 bytes at a time, at these fractions
+  // of the aligned rate: a 16-bit GEMM aligned to 4 or 8 bytes at the first, to 2 bytes at the second.
+  // 0 = not known: such GEMMs run at the aligned rate. (Profiles with measured tables interpolate within
+  // the alignment class instead: cost/measured_tables.h.)
+  double gemm_misaligned_4_byte = 0;
+  double gemm_misaligned_2_byte = 0;
   double conv = 0.27;       // DeepBench V100 image-model layers, fp16 tensor cores, cuDNN 7.6
   double gemm_tf32 = 0.78;  // no published TF32 kernel data: the tensor-core figures
   double conv_tf32 = 0.27;

@@ -215,13 +215,31 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   Efficiencies eff;
   const json* value = top.find("efficiencies");
   if (value == nullptr) return eff;
-  const ObjectReader in(
-      *value, "efficiencies", top.origin(),
-      {"gemm", "gemm_fp8", "gemm_fp4", "gemm_flops_per_joule", "gemm_fp8_flops_per_joule",
-       "gemm_fp4_flops_per_joule", "gemm_tile_m", "gemm_tile_n", "conv", "gemm_tf32", "conv_tf32",
-       "gemm_fp32", "conv_fp32", "attention", "attention_fixed_tiles", "memory_bound",
-       "memory_bound_unvectorized", "memory_bound_multi_tensor", "kernel_launch_s", "nccl_intra_node",
-       "nccl_inter_node", "nccl_step_latency_s"});
+  const ObjectReader in(*value, "efficiencies", top.origin(),
+                        {"gemm",
+                         "gemm_fp8",
+                         "gemm_fp4",
+                         "gemm_flops_per_joule",
+                         "gemm_fp8_flops_per_joule",
+                         "gemm_fp4_flops_per_joule",
+                         "gemm_tile_m",
+                         "gemm_tile_n",
+                         "gemm_misaligned_4_byte",
+                         "gemm_misaligned_2_byte",
+                         "conv",
+                         "gemm_tf32",
+                         "conv_tf32",
+                         "gemm_fp32",
+                         "conv_fp32",
+                         "attention",
+                         "attention_fixed_tiles",
+                         "memory_bound",
+                         "memory_bound_unvectorized",
+                         "memory_bound_multi_tensor",
+                         "kernel_launch_s",
+                         "nccl_intra_node",
+                         "nccl_inter_node",
+                         "nccl_step_latency_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
@@ -231,6 +249,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.gemm_fp4_flops_per_joule = in.number("gemm_fp4_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
   eff.gemm_tile_m = static_cast<int>(in.integer("gemm_tile_m", 0, eff.gemm_tile_m));
   eff.gemm_tile_n = static_cast<int>(in.integer("gemm_tile_n", 0, eff.gemm_tile_n));
+  eff.gemm_misaligned_4_byte = in.number("gemm_misaligned_4_byte", kOptionalFraction, 0.0);
+  eff.gemm_misaligned_2_byte = in.number("gemm_misaligned_2_byte", kOptionalFraction, 0.0);
   eff.conv = in.number("conv", kFraction, eff.conv);
   eff.gemm_tf32 = in.number("gemm_tf32", kFraction, eff.gemm_tf32);
   eff.conv_tf32 = in.number("conv_tf32", kFraction, eff.conv_tf32);
@@ -379,6 +399,8 @@ json to_json(const CalibrationProfile& profile) {
         {"gemm_fp4_flops_per_joule", eff.gemm_fp4_flops_per_joule},
         {"gemm_tile_m", eff.gemm_tile_m},
         {"gemm_tile_n", eff.gemm_tile_n},
+        {"gemm_misaligned_4_byte", eff.gemm_misaligned_4_byte},
+        {"gemm_misaligned_2_byte", eff.gemm_misaligned_2_byte},
         {"conv", eff.conv},
         {"gemm_tf32", eff.gemm_tf32},
         {"conv_tf32", eff.conv_tf32},

@@ -55,11 +55,18 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 // - attention 0.558: FlashAttention-3-class forward at 0.621 of peak (pytorch/benchmark PR 2391: 614 TFLOP/s,
 //   batch 2, 16 heads, seq 8192, hdim 128; FlashAttention-2 reached 0.33), the backward at 63/73 of the
 //   forward's fraction (FlashAttention-2 paper), combined by FLOPs (1 : 2.5).
+// - misaligned GEMMs, from calibration/profiles/h200-sxm.json (cuBLAS 13 on an H200): each GEMM with BERT's
+//   vocabulary of 30,522 (4-byte aligned) or GPT-2's 50,257 (2-byte aligned) at 4,096 tokens, in all three
+//   orders and in fp16 and bf16, against the median rate of the aligned GEMMs measured within 4x its work:
+//   4-byte 0.318-0.350, median 0.325; 2-byte 0.121-0.181, median 0.170. Each dtype's median predicts the
+//   other's within 0.01.
 Efficiencies hopper_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.762;
   eff.gemm_fp8 = 0.685;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
+  eff.gemm_misaligned_4_byte = 0.325;
+  eff.gemm_misaligned_2_byte = 0.170;
   eff.memory_bound = 0.863;
   eff.attention = 0.558;
   return eff;

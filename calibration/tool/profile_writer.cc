@@ -54,6 +54,8 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("gemm_fp4_flops_per_joule", e.gemm_fp4_flops_per_joule);
   w.field("gemm_tile_m", e.gemm_tile_m);
   w.field("gemm_tile_n", e.gemm_tile_n);
+  w.field("gemm_misaligned_4_byte", e.gemm_misaligned_4_byte);
+  w.field("gemm_misaligned_2_byte", e.gemm_misaligned_2_byte);
   w.field("gemm_tf32", e.gemm_tf32);
   w.field("conv_tf32", e.conv_tf32);
   w.field("gemm_fp32", e.gemm_fp32);

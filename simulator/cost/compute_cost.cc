@@ -55,6 +55,17 @@ double tensor_core_gemm_efficiency(const calibration::Efficiencies& eff,
   return std::min(fraction, device.power_limit_w * flops_per_joule / peak_flops);
 }
 
+// The fraction of the aligned rate a 16-bit GEMM reaches (Efficiencies' gemm_misaligned_*): 1
+// when aligned, not known, or of another width (the H200 ran FP8 GEMMs of odd shapes at the aligned rate).
+double misaligned_fraction(const calibration::Efficiencies& eff, const trace::ComputeSpec& kernel) {
+  if (kernel.dtype != DType::FP16 && kernel.dtype != DType::BF16) return 1;
+  const int alignment = MeasuredTables::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape);
+  const double fraction = alignment >= 16  ? 1
+                          : alignment >= 4 ? eff.gemm_misaligned_4_byte
+                                           : eff.gemm_misaligned_2_byte;
+  return fraction > 0 ? fraction : 1;
+}
+
 // The fraction of the SMs a GEMM's output tiles keep busy: tiles run one per SM in waves, so a GEMM with
 // fewer tiles than SMs, or a last wave that fills few of them, wastes the rest (1 when not modelled, or for a
 // shape that is not {m, n, k}).
@@ -122,7 +133,8 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
       case trace::ComputeKind::Gemm:
         efficiency = simt   ? eff.gemm_fp32
                      : tf32 ? eff.gemm_tf32
-                            : tensor_core_gemm_efficiency(eff, profile_.device, kernel.dtype, peak);
+                            : tensor_core_gemm_efficiency(eff, profile_.device, kernel.dtype, peak) *
+                                  misaligned_fraction(eff, kernel);
         efficiency *= wave_fraction(eff, profile_.device.sm_count, kernel);
         break;
       case trace::ComputeKind::Conv:
@@ -157,7 +169,10 @@ ComputeCost ComputeCostModel::table_or_roofline(const trace::ComputeSpec& kernel
   if (!measured_.empty() && !framework_kernel) {
     const std::string op = measured_op_name(kernel);
     if (auto t = measured_.exact_s(op, kernel.dtype, kernel.shape)) return {*t, CostSource::Measured};
-    if (auto t = measured_.interpolated_s(op, kernel.dtype, kernel.shape)) {
+    const int alignment = kernel.kind == trace::ComputeKind::Gemm
+                              ? MeasuredTables::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape)
+                              : 0;
+    if (auto t = measured_.interpolated_s(op, kernel.dtype, kernel.shape, alignment)) {
       // Interpolation scales time with FLOPs; a shape that moves more bytes per FLOP than its measured
       // neighbours (a thin GEMM) is held to the time its bytes take.
       const double memory_s =

@@ -55,6 +55,13 @@ int MeasuredTables::alignment_bytes(const std::string& op, DType dtype,
   return bytes >= kAlignedBytes ? kAlignedBytes : std::max(1, static_cast<int>(bytes));
 }
 
+int MeasuredTables::gemm_alignment_bytes(DType dtype, trace::Pass pass,
+                                         const std::vector<std::int64_t>& shape) {
+  if (shape.size() < 3) return alignment_bytes("gemm", dtype, shape);
+  if (pass == trace::Pass::BackwardWeight) return alignment_bytes("gemm", dtype, {shape[0], shape[1]});
+  return alignment_bytes("gemm", dtype, {shape[1], shape[2]});
+}
+
 MeasuredTables::MeasuredTables(const calibration::CalibrationProfile& profile) {
   auto add = [&](const std::string& op, DType dtype, const std::vector<std::int64_t>& shape, double time_s) {
     auto& [sum, count] = exact_[{op, dtype, shape}];
@@ -76,12 +83,13 @@ std::optional<double> MeasuredTables::exact_s(const std::string& op, DType dtype
 }
 
 std::optional<double> MeasuredTables::interpolated_s(const std::string& op, DType dtype,
-                                                     const std::vector<std::int64_t>& shape) const {
+                                                     const std::vector<std::int64_t>& shape,
+                                                     int alignment) const {
   auto it = entries_.find({op, dtype, shape.size()});
   if (it == entries_.end() || it->second.empty()) return std::nullopt;
   const std::vector<double> point = log_of(shape);
   const double kernel_work = work(op, shape);
-  const int alignment = alignment_bytes(op, dtype, shape);
+  if (alignment <= 0) alignment = alignment_bytes(op, dtype, shape);
   // cuBLAS picks its kernel family by alignment: a GEMM's neighbours are the measured shapes of its class,
   // when there are any. The aligned class is measured over every size the calibration sweeps; the fallback
   // classes only at the few shapes a model has, whose other sizes (a 2-wide head beside a vocabulary) run at

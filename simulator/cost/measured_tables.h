@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "calibration/calibration_profile.h"
+#include "simulator/trace/trace.h"
 
 namespace simtrain::cost {
 
@@ -36,16 +37,22 @@ class MeasuredTables {
   // The measured time of exactly this op, dtype and shape.
   std::optional<double> exact_s(const std::string& op, DType dtype,
                                 const std::vector<std::int64_t>& shape) const;
-  // The time interpolated from measured shapes of the same op, dtype and number of dimensions.
+  // The time interpolated from measured shapes of the same op, dtype and number of dimensions. A GEMM's
+  // `alignment` (bytes) is its leading dimensions' (gemm_alignment_bytes); 0 takes every dimension's.
   std::optional<double> interpolated_s(const std::string& op, DType dtype,
-                                       const std::vector<std::int64_t>& shape) const;
+                                       const std::vector<std::int64_t>& shape, int alignment = 0) const;
 
   // Work of a kernel of `op` at `shape`, the quantity its time is taken to scale with.
   static double work(const std::string& op, const std::vector<std::int64_t>& shape);
 
   // The alignment of a GEMM's operands in bytes, as cuBLAS sees it: the largest power of two dividing every
-  // dimension times the element size, at most 16 (16 = aligned). 16 for any other op.
+  // dimension times the element size, at most 16 (16 = aligned). 16 for any other op. A measured GEMM's
+  // dimensions are all leading ones (the odd vocabularies the tool measured are, in every order).
   static int alignment_bytes(const std::string& op, DType dtype, const std::vector<std::int64_t>& shape);
+  // The same over the leading dimensions of a framework's GEMM of `shape` {m, n, k} in `pass`, row-major as
+  // PyTorch lays out a linear layer: n and k forward and for the input gradient, m and n for the weight
+  // gradient ({out, in, tokens}). The token count is never one, so an odd number of tokens misaligns nothing.
+  static int gemm_alignment_bytes(DType dtype, trace::Pass pass, const std::vector<std::int64_t>& shape);
 
  private:
   struct Entry {

@@ -1,10 +1,15 @@
 // Specification of the compute cost model: the roofline max(flops / (peak * eff), bytes / (bw * mem_eff)) +
 // launch, which efficiency each kernel family and dtype gets, the tf32 and unsupported-dtype rules, and the
 // precedence trace duration > measured table > roofline.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <doctest/doctest.h>
 
 #include "tests/support/approx.h"
 
+#include "calibration/spec_profiles.h"
 #include "common/error.h"
 #include "simulator/cost/compute_cost.h"
 
@@ -372,6 +377,69 @@ TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last 
   // Without a shape (a kernel from a trace of unknown dimensions) nothing is lost.
   CHECK(model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 0)).duration_s ==
         simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("a tensor-core GEMM whose dimensions are not 16-byte aligned runs at the profile's fraction") {
+  const auto not_known = test_profile();
+  const cost::ComputeCostModel unknown(not_known);
+  auto profile = test_profile();
+  profile.efficiencies.gemm_misaligned_4_byte = 0.25;
+  profile.efficiencies.gemm_misaligned_2_byte = 0.125;
+  const cost::ComputeCostModel model(profile);
+  auto gemm = [](DType dtype, std::vector<std::int64_t> shape) {
+    trace::ComputeSpec k = kernel(ComputeKind::Gemm, dtype, 1e12, 0);
+    k.shape = std::move(shape);
+    return k;
+  };
+  // 1e12 FLOPs at 200 TFLOP/s * 0.5 = 10 ms when aligned (every dimension a multiple of 8 fp16 elements).
+  CHECK(model.cost(gemm(DType::FP16, {4096, 32000, 1024})).duration_s ==
+        simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+  // BERT's vocabulary, 4-byte aligned in fp16, and a dimension of 4 elements (8 bytes): the first fraction.
+  CHECK(model.cost(gemm(DType::FP16, {4096, 30522, 1024})).duration_s ==
+        simtrain::testing::Approx(10e-3 / 0.25 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(gemm(DType::FP16, {4096, 1028, 1024})).duration_s ==
+        simtrain::testing::Approx(10e-3 / 0.25 + kLaunch).epsilon(kRel));
+  // An odd token count (m of a forward GEMM) is no leading dimension: the aligned rate.
+  CHECK(model.cost(gemm(DType::FP16, {4097, 32000, 1024})).duration_s ==
+        simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+  // GPT-2's, 2-byte aligned: the second.
+  CHECK(model.cost(gemm(DType::FP16, {4096, 50257, 1600})).duration_s ==
+        simtrain::testing::Approx(10e-3 / 0.125 + kLaunch).epsilon(kRel));
+  // Not known: the aligned rate. Only 16-bit GEMMs are concerned: fp32 without tensor cores is not, nor
+  // tf32 (and FP8, whose odd shapes the H200 ran at the aligned rate).
+  CHECK(unknown.cost(gemm(DType::FP16, {4096, 50257, 1600})).duration_s ==
+        simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(gemm(DType::FP32, {4096, 50257, 1600})).duration_s ==
+        simtrain::testing::Approx(1e12 / (kFp32Peak * 0.8) + kLaunch).epsilon(kRel));
+  CHECK(model.cost(gemm(DType::TF32, {4096, 50257, 1600})).duration_s ==
+        simtrain::testing::Approx(1e12 / (kTf32Peak * 0.4) + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("Hopper's misaligned-GEMM fractions hold for the GEMMs the H200 profile measured") {
+  // The spec profile's figures against the measured profile's own GEMMs (calibration/profiles/h200-sxm.json,
+  // where they came from): each misaligned GEMM's time against the median aligned one of comparable work.
+  const auto measured = calibration::load_profile(std::string(SIMTRAIN_REFERENCE_DIR) +
+                                                  "/../../calibration/profiles/h200-sxm.json");
+  const auto hopper = calibration::load_profile("h200-sxm").efficiencies;
+  for (const auto& g : measured.gemm) {
+    const std::vector<std::int64_t> shape = {g.m, g.n, g.k};
+    const double work = static_cast<double>(g.m) * g.n * g.k;
+    const int alignment = cost::MeasuredTables::alignment_bytes("gemm", g.dtype, shape);
+    if (alignment >= 16 || work < 1e9 || (g.dtype != DType::FP16 && g.dtype != DType::BF16)) continue;
+    std::vector<double> aligned_per_mac;
+    for (const auto& a : measured.gemm) {
+      const double a_work = static_cast<double>(a.m) * a.n * a.k;
+      if (a.dtype == g.dtype && a_work >= work / 4 && a_work <= work * 4 &&
+          cost::MeasuredTables::alignment_bytes("gemm", a.dtype, {a.m, a.n, a.k}) == 16)
+        aligned_per_mac.push_back(a.time_s / a_work);
+    }
+    REQUIRE(aligned_per_mac.size() >= 5);
+    std::sort(aligned_per_mac.begin(), aligned_per_mac.end());
+    const double fraction = aligned_per_mac[aligned_per_mac.size() / 2] / (g.time_s / work);
+    const double shipped = alignment >= 4 ? hopper.gemm_misaligned_4_byte : hopper.gemm_misaligned_2_byte;
+    INFO(g.m << " x " << g.n << " x " << g.k << " " << to_string(g.dtype) << ": " << fraction);
+    CHECK(fraction == simtrain::testing::Approx(shipped).epsilon(0.3));
+  }
 }
 
 TEST_CASE("a grouped GEMM costs one GEMM per group, each with its own tile waves and launch") {
