@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <utility>
+#include <vector>
 
 #include "tests/support/approx.h"
 
@@ -23,9 +24,19 @@ const Layer& layer_named(const Model& model, const std::string& name) {
   return model.layers.front();
 }
 
-LayerKernels eager(const Model& model, const std::string& layer, int batch, Precision precision) {
+bool is_workspace_memset(const trace::ComputeSpec& k) { return k.kind == ComputeKind::Gemm && k.flops == 0; }
+
+LayerKernels with_memsets(const Model& model, const std::string& layer, int batch, Precision precision) {
   const Layer& l = layer_named(model, layer);
   return with_eager_pytorch_passes(kernels_for(l, model, batch, precision), l, model, batch, precision);
+}
+
+// The eager passes without cuBLASLt's workspace memsets (their own test case below).
+LayerKernels eager(const Model& model, const std::string& layer, int batch, Precision precision) {
+  LayerKernels k = with_memsets(model, layer, batch, precision);
+  std::erase_if(k.forward, is_workspace_memset);
+  std::erase_if(k.backward, is_workspace_memset);
+  return k;
 }
 
 double total_bytes(const std::vector<trace::ComputeSpec>& kernels) {
@@ -54,6 +65,35 @@ TEST_CASE("autocast casts a weight to 16 bits before its GEMM and the weight gra
   // Without autocast the weights are used as they are.
   CHECK(eager(model, qkv, 1, Precision::FP32).forward.size() == fused.forward.size());
   CHECK(eager(model, qkv, 1, Precision::TF32).backward.size() == fused.backward.size());
+}
+
+TEST_CASE("cuBLASLt zeroes a workspace before large 16-bit forward and input-gradient GEMMs") {
+  const auto memsets_before_gemms = [](const std::vector<trace::ComputeSpec>& kernels) {
+    std::vector<Pass> passes;
+    for (std::size_t i = 0; i + 1 < kernels.size(); ++i) {
+      if (!is_workspace_memset(kernels[i])) continue;
+      CHECK(kernels[i + 1].kind == ComputeKind::Gemm);  // right before its GEMM, of no work but 4 bytes
+      CHECK(kernels[i + 1].pass == kernels[i].pass);
+      CHECK(kernels[i].bytes == 4);
+      passes.push_back(kernels[i].pass);
+    }
+    return passes;
+  };
+  // GPT-2 XL at 2,048 tokens: c_fc (1,600 -> 6,400) gets one forward, c_proj (6,400 -> 1,600) one before
+  // its input gradient (6,400 columns), as the H200 trace shows; neither before a weight gradient.
+  const Model gpt2 = build_model("gpt2-xl", {.seq_len = 512});
+  const LayerKernels fc = with_memsets(gpt2, "transformer.h.0.mlp.c_fc", 4, Precision::AMP_BF16);
+  CHECK(memsets_before_gemms(fc.forward) == std::vector<Pass>{Pass::Forward});
+  CHECK(memsets_before_gemms(fc.backward).empty());
+  const LayerKernels proj = with_memsets(gpt2, "transformer.h.0.mlp.c_proj", 4, Precision::AMP_BF16);
+  CHECK(memsets_before_gemms(proj.forward).empty());
+  CHECK(memsets_before_gemms(proj.backward) == std::vector<Pass>{Pass::BackwardData});
+  // Not in fp32, nor for GPT-2's 50,257-wide head (misaligned: cuBLAS's fallback kernels), nor for 32 rows.
+  CHECK(memsets_before_gemms(with_memsets(gpt2, "transformer.h.0.mlp.c_fc", 4, Precision::FP32).forward)
+            .empty());
+  CHECK(memsets_before_gemms(with_memsets(gpt2, "lm_head", 4, Precision::AMP_BF16).forward).empty());
+  const Model resnet = build_model("resnet50");
+  CHECK(memsets_before_gemms(with_memsets(resnet, "fc", 32, Precision::AMP_FP16).backward).empty());
 }
 
 TEST_CASE("a transformer's norms and residual adds move the fp32 stream under autocast") {
