@@ -295,8 +295,9 @@ bool gets_workspace_memset(const ComputeSpec& k) {
   if (k.kind != ComputeKind::Gemm || k.shape.size() != 3) return false;
   if (k.dtype != DType::FP16 && k.dtype != DType::BF16) return false;
   if (k.pass != Pass::Forward && k.pass != Pass::BackwardData) return false;
-  for (std::int64_t dim : k.shape)
-    if (dim % 8 != 0) return false;  // not 16-byte aligned: cuBLAS's fallback kernels
+  // Forward and input-gradient GEMMs {rows, columns, inner}: the columns and the inner dimension lead; not
+  // both multiples of 16 bytes, cuBLAS runs its fallback kernels (an odd row count changes nothing).
+  if (k.shape[1] % 8 != 0 || k.shape[2] % 8 != 0) return false;
   return k.shape[0] >= kMemsetMinRows && k.shape[1] >= kMemsetMinColumns;
 }
 

@@ -92,6 +92,10 @@ TEST_CASE("cuBLASLt zeroes a workspace before large 16-bit forward and input-gra
   CHECK(memsets_before_gemms(with_memsets(gpt2, "transformer.h.0.mlp.c_fc", 4, Precision::FP32).forward)
             .empty());
   CHECK(memsets_before_gemms(with_memsets(gpt2, "lm_head", 4, Precision::AMP_BF16).forward).empty());
+  // An odd token count (2,555 rows) leads no dimension: the memset stays.
+  const Model odd = build_model("gpt2-xl", {.seq_len = 511});
+  CHECK(memsets_before_gemms(with_memsets(odd, "transformer.h.0.mlp.c_fc", 5, Precision::AMP_BF16).forward) ==
+        std::vector<Pass>{Pass::Forward});
   const Model resnet = build_model("resnet50");
   CHECK(memsets_before_gemms(with_memsets(resnet, "fc", 32, Precision::AMP_FP16).backward).empty());
 }
