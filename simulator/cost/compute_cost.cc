@@ -59,10 +59,10 @@ double tensor_core_gemm_efficiency(const calibration::Efficiencies& eff,
 // when aligned, not known, or of another width (the H200 ran FP8 GEMMs of odd shapes at the aligned rate).
 double misaligned_fraction(const calibration::Efficiencies& eff, const trace::ComputeSpec& kernel) {
   if (kernel.dtype != DType::FP16 && kernel.dtype != DType::BF16) return 1;
-  const int alignment = MeasuredTables::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape);
-  const double fraction = alignment >= 16  ? 1
-                          : alignment >= 4 ? eff.gemm_misaligned_4_byte
-                                           : eff.gemm_misaligned_2_byte;
+  const int alignment = trace::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape);
+  const double fraction = alignment >= trace::kAlignedGemmBytes ? 1
+                          : alignment >= 4                      ? eff.gemm_misaligned_4_byte
+                                                                : eff.gemm_misaligned_2_byte;
   return fraction > 0 ? fraction : 1;
 }
 
@@ -170,7 +170,7 @@ ComputeCost ComputeCostModel::table_or_roofline(const trace::ComputeSpec& kernel
     const std::string op = measured_op_name(kernel);
     if (auto t = measured_.exact_s(op, kernel.dtype, kernel.shape)) return {*t, CostSource::Measured};
     const int alignment = kernel.kind == trace::ComputeKind::Gemm
-                              ? MeasuredTables::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape)
+                              ? trace::gemm_alignment_bytes(kernel.dtype, kernel.pass, kernel.shape)
                               : 0;
     if (auto t = measured_.interpolated_s(op, kernel.dtype, kernel.shape, alignment)) {
       // Interpolation scales time with FLOPs; a shape that moves more bytes per FLOP than its measured

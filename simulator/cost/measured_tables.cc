@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/dtype.h"
-
 namespace simtrain::cost {
 namespace {
 
@@ -13,7 +11,6 @@ namespace {
 constexpr std::size_t kNeighbours = 4;
 // How far a measured GEMM's work may lie from a kernel's for it to stand for the kernel's alignment class.
 constexpr double kClassWorkRange = 4;
-constexpr int kAlignedBytes = 16;
 
 std::vector<double> log_of(const std::vector<std::int64_t>& shape) {
   std::vector<double> out;
@@ -42,34 +39,14 @@ double MeasuredTables::work(const std::string& op, const std::vector<std::int64_
   return elements;
 }
 
-int MeasuredTables::alignment_bytes(const std::string& op, DType dtype,
-                                    const std::vector<std::int64_t>& shape) {
-  if (op != "gemm" || shape.empty()) return kAlignedBytes;
-  std::int64_t common = 0;  // the largest power of two dividing every dimension
-  for (std::int64_t dim : shape) {
-    if (dim <= 0) return kAlignedBytes;
-    const std::int64_t low_bit = dim & -dim;
-    common = common == 0 ? low_bit : std::min(common, low_bit);
-  }
-  const double bytes = static_cast<double>(common) * storage_bytes_per_element(dtype);
-  return bytes >= kAlignedBytes ? kAlignedBytes : std::max(1, static_cast<int>(bytes));
-}
-
-int MeasuredTables::gemm_alignment_bytes(DType dtype, trace::Pass pass,
-                                         const std::vector<std::int64_t>& shape) {
-  if (shape.size() < 3) return alignment_bytes("gemm", dtype, shape);
-  if (pass == trace::Pass::BackwardWeight) return alignment_bytes("gemm", dtype, {shape[0], shape[1]});
-  return alignment_bytes("gemm", dtype, {shape[1], shape[2]});
-}
-
 MeasuredTables::MeasuredTables(const calibration::CalibrationProfile& profile) {
   auto add = [&](const std::string& op, DType dtype, const std::vector<std::int64_t>& shape, double time_s) {
     auto& [sum, count] = exact_[{op, dtype, shape}];
     sum += time_s;
     ++count;
     const double w = work(op, shape);
-    entries_[{op, dtype, shape.size()}].push_back(
-        {log_of(shape), time_s / w, w, alignment_bytes(op, dtype, shape)});
+    const int alignment = op == "gemm" ? trace::alignment_bytes(dtype, shape) : trace::kAlignedGemmBytes;
+    entries_[{op, dtype, shape.size()}].push_back({log_of(shape), time_s / w, w, alignment});
   };
   for (const auto& g : profile.gemm) add("gemm", g.dtype, {g.m, g.n, g.k}, g.time_s);
   for (const auto& k : profile.kernels) add(k.op, k.dtype, k.shape, k.time_s);
@@ -89,14 +66,15 @@ std::optional<double> MeasuredTables::interpolated_s(const std::string& op, DTyp
   if (it == entries_.end() || it->second.empty()) return std::nullopt;
   const std::vector<double> point = log_of(shape);
   const double kernel_work = work(op, shape);
-  if (alignment <= 0) alignment = alignment_bytes(op, dtype, shape);
+  if (alignment <= 0)
+    alignment = op == "gemm" ? trace::alignment_bytes(dtype, shape) : trace::kAlignedGemmBytes;
   // cuBLAS picks its kernel family by alignment: a GEMM's neighbours are the measured shapes of its class,
   // when there are any. The aligned class is measured over every size the calibration sweeps; the fallback
   // classes only at the few shapes a model has, whose other sizes (a 2-wide head beside a vocabulary) run at
   // other rates, so a misaligned GEMM takes only those of a comparable size.
   const auto comparable = [&](const Entry& e) {
     if (e.alignment_bytes != alignment) return false;
-    return alignment == kAlignedBytes ||
+    return alignment == trace::kAlignedGemmBytes ||
            (e.work >= kernel_work / kClassWorkRange && e.work <= kernel_work * kClassWorkRange);
   };
   const bool within_class = op == "gemm" && std::any_of(it->second.begin(), it->second.end(), comparable);

@@ -8,9 +8,7 @@
 // efficiency; a shape far from every measurement gets the closest one's, which is why a calibration should
 // cover the shapes a workload uses (simtrain-calibrate --model).
 //
-// GEMMs are interpolated within their alignment class. cuBLAS runs its fast kernels (on Hopper: TMA and
-// wgmma) only when every matrix dimension is a multiple of 16 bytes; otherwise it falls back to kernels that
-// load 2, 4 or 8 bytes at a time (their names end in align1, align2, align4). On the H200, measured
+// GEMMs are interpolated within their alignment class (trace/gemm_alignment.h). On the H200, measured
 // (calibration/profiles/h200-sxm.json): a bf16 GEMM with GPT-2's vocabulary of 50,257 (2-byte aligned) ran
 // at 97-137 TFLOP/s, with BERT's 30,522 (4-byte aligned) at 245-265, with Llama's 32,000 at 800. So a
 // GEMM takes its time from the measured shapes of its own alignment class (for a misaligned one, those within
@@ -25,7 +23,7 @@
 #include <vector>
 
 #include "calibration/calibration_profile.h"
-#include "simulator/trace/trace.h"
+#include "simulator/trace/gemm_alignment.h"
 
 namespace simtrain::cost {
 
@@ -38,28 +36,19 @@ class MeasuredTables {
   std::optional<double> exact_s(const std::string& op, DType dtype,
                                 const std::vector<std::int64_t>& shape) const;
   // The time interpolated from measured shapes of the same op, dtype and number of dimensions. A GEMM's
-  // `alignment` (bytes) is its leading dimensions' (gemm_alignment_bytes); 0 takes every dimension's.
+  // `alignment` (bytes) is its leading dimensions' (trace::gemm_alignment_bytes); 0 takes every dimension's.
   std::optional<double> interpolated_s(const std::string& op, DType dtype,
                                        const std::vector<std::int64_t>& shape, int alignment = 0) const;
 
   // Work of a kernel of `op` at `shape`, the quantity its time is taken to scale with.
   static double work(const std::string& op, const std::vector<std::int64_t>& shape);
 
-  // The alignment of a GEMM's operands in bytes, as cuBLAS sees it: the largest power of two dividing every
-  // dimension times the element size, at most 16 (16 = aligned). 16 for any other op. A measured GEMM's
-  // dimensions are all leading ones (the odd vocabularies the tool measured are, in every order).
-  static int alignment_bytes(const std::string& op, DType dtype, const std::vector<std::int64_t>& shape);
-  // The same over the leading dimensions of a framework's GEMM of `shape` {m, n, k} in `pass`, row-major as
-  // PyTorch lays out a linear layer: n and k forward and for the input gradient, m and n for the weight
-  // gradient ({out, in, tokens}). The token count is never one, so an odd number of tokens misaligns nothing.
-  static int gemm_alignment_bytes(DType dtype, trace::Pass pass, const std::vector<std::int64_t>& shape);
-
  private:
   struct Entry {
     std::vector<double> log_shape;
     double seconds_per_work = 0;
     double work = 0;
-    int alignment_bytes = 16;
+    int alignment_bytes = trace::kAlignedGemmBytes;
   };
   using Key = std::tuple<std::string, DType, std::size_t>;  // op, dtype, number of dimensions
   std::map<Key, std::vector<Entry>> entries_;

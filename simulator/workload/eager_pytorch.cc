@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/trace/gemm_alignment.h"
+
 namespace simtrain::workload {
 namespace {
 
@@ -286,7 +288,7 @@ bool has_fused_projections(const Model& model) {
 // Llama at 2,048 to 12,608 tokens): every 16-bit forward and input-gradient GEMM whose output has at least
 // 2,304 columns and none with 1,600 or fewer; the threshold sits between. The classifier heads of ResNet-50
 // and DenseNet-121 (32 rows, up to 2,048 columns) get none. Weight gradients mostly get none, and misaligned
-// GEMMs run other kernels (cost/measured_tables.h). The memset is launched inside the GEMM's operator: a
+// GEMMs run other kernels (trace/gemm_alignment.h). The memset is launched inside the GEMM's operator: a
 // GEMM-class kernel of no FLOPs.
 constexpr std::int64_t kMemsetMinColumns = 2048;
 constexpr std::int64_t kMemsetMinRows = 2048;
@@ -295,9 +297,7 @@ bool gets_workspace_memset(const ComputeSpec& k) {
   if (k.kind != ComputeKind::Gemm || k.shape.size() != 3) return false;
   if (k.dtype != DType::FP16 && k.dtype != DType::BF16) return false;
   if (k.pass != Pass::Forward && k.pass != Pass::BackwardData) return false;
-  // Forward and input-gradient GEMMs {rows, columns, inner}: the columns and the inner dimension lead; not
-  // both multiples of 16 bytes, cuBLAS runs its fallback kernels (an odd row count changes nothing).
-  if (k.shape[1] % 8 != 0 || k.shape[2] % 8 != 0) return false;
+  if (trace::gemm_alignment_bytes(k.dtype, k.pass, k.shape) < trace::kAlignedGemmBytes) return false;
   return k.shape[0] >= kMemsetMinRows && k.shape[1] >= kMemsetMinColumns;
 }
 

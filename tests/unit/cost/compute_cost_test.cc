@@ -12,6 +12,7 @@
 #include "calibration/spec_profiles.h"
 #include "common/error.h"
 #include "simulator/cost/compute_cost.h"
+#include "simulator/trace/gemm_alignment.h"
 
 namespace simtrain {
 namespace {
@@ -424,13 +425,13 @@ TEST_CASE("Hopper's misaligned-GEMM fractions hold for the GEMMs the H200 profil
   for (const auto& g : measured.gemm) {
     const std::vector<std::int64_t> shape = {g.m, g.n, g.k};
     const double work = static_cast<double>(g.m) * g.n * g.k;
-    const int alignment = cost::MeasuredTables::alignment_bytes("gemm", g.dtype, shape);
+    const int alignment = trace::alignment_bytes(g.dtype, shape);
     if (alignment >= 16 || work < 1e9 || (g.dtype != DType::FP16 && g.dtype != DType::BF16)) continue;
     std::vector<double> aligned_per_mac;
     for (const auto& a : measured.gemm) {
       const double a_work = static_cast<double>(a.m) * a.n * a.k;
       if (a.dtype == g.dtype && a_work >= work / 4 && a_work <= work * 4 &&
-          cost::MeasuredTables::alignment_bytes("gemm", a.dtype, {a.m, a.n, a.k}) == 16)
+          trace::alignment_bytes(a.dtype, {a.m, a.n, a.k}) == trace::kAlignedGemmBytes)
         aligned_per_mac.push_back(a.time_s / a_work);
     }
     REQUIRE(aligned_per_mac.size() >= 5);

@@ -53,27 +53,6 @@ TEST_CASE("between two measured shapes, time per multiply-add is a distance-weig
   CHECK(per_mac < std::sqrt(2.0) * 1e-12);
 }
 
-TEST_CASE("a GEMM's alignment is the largest power of two dividing every dimension, in bytes, up to 16") {
-  using cost::MeasuredTables;
-  CHECK(MeasuredTables::alignment_bytes("gemm", DType::BF16, {4096, 1600, 32000}) == 16);
-  // GPT-2's vocabulary of 50,257 is odd: 2 bytes in bf16 (cuBLAS's align1 kernels), 4 in fp32.
-  CHECK(MeasuredTables::alignment_bytes("gemm", DType::BF16, {4096, 50257, 1600}) == 2);
-  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP32, {4096, 50257, 1600}) == 4);
-  // BERT's 30,522 = 2 x 15,261: 4 bytes in fp16 (align2), whichever dimension it is.
-  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP16, {30522, 1024, 8192}) == 4);
-  CHECK(MeasuredTables::alignment_bytes("gemm", DType::FP8, {4096, 4096, 4104}) == 8);
-  CHECK(MeasuredTables::alignment_bytes("conv_forward", DType::FP16, {1, 3, 7, 7, 5, 3, 3, 1, 1}) == 16);
-  // A framework's GEMM is aligned by its leading dimensions: an odd token count (m forward and for the input
-  // gradient, k for the weight gradient) misaligns nothing, an odd vocabulary every pass.
-  using trace::Pass;
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::Forward, {12607, 4096, 1024}) == 16);
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::BackwardData, {12607, 1024, 4096}) == 16);
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::BackwardWeight, {4096, 1024, 12607}) == 16);
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::Forward, {2048, 50257, 1600}) == 2);
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::BackwardData, {2048, 1600, 50257}) == 2);
-  CHECK(MeasuredTables::gemm_alignment_bytes(DType::BF16, Pass::BackwardWeight, {50257, 1600, 2048}) == 2);
-}
-
 TEST_CASE("a misaligned GEMM is interpolated from the measured shapes of its alignment class") {
   // Aligned shapes at 1e-12 s per MAC, GPT-2's LM head shape (2-byte aligned) at 8e-12 s.
   const double aligned = 1e-12, misaligned = 8e-12;
