@@ -125,7 +125,10 @@ struct KernelMeasurement {
 };
 
 struct MemoryBandwidthMeasurement {
-  std::string op;  // "device_copy", "elementwise", "reduction", "h2d", "d2h"
+  // "device_copy", "elementwise", "reduction", "h2d", "d2h"; PyTorch's kernel paths as simtrain-calibrate
+  // imitates them (calibration/tool/framework_kernels.h): "elementwise_vectorized", "elementwise_unrolled",
+  // "elementwise_strided", "multi_tensor"
+  std::string op;
   double bytes = 0;
   double bandwidth_Bps = 0;
 

@@ -296,7 +296,8 @@ KernelMeasurement read_kernel(const ObjectReader& in) {
 
 MemoryBandwidthMeasurement read_memory(const ObjectReader& in) {
   MemoryBandwidthMeasurement m;
-  m.op = in.one_of("op", {"device_copy", "elementwise", "reduction", "h2d", "d2h"});
+  m.op = in.one_of("op", {"device_copy", "elementwise", "reduction", "h2d", "d2h", "elementwise_vectorized",
+                          "elementwise_unrolled", "elementwise_strided", "multi_tensor"});
   m.bytes = in.number("bytes", kBytes);
   m.bandwidth_Bps = in.number("bandwidth_Bps", kRate);
   return m;

@@ -42,6 +42,9 @@ void measure_attention(const BenchContext& ctx, const std::vector<AttentionShape
 
 // Device copy, elementwise, reduction and host<->device bandwidth over buffer sizes.
 void measure_memory(const BenchContext& ctx, CalibrationProfile& profile);
+// PyTorch's memory-bound kernel paths (framework_kernels.h): vectorized, unrolled mixed-dtype and strided
+// elementwise kernels and the fused AdamW's multi_tensor_apply, at buffers past the L2 cache.
+void measure_framework_kernels(const BenchContext& ctx, CalibrationProfile& profile);
 // The best device-to-device copy bandwidth (bytes read + written per second) of a 1 GiB buffer.
 double measure_copy_bandwidth(const BenchContext& ctx);
 

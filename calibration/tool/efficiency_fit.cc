@@ -37,6 +37,29 @@ void set_median(double& efficiency, std::vector<double> fractions, const char* n
   log.push_back(line);
 }
 
+// `target` = the mean over `ops` of each op's rate at its largest measured buffer, over the device's memory
+// bandwidth: the largest buffer is the one furthest past the L2 cache.
+void set_bandwidth_fraction(const CalibrationProfile& profile, const std::vector<std::string>& ops,
+                            double& target, const char* name, std::vector<std::string>& log) {
+  if (profile.device.memory_bandwidth_Bps <= 0) return;
+  double sum = 0;
+  int measured = 0;
+  for (const std::string& op : ops) {
+    const MemoryBandwidthMeasurement* largest = nullptr;
+    for (const MemoryBandwidthMeasurement& m : profile.memory)
+      if (m.op == op && (largest == nullptr || m.bytes > largest->bytes)) largest = &m;
+    if (largest == nullptr) continue;
+    sum += largest->bandwidth_Bps;
+    ++measured;
+  }
+  if (measured == 0) return;
+  target = std::clamp(sum / measured / profile.device.memory_bandwidth_Bps, 0.01, 1.0);
+  char line[128];
+  std::snprintf(line, sizeof line, "efficiency %s = %.3f (PyTorch's kernel path, largest buffers)", name,
+                target);
+  log.push_back(line);
+}
+
 }  // namespace
 
 double conv_flops(const std::vector<std::int64_t>& key) {
@@ -77,6 +100,10 @@ std::vector<std::string> fit_efficiencies(CalibrationProfile& profile) {
     std::snprintf(line, sizeof line, "efficiency memory_bound = %.3f (best device copy)", eff.memory_bound);
     log.push_back(line);
   }
+  set_bandwidth_fraction(profile, {"elementwise_unrolled", "elementwise_strided"},
+                         eff.memory_bound_unvectorized, "memory_bound_unvectorized", log);
+  set_bandwidth_fraction(profile, {"multi_tensor"}, eff.memory_bound_multi_tensor,
+                         "memory_bound_multi_tensor", log);
   return log;
 }
 

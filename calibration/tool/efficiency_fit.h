@@ -14,7 +14,10 @@ namespace simtrain::calibration::tool {
 //     divided by the dtype's peak;
 //   conv / conv_tf32 / conv_fp32: the same over conv_forward, conv_backward_data and conv_backward_weight;
 //   memory_bound: the best device_copy bandwidth (bytes read + written per second) over the device's
-//     memory bandwidth.
+//     memory bandwidth;
+//   memory_bound_unvectorized: the mean of the elementwise_unrolled and elementwise_strided rates at their
+//     largest buffers over the memory bandwidth; memory_bound_multi_tensor: the multi_tensor rate at its
+//     largest buffer (framework_kernels.h).
 // Efficiencies without measurements, and those of attention, kernel launch and NCCL, keep their values.
 // Each result is clamped to [0.01, 1]. Returns one line per efficiency changed, for the progress log.
 std::vector<std::string> fit_efficiencies(CalibrationProfile& profile);

@@ -15,30 +15,33 @@
 #include "calibration/tool/shape_grid.h"
 #include "calibration/tool/shapes_file.h"
 #include "calibration/tool/tool_options.h"
+#include "calibration/tool/workload_shapes.h"
 #include "common/error.h"
 #include "common/file_io.h"
 
 namespace simtrain::calibration::tool {
 namespace {
 
-// --model and --shapes give exactly those shapes (and the GEMM grid with --grid); without them, the GEMM
-// grid plus every built-in model at its default batch.
+// --model, --trace and --shapes give exactly those shapes (and the GEMM grid with --grid); without them, the
+// GEMM grid plus every built-in model at its default batch.
 ShapeSet shapes_to_measure(const ToolOptions& options) {
   ShapeSet shapes;
   for (const ModelBatches& model : options.models) {
     std::vector<int> batches = model.batches;
-    if (batches.empty()) batches.push_back(options.batch > 0 ? options.batch : default_batch(model.name));
-    for (int batch : batches) shapes.append(model_shapes(model.name, batch));
+    if (batches.empty())
+      batches.push_back(options.batch > 0 ? options.batch : default_batch_of_model(model.name));
+    for (int batch : batches) shapes.append(shapes_of_model(model.name, batch));
   }
+  for (const std::string& trace : options.trace_files) shapes.append(shapes_of_trace(trace));
   if (!options.shapes_file.empty()) shapes.append(read_shapes_file(options.shapes_file));
-  const bool named = !options.models.empty() || !options.shapes_file.empty();
+  const bool named = !options.models.empty() || !options.trace_files.empty() || !options.shapes_file.empty();
   if (!named || options.grid) {
     std::vector<GemmShape> grid = default_gemm_grid(options.quick);
     shapes.gemms.insert(shapes.gemms.end(), grid.begin(), grid.end());
   }
   if (!named)
     for (const std::string& model : builtin_model_names())
-      shapes.append(model_shapes(model, default_batch(model)));
+      shapes.append(shapes_of_model(model, default_batch(model)));
   add_pointwise_conv_gemms(shapes);
   shapes.deduplicate();
   return shapes;
@@ -75,6 +78,8 @@ int run(const std::vector<std::string>& args) {
     std::fputs(usage_text().c_str(), stdout);
     return 0;
   }
+  // Shapes first: a bad --model, --trace or --shapes is reported before any GPU is touched.
+  const ShapeSet shapes = shapes_to_measure(options);
   Progress progress = Progress::for_stderr();
   const DeviceInfo device = open_device(options.device);
   const std::string output = options.output.empty() ? default_output_path(device.name) : options.output;
@@ -83,7 +88,6 @@ int run(const std::vector<std::string>& args) {
   const std::vector<DType> dtypes =
       dtypes_to_measure(device.capability, device.name, options.dtypes, warnings);
   for (const std::string& warning : warnings) progress.warn(warning);
-  const ShapeSet shapes = shapes_to_measure(options);
   progress.note("calibrating " + device.name + " (" + device.capability.text() + ", " +
                 std::to_string(device.sm_count) + " SMs, device " + std::to_string(device.index) + ") into " +
                 output);
@@ -134,6 +138,7 @@ int run(const std::vector<std::string>& args) {
   if (options.gemm && !shapes.gemms.empty())
     measure_family("gemm", [&] { measure_gemm(ctx, shapes.gemms, profile); });
   if (options.memory) measure_family("memory", [&] { measure_memory(ctx, profile); });
+  if (options.memory) measure_family("framework", [&] { measure_framework_kernels(ctx, profile); });
   if (options.conv && !shapes.convs.empty())
     measure_family("conv", [&] { measure_conv(ctx, shapes.convs, profile); });
   if (options.conv) measure_family("cudnn", [&] { measure_cudnn_ops(ctx, shapes, profile); });

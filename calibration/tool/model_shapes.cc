@@ -120,7 +120,8 @@ ShapeSet model_shapes(const std::string& model, int batch) {
     std::string known;
     for (const std::string& name : builtin_model_names()) known += (known.empty() ? "" : ", ") + name;
     throw Error("--model: unknown model '" + model + "' (built in: " + known +
-                "; other models: --shapes FILE)");
+                "; other models: `simtrain trace shapes --model NAME -o FILE` where simtrain is built, then "
+                "--shapes FILE)");
   }
   set.deduplicate();
   return set;

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "calibration/tool/model_shapes.h"
+#include "calibration/tool/workload_shapes.h"
 #include "common/error.h"
 
 namespace simtrain::calibration::tool {
@@ -40,7 +40,7 @@ ModelBatches parse_model(const std::string& option, const std::string& text) {
   ModelBatches model;
   const std::size_t colon = text.find(':');
   model.name = text.substr(0, colon);
-  model_shapes(model.name, 1);
+  shapes_of_model(model.name, 1);
   if (colon == std::string::npos) return model;
   std::size_t start = colon + 1;
   while (start <= text.size()) {
@@ -56,9 +56,15 @@ ModelBatches parse_model(const std::string& option, const std::string& text) {
 }  // namespace
 
 std::string usage_text() {
+  const std::string models = workload_shapes_available()
+                                 ? "every model of `simtrain models`, or a model file (.toml)"
+                                 : "resnet50, bert-large, gpt2-xl, llama2-7b (this build is standalone)";
+  const std::string traces = workload_shapes_available()
+                                 ? "any format `simtrain run --trace` takes"
+                                 : "not in a standalone build: use `simtrain trace shapes`";
   return "usage: simtrain-calibrate [--gemm] [--conv] [--attention] [--memory] [--nccl] [--all]\n"
-         "                          [--quick] [--model NAME[:B,...]]... [--batch N] [--shapes FILE] "
-         "[--grid]\n"
+         "                          [--quick] [--model NAME[:B,...]]... [--batch N] [--trace FILE]...\n"
+         "                          [--shapes FILE] [--grid]\n"
          "                          [--dtypes fp32,tf32,fp16,bf16,fp8] [-o PROFILE.json] [--device N]\n"
          "\n"
          "Measures cuBLASLt GEMMs, cuDNN convolutions, attention, memory bandwidth and NCCL collectives on\n"
@@ -66,12 +72,17 @@ std::string usage_text() {
          "calibration/profiles/<gpu>.json). Without a family option, all are measured; --conv also\n"
          "measures batch norm, max pooling, ReLU and log-softmax.\n"
          "  --quick          small grids and few repeats (a few minutes on one GPU)\n"
-         "  --model NAME[:B,...]  the layer shapes of a model at micro-batches B (repeatable): resnet50,\n"
-         "                   bert-large, gpt2-xl, llama2-7b\n"
+         "  --model NAME[:B,...]  the kernel shapes of a model's training step at micro-batches B\n"
+         "                   (repeatable): " +
+         models +
+         "\n"
          "  --batch N        micro-batch of a --model named without one (default: a typical one per model)\n"
+         "  --trace FILE     the kernel shapes a trace runs (repeatable): " +
+         traces +
+         "\n"
          "  --shapes FILE    kernel shapes, one per line (see calibration/tool/shapes_file.h)\n"
-         "  --grid           the generic GEMM grid as well (measured by default only without --model and\n"
-         "                   --shapes)\n"
+         "  --grid           the generic GEMM grid as well (measured by default only without --model,\n"
+         "                   --trace and --shapes)\n"
          "  --dtypes LIST    dtypes to measure (default: all the GPU supports; naming one it does not\n"
          "                   support is an error)\n"
          "  --device N       the GPU for single-GPU measurements (NCCL uses all visible GPUs)\n";
@@ -108,6 +119,8 @@ ToolOptions parse_tool_options(const std::vector<std::string>& args) {
       batch_given = true;
     } else if (arg == "--grid") {
       options.grid = true;
+    } else if (arg == "--trace") {
+      options.trace_files.push_back(value());
     } else if (arg == "--shapes") {
       options.shapes_file = value();
     } else if (arg == "--dtypes") {

@@ -10,7 +10,8 @@
 
 namespace simtrain::calibration::tool {
 
-// One --model option: a built-in model and the micro-batches to calibrate it at (empty = --batch or the
+// One --model option: a model (every zoo model, built inside the project; the built-in ones standalone:
+// workload_shapes.h) and the micro-batches to calibrate it at (empty = --batch or the
 // model's default).
 struct ModelBatches {
   std::string name;
@@ -22,12 +23,13 @@ struct ToolOptions {
   // Families to measure; when none is named, all of them (--all says so explicitly).
   bool gemm = false, conv = false, attention = false, memory = false, nccl = false;
   bool quick = false;  // small grids and few repeats: a few minutes on one GPU
-  // --model NAME[:B1,B2...] (repeatable): calibrate exactly these built-in models' shapes at these
+  // --model NAME[:B1,B2...] (repeatable): calibrate exactly these models' shapes at these
   // micro-batches; a model named without batches takes --batch, else its default batch.
   std::vector<ModelBatches> models;
   int batch = 0;              // --batch: the micro-batch of models named without one; 0 = each one's default
   bool grid = false;          // --grid: the generic GEMM grid too, beside --model or --shapes
   std::string shapes_file;    // --shapes FILE
+  std::vector<std::string> trace_files;  // --trace FILE (repeatable): the kernel shapes a trace runs
   std::vector<DType> dtypes;  // --dtypes; empty = every dtype the GPU supports
   std::string output;         // -o; empty = calibration/profiles/<gpu>.json
   int device = 0;             // --device: the CUDA device for single-GPU measurements

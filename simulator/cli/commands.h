@@ -13,6 +13,7 @@ int run_command(const Arguments& args);
 int trace_command(const Arguments& args);
 int trace_import_command(const Arguments& args);  // trace import FILE...
 int trace_chakra_command(const Arguments& args);  // trace chakra TRACE -o PREFIX
+int trace_shapes_command(const Arguments& args);  // trace shapes [TRACE] -o FILE
 int models_command(const Arguments& args);
 int profile_command(const Arguments& args);
 int profile_import_command(const Arguments& args);  // profile import nccl-tests ...

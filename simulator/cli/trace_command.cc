@@ -1,6 +1,7 @@
 // simtrain trace: write the trace of a generated workload, for inspection or for `simtrain run --trace`;
 // `simtrain trace import` (trace_import_command.cc) converts recorded traces into one, and `simtrain trace
-// chakra` (trace_chakra_command.cc) a trace into Chakra files.
+// chakra` (trace_chakra_command.cc) a trace into Chakra files, and `simtrain trace shapes`
+// (trace_shapes_command.cc) a workload's kernel shapes into a calibration shapes file.
 #include <iostream>
 
 #include "common/error.h"
@@ -16,6 +17,8 @@ namespace simtrain::cli {
 int trace_command(const Arguments& args) {
   if (!args.empty() && args[0] == "import") return trace_import_command(Arguments(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "chakra") return trace_chakra_command(Arguments(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "shapes")
+    return trace_shapes_command(Arguments(args.begin() + 1, args.end()));
   po::options_description options("simtrain trace options");
   options.add_options()("help,h", "show this help")(
       "output,o", po::value<std::string>()->required(),
@@ -23,7 +26,12 @@ int trace_command(const Arguments& args) {
   add_workload_options(options);
   add_parallel_options(options);
   po::variables_map vm;
-  if (!parse_or_help(args, options, vm, "usage: simtrain trace -o FILE [workload options]\n       simtrain trace import FILE... -o FILE [options]")) return 0;
+  if (!parse_or_help(
+          args, options, vm,
+          "usage: simtrain trace -o FILE [workload options]\n       simtrain trace import FILE... -o FILE "
+          "[options]\n"
+          "       simtrain trace chakra TRACE -o PREFIX\n       simtrain trace shapes [TRACE] -o FILE"))
+    return 0;
   trace::Trace trace = wants_model_parallelism(vm)
                            ? run::generate_parallel_trace(parallel_from_options(vm))
                            : workload::generate_data_parallel_trace(workload_from_options(vm));

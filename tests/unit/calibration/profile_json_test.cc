@@ -72,7 +72,11 @@ CalibrationProfile sample_measured() {
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
   p.kernels = {{"conv_forward", {32, 3, 224, 224, 64, 7, 7, 2, 3}, DType::FP16, 3.3e-4},
                {"softmax", {}, DType::FP32, 1e-6}};
-  p.memory = {{"device_copy", 1 << 30, 2.9e12}, {"h2d", 1e8, 5.1e10}};
+  p.memory = {{"device_copy", 1 << 30, 2.9e12},
+              {"h2d", 1e8, 5.1e10},
+              {"elementwise_unrolled", 1 << 30, 2.4e12},
+              {"elementwise_strided", 1 << 29, 1.6e12},
+              {"multi_tensor", 1 << 30, 3.4e12}};
   p.collectives = {{"all_reduce", 268435456, 8, 1, "ring", 1.1e-3, 4.27e11},
                    {"all_gather", 1 << 20, 16, 2, "", 2e-4, 4.9e9}};
   return p;

@@ -94,6 +94,28 @@ TEST_CASE("efficiencies are the median achieved fraction of peak of each family"
   CHECK(log.size() == 3);
 }
 
+TEST_CASE("PyTorch's kernel paths give their fractions of the bandwidth at their largest buffers") {
+  CalibrationProfile p;
+  p.device.memory_bandwidth_Bps = 4e12;
+  // The unrolled and strided paths at 2.4 and 1.6 TB/s on the largest buffer: 0.5 of 4 TB/s in the mean;
+  // their smaller buffers (cached, faster) do not count.
+  p.memory.push_back({"elementwise_unrolled", 2.7e8, 3.9e12});
+  p.memory.push_back({"elementwise_unrolled", 1.1e9, 2.4e12});
+  p.memory.push_back({"elementwise_strided", 1.1e9, 1.6e12});
+  p.memory.push_back({"multi_tensor", 1.1e9, 2.8e12});
+  p.memory.push_back({"elementwise_vectorized", 1.1e9, 3.4e12});  // the reference path: no figure of its own
+  const auto log = fit_efficiencies(p);
+  CHECK(p.efficiencies.memory_bound_unvectorized == simtrain::testing::Approx(0.5));
+  CHECK(p.efficiencies.memory_bound_multi_tensor == simtrain::testing::Approx(0.7));
+  CHECK(log.size() == 2);
+  // Not measured: the figures stay unknown (0), and the simulator runs such kernels at memory_bound.
+  CalibrationProfile unmeasured;
+  unmeasured.device.memory_bandwidth_Bps = 4e12;
+  fit_efficiencies(unmeasured);
+  CHECK(unmeasured.efficiencies.memory_bound_unvectorized == 0);
+  CHECK(unmeasured.efficiencies.memory_bound_multi_tensor == 0);
+}
+
 TEST_CASE("the driver release is read from /proc/driver/nvidia/version of open and proprietary modules") {
   // The open and the proprietary kernel modules lay the line out differently.
   CHECK(driver_release_from_version_line(

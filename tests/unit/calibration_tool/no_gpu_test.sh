@@ -25,6 +25,7 @@ expect_one_line_error "simtrain-calibrate: no CUDA device: " \
 expect_one_line_error "simtrain-calibrate: --frobnicate: unknown option" "$tool" --frobnicate
 expect_one_line_error "simtrain-calibrate: --dtypes: unknown dtype 'fp6'" "$tool" --dtypes fp16,fp6
 expect_one_line_error "simtrain-calibrate: --model: unknown model 'alexnet'" "$tool" --model alexnet
+expect_one_line_error "simtrain-calibrate: $dir/missing.json: cannot read" "$tool" --trace "$dir/missing.json"
 "$tool" --help >"$dir/out" 2>&1 || fail "--help failed"
 grep -q "usage: simtrain-calibrate" "$dir/out" || fail "--help printed no usage"
 echo "ok"
