@@ -29,9 +29,6 @@ import tempfile
 
 import h200_traces as h200
 
-GPU_BOUND_SHARE = 0.8
-
-
 LAUNCH_CALLS = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernelEx", "cudaLaunchCooperativeKernel",
                 "cuLaunchKernel")
 
@@ -67,7 +64,7 @@ def main():
                 print(error, file=sys.stderr)
                 return 2
             busy = sum(op["duration_s"] for op in kernels)
-            host_bound = busy < GPU_BOUND_SHARE * step
+            host_bound = busy < h200.GPU_BOUND_SHARE * step
             print(f"{row['name']:<42} {step * 1e3:7.1f} ms, GPU busy {busy * 1e3:6.1f} ms, {len(kernels):5d} kernels"
                   f"{'  host-bound: ' + format(step / len(kernels) * 1e6, '.1f') + ' us/kernel' if host_bound else ''}")
             if host_bound:

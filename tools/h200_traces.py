@@ -62,6 +62,15 @@ def is_kernel(op):
     return op["kind"] != "host"
 
 
+# A step is host-bound when its kernels keep the GPU busy for less than this share of it.
+GPU_BOUND_SHARE = 0.8
+
+
+def gpu_busy_s(simtrain, row, tmp):
+    """The summed duration of the kernels the row's Kineto trace recorded in one step."""
+    return sum(op["duration_s"] for op in imported_ops(simtrain, row, tmp) if is_kernel(op))
+
+
 PROFILE = os.path.join(ROOT, "calibration", "profiles", "h200-sxm.json")
 
 
