@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "calibration/tool/framework_kernels.h"
+#include "common/multi_tensor_apply.h"
 
 namespace simtrain::calibration::tool {
 namespace {
@@ -14,11 +15,10 @@ constexpr int kElementwiseThreads = 128;
 constexpr int kElementsPerThread = 4;
 constexpr std::int64_t kElementsPerBlock = kElementwiseThreads * kElementsPerThread;
 
-constexpr std::int64_t kChunkElements = 65536;
 constexpr int kChunkThreads = 512;
 constexpr int kIlp = 4;
-constexpr int kMaxTensorsPerLaunch = 36;  // at four lists (p, g, m, v), as PyTorch's 4 KB argument block
-constexpr int kMaxChunksPerLaunch = 320;
+constexpr int kAdamLists = 4;             // p, g, m, v
+constexpr int kMaxTensorsPerLaunch = 36;  // multi_tensor_max_tensors(kAdamLists)
 
 unsigned blocks_for(std::int64_t elements) {
   return static_cast<unsigned>((elements + kElementsPerBlock - 1) / kElementsPerBlock);
@@ -101,14 +101,15 @@ struct ChunkList {
   float* m[kMaxTensorsPerLaunch];
   float* v[kMaxTensorsPerLaunch];
   std::int64_t n[kMaxTensorsPerLaunch];
-  unsigned char tensor_of_block[kMaxChunksPerLaunch];
-  int chunk_of_block[kMaxChunksPerLaunch];
+  unsigned char tensor_of_block[kMultiTensorMaxBlocks];
+  int chunk_of_block[kMultiTensorMaxBlocks];
 };
 
 __global__ void __launch_bounds__(kChunkThreads) multi_tensor_adamw_kernel(ChunkList list) {
   const int t = list.tensor_of_block[blockIdx.x];
-  const std::int64_t start = static_cast<std::int64_t>(list.chunk_of_block[blockIdx.x]) * kChunkElements;
-  const std::int64_t end = min(list.n[t], start + kChunkElements);
+  const std::int64_t start =
+      static_cast<std::int64_t>(list.chunk_of_block[blockIdx.x]) * kMultiTensorChunkElements;
+  const std::int64_t end = min(list.n[t], start + kMultiTensorChunkElements);
   float* p = list.p[t];
   const float* g = list.g[t];
   float* m = list.m[t];
@@ -173,45 +174,27 @@ cudaError_t launch_strided_copy(const void* in, void* out, std::int64_t rows, st
 }
 
 cudaError_t launch_multi_tensor_adamw(const std::vector<AdamTensor>& tensors, cudaStream_t stream) {
-  ChunkList list{};
-  int listed = 0, blocks = 0;
+  std::vector<std::int64_t> elements;
+  for (const AdamTensor& tensor : tensors) elements.push_back(tensor.n);
   cudaError_t status = cudaSuccess;
-  auto launch = [&] {
-    multi_tensor_adamw_kernel<<<blocks, kChunkThreads, 0, stream>>>(list);
-    if (status == cudaSuccess) status = cudaGetLastError();
-    blocks = 0;
-  };
-  for (const AdamTensor& tensor : tensors) {
-    if (tensor.n <= 0) continue;
-    list.p[listed] = tensor.p;
-    list.g[listed] = tensor.g;
-    list.m[listed] = tensor.m;
-    list.v[listed] = tensor.v;
-    list.n[listed] = tensor.n;
-    const std::int64_t chunks = (tensor.n + kChunkElements - 1) / kChunkElements;
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-      list.tensor_of_block[blocks] = static_cast<unsigned char>(listed);
-      list.chunk_of_block[blocks] = static_cast<int>(chunk);
-      ++blocks;
-      const bool last_chunk = chunk + 1 == chunks;
-      if (blocks == kMaxChunksPerLaunch || (last_chunk && listed + 1 == kMaxTensorsPerLaunch)) {
-        launch();
-        // A tensor cut mid-way stays first in the next list, as multi_tensor_apply carries it over.
-        if (!last_chunk) {
-          list.p[0] = list.p[listed];
-          list.g[0] = list.g[listed];
-          list.m[0] = list.m[listed];
-          list.v[0] = list.v[listed];
-          list.n[0] = list.n[listed];
-          listed = 0;
-        } else {
-          listed = -1;
-        }
-      }
+  for (const MultiTensorLaunch& launch : plan_multi_tensor_launches(elements, kAdamLists)) {
+    ChunkList list{};
+    for (std::size_t i = 0; i < launch.tensors.size(); ++i) {
+      const AdamTensor& tensor = tensors[launch.tensors[i]];
+      list.p[i] = tensor.p;
+      list.g[i] = tensor.g;
+      list.m[i] = tensor.m;
+      list.v[i] = tensor.v;
+      list.n[i] = tensor.n;
     }
-    ++listed;
+    for (std::size_t b = 0; b < launch.blocks.size(); ++b) {
+      list.tensor_of_block[b] = static_cast<unsigned char>(launch.blocks[b].tensor);
+      list.chunk_of_block[b] = static_cast<int>(launch.blocks[b].chunk);
+    }
+    multi_tensor_adamw_kernel<<<static_cast<unsigned>(launch.blocks.size()), kChunkThreads, 0, stream>>>(
+        list);
+    if (status == cudaSuccess) status = cudaGetLastError();
   }
-  if (blocks > 0) launch();
   return status;
 }
 

@@ -1,18 +1,14 @@
-// Implements optimizer_kernels.h after PyTorch's aten/src/ATen/native/cuda/MultiTensorApply.cuh.
+// Implements optimizer_kernels.h; the launches as common/multi_tensor_apply.h packs them.
 #include "simulator/workload/optimizer_kernels.h"
 
 #include <cmath>
 #include <cstdint>
 #include <string>
 
-#include "common/error.h"
+#include "common/multi_tensor_apply.h"
 
 namespace simtrain::workload {
 namespace {
-
-constexpr double kChunkElements = 65536;
-constexpr int kMaxBlocksPerLaunch = 320;
-constexpr int kMaxTensorsPerLaunch[] = {110, 64, 48, 36, 30};
 
 double dim(const Layer& layer, std::size_t i) {
   return i < layer.dims.size() ? static_cast<double>(layer.dims[i]) : 0;
@@ -37,29 +33,10 @@ std::vector<double> parameter_tensors(const Model& model) {
 }
 
 int multi_tensor_launches(const std::vector<double>& tensors, int depth) {
-  if (depth < 1 || depth > 5)
-    throw Error("multi_tensor_apply depth must be 1 to 5, got " + std::to_string(depth));
-  const int max_tensors = kMaxTensorsPerLaunch[depth - 1];
-  int launches = 0;
-  int tensors_in_launch = 0;
-  int blocks_in_launch = 0;
-  for (std::size_t t = 0; t < tensors.size(); ++t) {
-    ++tensors_in_launch;
-    const auto chunks = static_cast<long long>(std::ceil(tensors[t] / kChunkElements));
-    for (long long chunk = 0; chunk < chunks; ++chunk) {
-      ++blocks_in_launch;
-      const bool last_chunk_of_tensor = chunk == chunks - 1;
-      const bool tensors_full = tensors_in_launch == max_tensors && last_chunk_of_tensor;
-      const bool blocks_full = blocks_in_launch == kMaxBlocksPerLaunch;
-      const bool last = t == tensors.size() - 1 && last_chunk_of_tensor;
-      if (!(tensors_full || blocks_full || last)) continue;
-      ++launches;
-      blocks_in_launch = 0;
-      // A tensor split across launches stays first in the next one.
-      tensors_in_launch = last_chunk_of_tensor ? 0 : 1;
-    }
-  }
-  return launches;
+  std::vector<std::int64_t> elements;
+  elements.reserve(tensors.size());
+  for (double t : tensors) elements.push_back(static_cast<std::int64_t>(std::ceil(t)));
+  return count_multi_tensor_launches(elements, depth);
 }
 
 std::vector<trace::ComputeSpec> optimizer_step_kernels(const trace::ComputeSpec& update,

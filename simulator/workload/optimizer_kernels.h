@@ -16,10 +16,9 @@ namespace simtrain::workload {
 // tables one tensor.
 std::vector<double> parameter_tensors(const Model& model);
 
-// The kernels multi_tensor_apply launches over `tensors` with `depth` lists (1: params; 2: params and grads;
-// 4: fused Adam's params, grads and two moments), as PyTorch's MultiTensorApply.cuh splits them: chunks of
-// 65,536 elements, at most 320 chunks and depth_to_max_tensors[depth - 1] tensors (110, 64, 48, 36, 30) per
-// launch. Throws Error when depth is not 1 to 5.
+// The kernels multi_tensor_apply launches over `tensors` (elements each, rounded up) with `depth` lists (1:
+// params; 2: params and grads; 4: fused Adam's params, grads and two moments), as
+// common/multi_tensor_apply.h packs them. Throws Error when depth is not 1 to 5.
 int multi_tensor_launches(const std::vector<double>& tensors, int depth);
 
 // One step of `optimizer` over `tensors`, launch by launch, with `update`'s FLOPs and bytes (the whole
