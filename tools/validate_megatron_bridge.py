@@ -129,6 +129,39 @@ def flex_dispatcher(row):
                for model, systems, precisions in FLEX_DISPATCHER)
 
 
+# Selective recomputation as the row's performance recipe (commit 067f987) sets it: (model, systems,
+# precisions or None for all, Megatron's recompute_modules). Recipes that set no modules, or an empty list,
+# recompute nothing here. perf_recipes/deepseek/{b200,b300,gb200,gb300,h100}/deepseek_v3.py,
+# kimi/*/kimi_k2.py, gpt_oss/{b200,gb200,h100}/gpt_oss.py (GB200's MXFP8 recipe empties the list again),
+# nemotronh/{b200,b300,h100}/nemotronh.py.
+FP8_CS = {"FP8-CS", "FP8", ""}
+MX = {"MXFP8", "FP8-MX"}
+RECOMPUTE = [
+    ("DeepSeekV3", {"DGX-B200"}, {"BF16"} | FP8_CS, ["mla_up_proj"]),
+    ("DeepSeekV3", {"DGX-B200"}, MX, ["mla_up_proj", "mlp"]),
+    ("DeepSeekV3", {"DGX-B200"}, {"NVFP4"}, ["mla_up_proj", "layernorm", "moe_act"]),
+    ("DeepSeekV3", {"DGX-B300"}, {"BF16"} | FP8_CS | MX, ["mla_up_proj"]),
+    ("DeepSeekV3", {"DGX-GB200"}, {"BF16"} | MX, ["mla_up_proj"]),
+    ("DeepSeekV3", {"DGX-GB200"}, FP8_CS | {"NVFP4"}, ["mlp"]),
+    ("DeepSeekV3", {"DGX-GB300"}, {"BF16"}, ["moe_act"]),
+    ("DeepSeekV3", {"DGX-GB300"}, FP8_CS | {"NVFP4"}, ["mla_up_proj"]),
+    ("DeepSeekV3", {"DGX-H100"}, {"BF16"} | FP8_CS, ["mla_up_proj", "mlp"]),
+    ("Kimi_K2", {"DGX-B200", "DGX-GB200", "DGX-GB300", "DGX-H100"}, None, ["mla_up_proj"]),
+    ("GPT OSS 120B", {"DGX-B200", "DGX-H100"}, None, ["layernorm", "moe_act"]),
+    ("GPT OSS 120B", {"DGX-GB200"}, {"BF16"}, ["layernorm", "moe_act"]),
+    ("Nemotron_3_Super", {"DGX-B200"}, MX, ["moe_act", "layernorm"]),
+    ("Nemotron_3_Super", {"DGX-B300"}, {"BF16", "NVFP4"}, ["moe_act", "layernorm"]),
+    ("Nemotron_3_Nano", {"DGX-H100"}, FP8_CS, ["layernorm"]),
+    ("Nemotron_3_Nano", {"DGX-H100"}, {"BF16"}, ["moe", "layernorm"]),
+]
+
+
+def recompute_modules(row):
+    return next((modules for model, systems, precisions, modules in RECOMPUTE
+                 if row["base_model"] == model and row["System"] in systems and
+                 (precisions is None or row["Precision"] in precisions)), [])
+
+
 FAMILIES = [("Llama", "LLAMA"), ("DeepSeek/Kimi", "DeepSeek"), ("DeepSeek/Kimi", "Kimi"), ("Qwen3", "Qwen3"),
             ("GPT-OSS", "GPT OSS"), ("Nemotron", "Nemotron")]
 
@@ -220,6 +253,8 @@ def run_args(row, host=True):
         # the second one's weights, 1.5 GB of memory in bf16).
         args += ["--mtp-layers", "2"]
     args += ["--grad-reduce-in-bf16"]
+    if recompute_modules(row):
+        args += ["--recompute", "selective", "--recompute-modules", ",".join(recompute_modules(row))]
     if flex_dispatcher(row):
         args += ["--moe-token-dispatcher-type", "flex"]
     if "(tokendrop)" in row["label"]:

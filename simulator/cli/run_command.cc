@@ -92,7 +92,8 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
                                            "no-overlap-grad-reduce"}
                 : std::vector<const char*>{"model",        "tp",      "pp",        "cp",
                                            "dp",           "fsdp",    "zero",      "micro-batch",
-                                           "global-batch", "seq-len", "recompute", "precision"};
+                                           "global-batch", "seq-len", "recompute", "recompute-modules",
+                                           "precision"};
   for (const char* name : set_by_file)
     if (explicit_option_text(vm, name))
       throw Error(option + ", --" + name + ": the file sets it; give it in one place");
@@ -156,9 +157,18 @@ int run_command(const Arguments& args) {
   } else if (vm.count("trace")) {
     // A trace fixes its own workload: options that would describe another one are a mistake.
     // --gpus, --bucket-mb and --fsdp full scale a one-GPU recording out as DDP or FSDP.
-    for (const char* name : {"model", "batch-per-gpu", "grad-accum", "precision", "seq-len", "optimizer",
-                             "framework", "impl", "host", "tp", "sp", "pp", "vpp", "cp", "ep", "dp", "zero",
-                             "distributed-optimizer", "micro-batch", "global-batch", "recompute", "schedule"})
+    for (const char* name : {"model",       "batch-per-gpu",
+                             "grad-accum",  "precision",
+                             "seq-len",     "optimizer",
+                             "framework",   "impl",
+                             "host",        "tp",
+                             "sp",          "pp",
+                             "vpp",         "cp",
+                             "ep",          "dp",
+                             "zero",        "distributed-optimizer",
+                             "micro-batch", "global-batch",
+                             "recompute",   "recompute-modules",
+                             "schedule"})
       if (vm.count(name) && !vm[name].defaulted())
         throw Error(std::string("--") + name + ": give either a workload or --trace FILE, not both");
     request.trace_paths = vm["trace"].as<std::vector<std::string>>();

@@ -61,6 +61,7 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "micro-batch",
                                             "global-batch",
                                             "recompute",
+                                            "recompute-modules",
                                             "schedule",
                                             "attention",
                                             "no-async-tensor-model-parallel-allreduce",
@@ -103,6 +104,9 @@ void add_parallel_options(po::options_description& options) {
       "global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")(
       "recompute", po::value<std::string>()->default_value("none"),
       "activation recomputation: none | selective | full")(
+      "recompute-modules", po::value<std::vector<std::string>>()->multitoken(),
+      "under --recompute selective, the submodules rerun in backward, Megatron's names (spaces or commas): "
+      "core_attn layernorm moe_act mla_up_proj mlp moe shared_experts (default: core_attn)")(
       "schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe")(
       "deepspeed-config", po::value<std::string>(),
       "a DeepSpeed JSON configuration (ZeRO stage, batches, precision)")(
@@ -128,17 +132,18 @@ void add_parallel_options(po::options_description& options) {
       "(Megatron-Bridge's grad_reduce_in_fp32 = False)")(
       "tp-comm-overlap",
       "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
-      "under their GEMMs (with --sp)")(
-      "moe-pad-expert-input-to-capacity",
-      "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher never "
-      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
+      "under their GEMMs (with --sp)")("moe-pad-expert-input-to-capacity",
+                                       "token-dropping MoE with static expert shapes (with "
+                                       "--moe-expert-capacity-factor): the dispatcher never "
+                                       "waits for the token counts (with --host; dropless MoE layers make "
+                                       "the host wait once per forward pass)")(
       "moe-token-dispatcher-type", po::value<std::string>(),
       "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
       "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
-      "there)")(
-      "moe-expert-capacity-factor", po::value<double>(),
-      "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
-      "balanced routing drops nothing and it changes nothing)")(
+      "there)")("moe-expert-capacity-factor", po::value<double>(),
+                "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share "
+                "(without it, "
+                "balanced routing drops nothing and it changes nothing)")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
@@ -231,6 +236,16 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   if (!workload::parse_recompute(vm["recompute"].as<std::string>(), c.recompute))
     throw Error("--recompute: unknown policy '" + vm["recompute"].as<std::string>() +
                 "' (none, selective, full)");
+  if (vm.count("recompute-modules")) {
+    if (c.recompute != workload::Recompute::Selective)
+      throw Error("--recompute-modules: applies to --recompute selective");
+    std::string names, why;
+    for (const std::string& name : vm["recompute-modules"].as<std::vector<std::string>>())
+      names += name + ",";
+    const auto modules = workload::parse_recompute_modules(names, &why);
+    if (!modules) throw Error("--recompute-modules: " + why);
+    c.recompute_modules = *modules;
+  }
   const std::string attention = vm["attention"].as<std::string>();
   if (attention != "flash" && attention != "unfused")
     throw Error("--attention: unknown implementation '" + attention + "' (flash, unfused)");

@@ -39,6 +39,9 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
   s.push_back({"micro-batch", std::to_string(c.micro_batch)});
   if (c.recompute != workload::Recompute::None)
     s.push_back({"recompute", std::string(workload::to_string(c.recompute))});
+  if (c.recompute == workload::Recompute::Selective &&
+      c.recompute_modules != workload::kDefaultRecomputeModules)
+    s.push_back({"recompute-modules", workload::recompute_modules_string(c.recompute_modules)});
   if (c.distributed_optimizer) s.push_back({"distributed-optimizer", "true"});
   if (c.zero > 0) s.push_back({"zero", std::to_string(c.zero)});
   if (c.fsdp != workload::FsdpMode::None)
@@ -75,7 +78,11 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
                                                       : "";
   if (c.fp8) a += " --fp8-format hybrid";
   if (c.flash_attention) a += " --use-flash-attn";
-  if (c.recompute == workload::Recompute::Selective) a += " --recompute-granularity selective";
+  if (c.recompute == workload::Recompute::Selective) {
+    a += " --recompute-granularity selective";
+    if (c.recompute_modules != workload::kDefaultRecomputeModules)
+      a += " --recompute-modules " + workload::recompute_modules_string(c.recompute_modules, ' ');
+  }
   if (c.recompute == workload::Recompute::Full)
     a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";

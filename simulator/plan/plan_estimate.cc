@@ -74,11 +74,13 @@ class Pricer {
     return context_.compute->cost(kernel).duration_s;
   }
 
-  PassCost pass(const std::vector<LayerStep>& steps, bool attention_core_only) const {
+  // Every step, or (a recomputation) those of the `only` submodules.
+  PassCost pass(const std::vector<LayerStep>& steps,
+                workload::RecomputedSteps only = {.any = true, .all = true}) const {
     PassCost cost;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const LayerStep& step = steps[i];
-      if (attention_core_only && !step.attention_core) continue;
+      if (!only.includes(step.recompute)) continue;
       if (step.type == LayerStep::Type::Kernel) {
         cost.compute_s += kernel_s(step.kernel);
       } else if (step.type == LayerStep::Type::Collective) {
@@ -142,11 +144,10 @@ StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, 
   const auto add_layer = [&](const workload::LayerSteps& steps, const workload::PartParameters& params,
                              double n) {
     if (n <= 0) return;
-    const workload::Recompute recompute = plan.config->recompute;
-    s.forward += price.pass(steps.forward, false).scaled(n);
-    PassCost backward = price.pass(steps.backward, false);
-    if (recompute != workload::Recompute::None)
-      backward += price.pass(steps.forward, recompute == workload::Recompute::Selective);
+    const workload::RecomputedSteps recomputed = workload::recomputed_steps(*plan.config);
+    s.forward += price.pass(steps.forward).scaled(n);
+    PassCost backward = price.pass(steps.backward);
+    if (recomputed.any) backward += price.pass(steps.forward, recomputed);
     s.backward += backward.scaled(n);
     s.dense_parameters += n * (params.per_gpu - params.expert_per_gpu);
     s.expert_parameters += n * params.expert_per_gpu;
@@ -154,8 +155,8 @@ StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, 
   add_layer(plan.dense_layer, plan.dense_params, layers * (1 - moe_share));
   if (moe_share > 0) add_layer(plan.moe_layer, plan.moe_params, layers * moe_share);
   const auto add_part = [&](const workload::LayerSteps& steps, const workload::PartParameters& params) {
-    s.forward += price.pass(steps.forward, false);
-    s.backward += price.pass(steps.backward, false);
+    s.forward += price.pass(steps.forward);
+    s.backward += price.pass(steps.backward);
     s.dense_parameters += params.per_gpu - params.expert_per_gpu;
     s.expert_parameters += params.expert_per_gpu;
   };
@@ -206,11 +207,10 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
   const auto unit = [&](const workload::LayerSteps& steps, const workload::PartParameters& params,
                         bool layer) {
     Unit u;
-    u.forward_s = price.pass(steps.forward, false).total_s();
-    u.backward_s = price.pass(steps.backward, false).total_s();
-    const workload::Recompute recompute = plan.config->recompute;
-    if (layer && recompute != workload::Recompute::None)
-      u.backward_s += price.pass(steps.forward, recompute == workload::Recompute::Selective).total_s();
+    u.forward_s = price.pass(steps.forward).total_s();
+    u.backward_s = price.pass(steps.backward).total_s();
+    const workload::RecomputedSteps recomputed = workload::recomputed_steps(*plan.config);
+    if (layer && recomputed.any) u.backward_s += price.pass(steps.forward, recomputed).total_s();
     const double dense = params.per_gpu - params.expert_per_gpu, expert = params.expert_per_gpu;
     u.gather_s = net.collective_s(trace::CollectiveKind::AllGather, dense * plan.param_bytes, g.shard) +
                  net.collective_s(trace::CollectiveKind::AllGather, expert * plan.param_bytes, g.edp);

@@ -158,6 +158,10 @@ void leave_tp_region_backward(Steps& backward, const std::string& name, const Di
                                d));
 }
 
+void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules) {
+  for (std::size_t i = from; i < steps.size(); ++i) steps[i].recompute |= modules;
+}
+
 void norm_forward(Steps& steps, const std::string& name, const Dims& d) {
   steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d,
                               d.norm_tokens * d.hidden, 1, 1, 5));

@@ -95,6 +95,9 @@ void enter_tp_region(Steps& steps, const std::string& name, const Dims& d);
 void leave_tp_region(Steps& forward, const std::string& name, const Dims& d);
 void leave_tp_region_backward(Steps& backward, const std::string& name, const Dims& d);
 
+// Marks steps[from...] as part of `modules` for selective recomputation (LayerStep::recompute).
+void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules);
+
 void norm_forward(Steps& steps, const std::string& name, const Dims& d);
 void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters);
 // Megatron's fused bias-dropout-add on the residual stream (one-byte mask).

@@ -55,6 +55,7 @@ constexpr KnownArgument kArguments[] = {
     {"recompute-granularity", Arity::One, Effect::Read},
     {"recompute-method", Arity::One, Effect::Read},
     {"recompute-num-layers", Arity::One, Effect::Read},
+    {"recompute-modules", Arity::List, Effect::Read},
     {"fp16", Arity::Switch, Effect::Read},
     {"bf16", Arity::Switch, Effect::Read},
     {"fp8-format", Arity::One, Effect::Read},
@@ -429,11 +430,11 @@ bool MegatronArguments::has(const std::string& name) const {
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
 // `--tp-comm-overlap`, `--moe-pad-expert-input-to-capacity`, `--moe-expert-capacity-factor`,
-// `--moe-token-dispatcher-type` and `--grad-reduce-in-bf16` mean the same either way).
+// `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16` and `--recompute-modules` mean the same either way).
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "moe-pad-expert-input-to-capacity" ||
          name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
-         name == "grad-reduce-in-bf16";
+         name == "grad-reduce-in-bf16" || name == "recompute-modules";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
@@ -620,6 +621,16 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (recompute != Recompute::None)
     in.agree("recompute-granularity", "recompute", std::string(to_string(recompute)));
   if (in.has("recompute-granularity") || in.has("recompute-method")) c.recompute = recompute;
+  if (const std::string* modules = in.value("recompute-modules")) {
+    if (c.recompute != Recompute::Selective)
+      throw Error(
+          "--recompute-modules: applies to selective recomputation (--recompute-granularity selective, "
+          "or simtrain's --recompute selective)");
+    std::string why;
+    const auto parsed = parse_recompute_modules(*modules, &why);
+    if (!parsed) throw Error("--recompute-modules: " + why);
+    c.recompute_modules = *parsed;
+  }
 
   for (const auto& [name, value] : arguments.given)
     if (const KnownArgument* a = find_argument(name); a && a->effect == Effect::None)

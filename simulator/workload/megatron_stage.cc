@@ -151,9 +151,11 @@ class StageBuilder {
     return append(std::move(op));
   }
 
-  void run(const std::vector<LayerStep>& steps, const std::string& prefix, bool attention_core_only) {
+  // Every step of `steps`, or (a recomputation) those of the `only` submodules.
+  void run(const std::vector<LayerStep>& steps, const std::string& prefix,
+           RecomputedSteps only = {.any = true, .all = true}) {
     for (const LayerStep& step : steps) {
-      if (attention_core_only && !step.attention_core) continue;
+      if (!only.includes(step.recompute)) continue;
       if (step.type == LayerStep::Type::Kernel) {
         host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels,
                                                           step.host_waits};
@@ -268,7 +270,7 @@ class StageBuilder {
     for_units(list, prefix, [&](const Unit& unit) {
       pending_.insert(pending_.end(), gathered_before[u].begin(), gathered_before[u].end());
       ++u;
-      run(unit.steps->forward, prefix + unit.name + ".", false);
+      run(unit.steps->forward, prefix + unit.name + ".");
     });
     if (vs + 1 < virtual_stages()) {
       const std::uint32_t send = p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
@@ -326,10 +328,9 @@ class StageBuilder {
     std::reverse(list.begin(), list.end());
     for_units(list, prefix, [&](const Unit& unit) {
       const std::string name = prefix + unit.name + ".";
-      const Recompute recompute = plan_.config->recompute;
-      if (unit.layer && recompute != Recompute::None)
-        run(unit.steps->forward, name + "recompute.", recompute == Recompute::Selective);
-      run(unit.steps->backward, name, false);
+      const RecomputedSteps recomputed = recomputed_steps(*plan_.config);
+      if (unit.layer && recomputed.any) run(unit.steps->forward, name + "recompute.", recomputed);
+      run(unit.steps->backward, name);
       const std::uint32_t done = *last_kernel_;
       if (last_micro_batch && !unit.layer && g_.embd >= 0) tied_grad_ready_ = done;
       if (plan_.shard_parameters) {

@@ -81,6 +81,7 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   gemm_forward(forward, fc1, d, d.shard.gemm);
   forward.push_back(elementwise("moe.experts.act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
                                 m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+  forward.back().recompute = kRecomputeMoeActivation;
   gemm_forward(forward, fc2, d, d.shard.gemm);
   if (sort_chunks) move_rows(forward, "moe.unsort_chunks.fwd", Pass::Forward, arriving);
   comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
@@ -117,7 +118,11 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
       elementwise("moe.router.topk.bwd_data", ComputeKind::Softmax, Pass::BackwardData, d, scores, 2, 1, 4));
   backward.push_back(gemm_data_grad(router, d, d.shard.activation));
   gemm_weight_grad(backward, router, d, d.shard.activation);
-  if (m.shared_experts > 0) dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
+  if (m.shared_experts > 0) {
+    const std::size_t shared = forward.size();
+    dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
+    mark_recomputed(forward, shared, kRecomputeSharedExperts);
+  }
 }
 
 }  // namespace simtrain::workload::layer_builders

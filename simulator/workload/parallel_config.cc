@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/input_limits.h"
+#include "simulator/workload/attention_shape.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/pipeline_split.h"
 
@@ -40,6 +41,18 @@ std::string_view to_string(Recompute recompute) {
       return "full";
   }
   return "unknown";
+}
+
+RecomputedSteps recomputed_steps(const ParallelConfig& c) {
+  switch (c.recompute) {
+    case Recompute::None:
+      return {};
+    case Recompute::Selective:
+      return {.any = true, .all = false, .modules = c.recompute_modules};
+    case Recompute::Full:
+      return {.any = true, .all = true};
+  }
+  return {};
 }
 
 bool parse_recompute(std::string_view text, Recompute& out) {
@@ -151,6 +164,18 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
     require_feasible(moe_ffn % c.expert_tp() == 0,
                      std::string(c.etp > 0 ? "--etp " : "--tp ") + str(c.expert_tp()) + ": expert FFN size " +
                          str(moe_ffn) + " is not divisible by " + str(c.expert_tp()));
+  }
+
+  // Megatron refuses mla_up_proj without multi-latent attention; the expert modules name nothing to rerun
+  // in a model without experts.
+  if (c.recompute == Recompute::Selective) {
+    const std::string modules = "--recompute-modules " + recompute_modules_string(c.recompute_modules);
+    require_feasible(!(c.recompute_modules & kRecomputeMlaUpProjection) || is_mla(model),
+                     modules + ": mla_up_proj needs a model with multi-latent attention");
+    require_feasible(!(c.recompute_modules & (kRecomputeMoe | kRecomputeMoeActivation)) || model.experts > 0,
+                     modules + ": moe and moe_act need a model with experts");
+    require_feasible(!(c.recompute_modules & kRecomputeSharedExperts) || model.shared_experts > 0,
+                     modules + ": shared_experts needs a model with shared experts");
   }
 
   require(c.zero >= 0 && c.zero <= 3, "--zero " + str(c.zero) + ": ZeRO stage must be 0, 1, 2 or 3");

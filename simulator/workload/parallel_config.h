@@ -11,6 +11,7 @@
 
 #include "simulator/workload/host_profile.h"
 #include "simulator/workload/precision.h"
+#include "simulator/workload/recompute_modules.h"
 
 namespace simtrain::workload {
 
@@ -61,6 +62,9 @@ struct ParallelConfig {
   // has one): 0 trains without them, as Megatron-Bridge's "w/o MTP" runs do. Unset = the model's.
   std::optional<int> mtp_layers;
   Recompute recompute = Recompute::None;
+  // Under selective recomputation, the submodules rerun (Megatron's --recompute-modules; its default, the
+  // attention core, when not given).
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Precision precision = Precision::AMP_BF16;
   bool fp8 = false;  // Transformer Engine low-precision GEMMs (FP8 on Hopper and later, NVFP4 on Blackwell)
@@ -107,6 +111,16 @@ struct ParallelConfig {
 };
 
 std::string_view to_string(Recompute recompute);
+
+// What a layer's backward pass first reruns of its forward pass: nothing, every step (full recomputation)
+// or the steps of the selected submodules (selective).
+struct RecomputedSteps {
+  bool any = false;
+  bool all = false;
+  RecomputeModules modules = 0;
+  bool includes(RecomputeModules step_modules) const { return all || (step_modules & modules) != 0; }
+};
+RecomputedSteps recomputed_steps(const ParallelConfig& c);
 bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
 
 struct TransformerConfig;

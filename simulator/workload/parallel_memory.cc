@@ -127,15 +127,25 @@ ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& confi
 }
 
 double activation_bytes_per_layer(double seq, int micro_batch, int hidden, int heads, int tp, bool sp,
-                                  Recompute recompute) {
+                                  Recompute recompute, RecomputeModules modules, double moe_share) {
   const double sbh = seq * micro_batch * hidden;
   const double t = tp;
   const bool sequence_parallel = sp && tp > 1;
   if (recompute == Recompute::Full) return sequence_parallel ? 2 * sbh / t : 2 * sbh;
-  // Selective recomputation recomputes the attention scores, softmax and its dropout: the 5as/h term.
-  const double scores = recompute == Recompute::Selective ? 0 : 5.0 * heads * seq / hidden;
-  if (sequence_parallel) return sbh / t * (34 + scores);
-  return sbh * (10 + 24 / t + scores / t);
+  const RecomputeModules rerun = recompute == Recompute::Selective ? modules : 0;
+  // core_attn recomputes the attention scores, softmax and its dropout: the 5as/h term.
+  const double scores = rerun & kRecomputeCoreAttention ? 0 : 5.0 * heads * seq / hidden;
+  // What the other modules drop, in s*b*h: replicated terms first, then those split over the TP ranks
+  // (both split under sequence parallelism).
+  double replicated = 0, split = 0;
+  if (rerun & kRecomputeLayerNorm) replicated += 4;
+  const double mlp_share =
+      (rerun & kRecomputeMlp ? 1 - moe_share : 0) + (rerun & kRecomputeMoe ? moe_share : 0);
+  replicated += mlp_share;
+  split += 16 * mlp_share;
+  if ((rerun & kRecomputeMoeActivation) && !(rerun & kRecomputeMoe)) split += 8 * moe_share;
+  if (sequence_parallel) return sbh / t * (34 + scores - replicated - split);
+  return sbh * (10 - replicated + (24 - split) / t + scores / t);
 }
 
 double in_flight_micro_batches(const ParallelConfig& config, int stage, int micro_batches) {
@@ -171,9 +181,15 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   // drops them: Korthikanti et al.'s 5as/h term goes.
   const Recompute kept =
       config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective : config.recompute;
-  const double per_layer = activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden,
-                                                      model.heads, config.tp, config.sp, kept) *
-                           (activation_bytes / 2);
+  const RecomputeModules modules = (config.recompute == Recompute::Selective ? config.recompute_modules : 0) |
+                                   (config.flash_attention ? kRecomputeCoreAttention : 0);
+  int moe_layers = 0;
+  for (int i = 0; i < model.layers; ++i) moe_layers += is_moe_layer(model, i) ? 1 : 0;
+  const double moe_share = model.layers > 0 ? static_cast<double>(moe_layers) / model.layers : 0;
+  const double per_layer =
+      activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden, model.heads, config.tp,
+                                 config.sp, kept, modules, moe_share) *
+      (activation_bytes / 2);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
   // expert-data-parallel ranks: a stage's ranks over etp x ep.

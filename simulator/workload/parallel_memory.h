@@ -55,13 +55,20 @@ ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& confi
 //   no parallelism               s*b*h*(34 + 5*a*s/h)
 //   tensor parallel              s*b*h*(10 + 24/t + 5*a*s/(h*t))
 //   tensor + sequence parallel   s*b*h/t*(34 + 5*a*s/h)
-//   selective recompute          the same without the 5*a*s/h attention-score term
+//   selective recompute          without what the `modules` (recompute_modules.h) keep: core_attn the
+//                                5*a*s/h attention-score term; layernorm the norms' outputs (2*s*b*h each);
+//                                mlp (the dense share of the layers, 1 - moe_share) and moe (moe_share)
+//                                all the MLP's tensors but its input, s*b*h + 16*s*b*h/t; moe_act (moe_share)
+//                                the activation's output, 8*s*b*h/t (the same terms /t under sequence
+//                                parallelism); mla_up_proj and shared_experts have no term of their own
+//                                in the paper's GPT layer and save nothing here
 //   full recompute               2*s*b*h, the layer input; /t under sequence parallelism, where that input
 //                                is already sharded over the TP ranks (the paper's table lists 2*s*b*h)
 // The coefficients are those of GPT (multi-head attention, a 4h GELU MLP); other shapes use them as they
 // are. Pass seq / cp for context parallelism.
 double activation_bytes_per_layer(double seq, int micro_batch, int hidden, int heads, int tp, bool sp,
-                                  Recompute recompute);
+                                  Recompute recompute, RecomputeModules modules = kDefaultRecomputeModules,
+                                  double moe_share = 0);
 
 // How many micro-batches' worth of its own layers' activations pipeline stage `stage` holds at its peak,
 // with `micro_batches` per optimizer step: 1F1B min(pp - stage, m) (pp on the first stage); GPipe all m;

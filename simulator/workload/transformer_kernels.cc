@@ -34,7 +34,7 @@ void attention(Steps& forward, Steps& backward, const Dims& d) {
                             (qo + kv) * d.e, shape);
   LayerStep b = kernel_step("attention.bwd_data", ComputeKind::Attention, Pass::BackwardData,
                             d.shard.activation, 2.5 * flops, (2 * qo + 2 * kv) * d.e, shape);
-  f.attention_core = true;
+  f.recompute = kRecomputeCoreAttention;
   f.kernel.kv_tiles = b.kernel.kv_tiles = flash_attention_kv_tiles(keys, fraction);
   if (d.shard.cp > 1) {
     f.type = b.type = LayerStep::Type::RingAttention;
@@ -58,7 +58,7 @@ void unfused_attention(Steps& forward, Steps& backward, const Dims& d) {
   const std::vector<std::int64_t> shape = {whole(d.shard.micro_batch * d.heads * seq), whole(seq),
                                            whole(d.head_dim)};
   auto core = [](LayerStep step) {
-    step.attention_core = true;
+    step.recompute = kRecomputeCoreAttention;
     return step;
   };
   forward.push_back(core(kernel_step("attention.scores.fwd", ComputeKind::Gemm, Pass::Forward, dtype, matmul,
@@ -106,7 +106,9 @@ Steps mla_projections(Steps& f, const TransformerConfig& m, const Dims& d, DType
     const Gemm q_up{"q_up_proj", d.tokens, heads * d.head_dim, q_rank};
     gemm_forward(f, q_down, d, dtype);
     latent_norm(f, b_down, "q_norm", d, q_rank);
+    const std::size_t up = f.size();
     gemm_forward(f, q_up, d, dtype);
+    mark_recomputed(f, up, kRecomputeMlaUpProjection);
     column_parallel_backward(b_latent, q_up, d, dtype, false);
     b_down.push_back(gemm_data_grad(q_down, d, dtype));
     gemm_weight_grad(b_down, q_down, d, dtype);
@@ -117,7 +119,9 @@ Steps mla_projections(Steps& f, const TransformerConfig& m, const Dims& d, DType
   }
   gemm_forward(f, kv_down, d, dtype);
   latent_norm(f, b_down, "kv_norm", d, kv_rank);
+  const std::size_t up = f.size();
   gemm_forward(f, kv_up, d, dtype);
+  mark_recomputed(f, up, kRecomputeMlaUpProjection);
   column_parallel_backward(b_latent, kv_up, d, dtype, false);
   b_down.push_back(gemm_data_grad(kv_down, d, dtype));
   gemm_weight_grad(b_down, kv_down, d, dtype);
@@ -136,6 +140,7 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   LayerSteps s;
   Steps& f = s.forward;
   norm_forward(f, "input_norm", d);
+  f.back().recompute = kRecomputeLayerNorm;
   enter_tp_region(f, "qkv", d);
   Steps projection_backward;
   if (mla)
@@ -143,8 +148,10 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   else
     gemm_forward(f, qkv, d, shard.gemm);
   // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings).
-  if (m.rms_norm)
+  if (m.rms_norm) {
     f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
+    if (mla) f.back().recompute = kRecomputeMlaUpProjection;
+  }
   Steps core_backward;
   // Ring attention (context parallelism) always runs the fused kernel, as Transformer Engine does.
   if (shard.flash_attention || shard.cp > 1)
@@ -174,10 +181,13 @@ LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
   LayerSteps s;
   Steps mlp_backward;  // the MLP block's backward in execution order
   norm_forward(s.forward, "mlp_norm", d);
+  s.forward.back().recompute = kRecomputeLayerNorm;
+  const std::size_t mlp = s.forward.size();
   if (moe)
     moe_mlp(s.forward, mlp_backward, m, d);
   else
     dense_mlp(s.forward, mlp_backward, m, d, m.ffn_hidden, "mlp", true);
+  mark_recomputed(s.forward, mlp, moe ? kRecomputeMoe : kRecomputeMlp);
   dropout_add(s.forward, "mlp.dropout_add", d, true);
   dropout_add(s.backward, "mlp.dropout_add", d, false);
   s.backward.insert(s.backward.end(), mlp_backward.begin(), mlp_backward.end());

@@ -9,6 +9,7 @@
 #include "simulator/trace/trace.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/precision.h"
+#include "simulator/workload/recompute_modules.h"
 
 namespace simtrain::workload {
 
@@ -75,7 +76,9 @@ struct LayerStep {
   // chunk's partial sums leave as soon as they are computed; the last chunk's follow the GEMM). The tail of
   // a communication-bound pipeline (the GEMM's last chunk after the last exchange) is not modelled.
   bool chunked_with_gemm = false;
-  bool attention_core = false;  // what selective recomputation reruns
+  // The submodules this forward step belongs to (recompute_modules.h): selective recomputation of any of
+  // them reruns it before the layer's backward pass.
+  RecomputeModules recompute = 0;
   // The host's side (host_launch.h): operator dispatches the step costs, kernels its C++ code launches in a
   // loop beyond those (each a launch call), and whether the host then waits for the step to end (a dropless
   // MoE dispatcher reads the token counts per expert back before its all-to-all).

@@ -13,6 +13,12 @@ expect_infeasible "a data-parallel run that does not fit names its levers" "lowe
   run --model bert-large --gpus 1 --platform dgx-1-v100 --batch-per-gpu 512 --seq-len 512
 expect_infeasible "a large-model plan that does not fit names its levers" "(--recompute selective|full), add pipeline stages (--pp)" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 1 --micro-batch 8
+expect_error "recompute modules without selective recomputation" "--recompute-modules: applies to --recompute selective" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute-modules layernorm
+expect_error "an unknown recompute module" "unknown module 'gdp_qkv'" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules layernorm gdp_qkv
+expect_infeasible "a recompute module the model lacks" "mla_up_proj needs a model with multi-latent attention" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules mla_up_proj
 expect_infeasible "TP that does not divide the heads" "attention heads are not divisible by 5" \
   run --model gpt3-175b --gpus 40 --tp 5
 expect_infeasible "GPUs not divisible by the model-parallel group" "not divisible by --tp 8 x --pp 3" \

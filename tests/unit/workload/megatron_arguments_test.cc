@@ -111,6 +111,16 @@ TEST_CASE("recomputation as Megatron names it") {
   ParallelConfig base;
   base.model = "gpt3-175b";  // 96 layers
   CHECK(plan_of({"--recompute-granularity", "selective"}, base).config.recompute == Recompute::Selective);
+  CHECK(plan_of({"--recompute-granularity", "selective"}, base).config.recompute_modules ==
+        kDefaultRecomputeModules);
+  CHECK(
+      plan_of({"--recompute-granularity", "selective", "--recompute-modules", "layernorm", "core_attn"}, base)
+          .config.recompute_modules == (kRecomputeLayerNorm | kRecomputeCoreAttention));
+  CHECK_THROWS_WITH_AS(plan_of({"--micro-batch-size", "1", "--recompute-modules", "layernorm"}, base),
+                       doctest::Contains("--recompute-modules: applies to selective recomputation"), Error);
+  CHECK_THROWS_WITH_AS(
+      plan_of({"--recompute-granularity", "selective", "--recompute-modules", "gdp_qkv"}, base),
+      doctest::Contains("unknown module 'gdp_qkv'"), Error);
   CHECK(plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers",
                  "4"},
                 base)
