@@ -165,13 +165,6 @@ StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, 
   return s;
 }
 
-double moe_share(const workload::TransformerConfig& model) {
-  if (model.experts <= 0) return 0;
-  int moe = 0;
-  for (int i = 0; i < model.layers; ++i) moe += workload::is_moe_layer(model, i);
-  return static_cast<double>(moe) / model.layers;
-}
-
 // What a stage's gradient reduction (`total_s` in `buckets` buckets on one stream) leaves exposed after its
 // last backward ends. Each of the vpp model chunks reduces its share once its last micro-batch's backward
 // has produced it, bucket by bucket as layers finish. On the first stage the interleaved schedule's cool-down
@@ -324,9 +317,10 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
   const Pricer price(context, groups, config.cp);
 
   // The first and last stages carry the embedding and the LM head; the slowest stage paces the pipeline.
-  // Under an uneven split (pipeline_split.h) each stage holds its own layer count; the sliding-window layers
-  // of a model that alternates are priced as full-attention ones (an overestimate).
-  const double share = moe_share(model);
+  // Under an uneven split (pipeline_split.h) each stage holds its own layer count; the local-attention
+  // layers (a sliding window, chunks) of a model that alternates are priced as full-attention ones (an
+  // overestimate).
+  const double share = workload::moe_layer_share(model);
   double layers = plan.split.stage_layers(0);
   StageCost stage = stage_cost(plan, price, layers, share, true, config.pp == 1);
   for (int s = 1; s < config.pp; ++s) {

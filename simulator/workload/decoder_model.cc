@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "simulator/workload/attention_shape.h"
+#include "simulator/workload/transformer_kernels.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload::zoo {
@@ -78,9 +79,12 @@ void self_attention(std::vector<Layer>& layers, const TransformerConfig& t, cons
     if (rotary) layers.push_back(rope(a + "rotary", s, (heads + kv) * qk));
   }
   Layer core = attention(a + "core_attention", s, heads, qk, t.causal, kv);
-  // dims {seq, heads, head_dim, causal, kv_heads, v_head_dim, window}: layer_types.cc, layer_kernels.cc.
+  // dims {seq, heads, head_dim, causal, kv_heads, v_head_dim, window, chunk}: layer_types.cc,
+  // layer_kernels.cc.
+  const bool local = is_local_attention_layer(t, i);
   core.dims.push_back(v);
-  core.dims.push_back(is_window_layer(t, i) ? t.window_size : 0);
+  core.dims.push_back(local ? t.window_size : 0);
+  core.dims.push_back(local ? t.attention_chunk : 0);
   if (v != qk) {
     // Q, K, V and O with values and outputs v wide, and the log-sum-exp.
     core.saved_activation_elements_per_sample =
@@ -115,10 +119,11 @@ void mamba_mixer(std::vector<Layer>& layers, const TransformerConfig& t, const s
 Model decoder(const DecoderSpec& spec) {
   const TransformerConfig& t = spec.config;
   // The zoo's tables and the TOML reader validate shapes field by field; this guards the builder itself.
-  const bool moe_ok = t.experts == 0 ||
-                      (t.experts_per_token > 0 && t.experts_per_token <= t.experts && t.moe_ffn_hidden > 0 &&
-                       t.shared_experts >= 0 && t.first_moe_layer >= 0 && t.first_moe_layer < t.layers);
-  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0;
+  const bool moe_ok =
+      t.experts == 0 || (t.experts_per_token > 0 && t.experts_per_token <= t.experts &&
+                         t.moe_ffn_hidden > 0 && t.shared_experts >= 0 && t.first_moe_layer >= 0 &&
+                         t.first_moe_layer < t.layers && t.moe_layer_step >= 1);
+  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1;
   const bool mla_ok = t.kv_lora_rank == 0 || (t.q_lora_rank >= 0 && t.qk_nope_head_dim > 0 &&
                                               t.qk_rope_head_dim > 0 && t.v_head_dim > 0);
   const bool hybrid_ok =
@@ -184,7 +189,7 @@ Model decoder(const DecoderSpec& spec) {
     if (spec.dropout) layers.push_back(dropout(prefix + "self_attention.dropout", s * h));
     layers.push_back(add(prefix + "self_attention.residual_add", s * h, 2, true));
     layers.push_back(norm(t, prefix + "pre_mlp_layernorm", s));
-    if (t.experts > 0 && i >= t.first_moe_layer) {
+    if (is_moe_layer(t, i)) {
       moe_mlp(layers, t, prefix + "mlp.", s);
     } else {
       mlp(layers, t, prefix + "mlp.", s, t.ffn_hidden, 1, t.hidden);

@@ -43,6 +43,7 @@ struct Dims {
   double tokens, norm_tokens, hidden, head_dim, v_head_dim, heads, kv_heads, e, ge;
   bool causal;
   int window = 0;  // keys a query sees on a sliding-window layer; 0 = all
+  int chunk = 0;   // tokens per attention chunk on a chunked layer (attention_shape.h); 0 = none
   double activation_bytes() const { return tokens * hidden * e; }  // what a TP collective moves
 };
 

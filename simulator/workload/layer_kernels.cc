@@ -1,6 +1,7 @@
 // The GPU kernels each layer type launches in forward and backward, with the FLOPs and HBM bytes that the
 // cost model turns into durations. Traffic follows what PyTorch's CUDA kernels read and write.
 #include "common/error.h"
+#include "simulator/workload/attention_shape.h"
 #include "simulator/workload/attention_work.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/zoo_builders.h"
@@ -231,20 +232,23 @@ LayerKernels rope(const Context& c) {
 // attention). Backward recomputes the scores: 2.5x the forward FLOPs. Under a causal mask the kernels skip
 // the empty tiles (attention_work.h); the model's FLOPs for MFU still count the full square.
 // Values and outputs may be narrower than queries and keys (dims[5], multi-latent attention); a sliding
-// window (dims[6]) bounds the tiles visited.
+// window (dims[6]) bounds the tiles visited; chunks (dims[7]) run as a batch of chunk-long sequences.
 LayerKernels attention(const Context& c) {
-  const double seq = dim(c, 0), heads = dim(c, 1), head_dim = dim(c, 2);
+  const double heads = dim(c, 1), head_dim = dim(c, 2);
   const double kv_heads = c.layer.dims.size() > 4 ? dim(c, 4) : heads;
   const double v_dim = c.layer.dims.size() > 5 ? dim(c, 5) : head_dim;
   const double window = c.layer.dims.size() > 6 ? dim(c, 6) : 0;
-  const double tensor = c.n * seq * heads * (head_dim + v_dim) / 2;
-  const double kv_tensor = c.n * seq * kv_heads * (head_dim + v_dim) / 2;
+  // Chunked attention: the padded chunks as a batch of chunk-long sequences (attention_shape.h).
+  const double chunks = attention_chunks(dim(c, 0), c.layer.dims.size() > 7 ? dim(c, 7) : 0);
+  const double seq = chunks > 1 ? dim(c, 7) : dim(c, 0), sequences = c.n * chunks;
+  const double tensor = sequences * seq * heads * (head_dim + v_dim) / 2;
+  const double kv_tensor = sequences * seq * kv_heads * (head_dim + v_dim) / 2;
   const bool causal = c.layer.dims.size() > 3 && c.layer.dims[3] != 0;
   const double fraction = window > 0 && causal ? sliding_window_tile_fraction(seq, window)
                                                : flash_attention_tile_fraction(seq, causal);
-  const double flops = 2 * c.n * heads * seq * seq * (head_dim + v_dim) * fraction;
-  const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
-                                           c.layer.dims.at(0), c.layer.dims.at(2)};
+  const double flops = 2 * sequences * heads * seq * seq * (head_dim + v_dim) * fraction;
+  const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(sequences), c.layer.dims.at(1),
+                                           static_cast<std::int64_t>(seq), c.layer.dims.at(2)};
   LayerKernels k;
   k.forward.push_back(spec(ComputeKind::Attention, Pass::Forward, c.matmul, flops,
                            (2 * tensor + 2 * kv_tensor) * c.e, shape));

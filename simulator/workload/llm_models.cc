@@ -116,6 +116,25 @@ TransformerConfig gpt_oss_120b() {
   return t;
 }
 
+// Llama 4 (meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E config.json, text_config): 48
+// layers of hidden 5,120, 40 heads of head_dim 128 with 8 KV heads, vocabulary 202,048, untied head; MoE
+// layers of `experts` SwiGLU experts of 8,192 (intermediate_size), top-1, plus one shared expert of the
+// same width; Maverick interleaves them with dense SwiGLU layers of 16,384 (intermediate_size_mlp,
+// interleave_moe_layer_step 2: layers 1, 3, 5, ... MoE). Chunked attention over 8,192 tokens
+// (attention_chunk_size) on the RoPE layers; every 4th layer has no RoPE and attends to the whole sequence
+// (no_rope_layers). The q and k L2 norms of the RoPE layers and the NoPE layers' attention temperature
+// (elementwise, no parameters) are left out. Context (max_position_embeddings): Scout 10,485,760 tokens,
+// Maverick 1,048,576. Published (Meta's model cards): Scout 109 B parameters,
+// Maverick 400 B, both 17 B active.
+TransformerConfig llama4(int experts, int moe_layer_step) {
+  TransformerConfig t = with_experts(llama(48, 5120, 40, 8, 16384, 202048), experts, 1, 8192, 1);
+  t.head_dim = 128;
+  t.moe_layer_step = moe_layer_step;
+  t.attention_chunk = 8192;
+  t.chunk_skip_freq = 4;
+  return t;
+}
+
 // The Nemotron-H family: one block per layer after `pattern`, squared-ReLU MLPs (not gated), head size 128,
 // the Nemotron-H tokenizer's vocabulary of 131,072, and Mamba-2 mixers of `mamba_heads` heads of 64, state
 // 128, 8 groups and a conv1d of 4 taps.
@@ -205,6 +224,12 @@ std::vector<ZooEntry> llm_entries() {
             40960),
       entry("qwen3-235b-a22b", "Qwen3-235B-A22B (GQA, 128 experts top-8)", qwen3_moe(94, 4096, 64, 1536),
             4096, 40960),
+      entry("llama4-scout", "Llama 4 Scout 17B-16E (16 experts top-1 + 1 shared, chunked attention 8,192)",
+            llama4(16, 1), 8192, 10485760),
+      entry("llama4-maverick",
+            "Llama 4 Maverick 17B-128E (128 experts top-1 + 1 shared on alternate layers, chunked attention "
+            "8,192)",
+            llama4(128, 2), 8192, 1048576),
       entry("gpt-oss-120b", "GPT-OSS-120B (GQA, sliding window 128 on alternate layers, 128 experts top-4)",
             gpt_oss_120b(), 4096, 131072),
       entry("nemotron-h-8b", "Nemotron-H-8B (hybrid: 24 Mamba-2, 4 attention, 24 MLP blocks)",

@@ -41,8 +41,8 @@ struct Unit {
 
 const LayerSteps& StagePlan::layer_steps(int index) const {
   if (const char block = hybrid_block(*model, index)) return hybrid_layers.at(block);
-  const bool moe = is_moe_layer(*model, index), window = is_window_layer(*model, index);
-  if (window) return moe ? window_moe_layer : window_dense_layer;
+  const bool moe = is_moe_layer(*model, index), local = is_local_attention_layer(*model, index);
+  if (local) return moe ? local_moe_layer : local_dense_layer;
   return moe ? moe_layer : dense_layer;
 }
 

@@ -36,8 +36,9 @@ struct StagePlan {
   // The LM head carries the multi-token-prediction modules' steps and parameters when the model has them
   // (they run on the last stage after it).
   LayerSteps dense_layer, moe_layer, embedding, lm_head;
-  // Sliding-window variants of the layers, for models that alternate (GPT-OSS).
-  LayerSteps window_dense_layer, window_moe_layer;
+  // Local-attention variants of the layers (sliding window or chunks), for models that alternate (GPT-OSS,
+  // Llama 4).
+  LayerSteps local_dense_layer, local_moe_layer;
   // Hybrid models' blocks by their pattern character ('M', '*', '-', 'E').
   std::map<char, LayerSteps> hybrid_layers;
   std::map<char, PartParameters> hybrid_params;
@@ -51,7 +52,7 @@ struct StagePlan {
   bool shard_gradients_each_micro_batch = false;  // ZeRO 2
   bool shard_parameters = false;                  // ZeRO 3 or FSDP
 
-  // The steps and parameters of decoder layer `index` (0-based): dense or MoE, full or windowed attention.
+  // The steps and parameters of decoder layer `index` (0-based): dense or MoE, full or local attention.
   const LayerSteps& layer_steps(int index) const;
   const PartParameters& layer_params(int index) const;
 };

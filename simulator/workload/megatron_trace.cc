@@ -184,9 +184,9 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
     plan.hybrid_layers[block] = hybrid_layer_steps(model, shard, block);
     plan.hybrid_params[block] = hybrid_layer_parameters(model, shard, block);
   }
-  if (model.window_size > 0) {
-    plan.window_dense_layer = transformer_layer_steps(model, shard, false, true);
-    if (model.experts > 0) plan.window_moe_layer = transformer_layer_steps(model, shard, true, true);
+  if (model.window_size > 0 || model.attention_chunk > 0) {
+    plan.local_dense_layer = transformer_layer_steps(model, shard, false, true);
+    if (model.experts > 0) plan.local_moe_layer = transformer_layer_steps(model, shard, true, true);
   }
   plan.embedding = embedding_steps(model, shard);
   plan.lm_head = lm_head_steps(model, shard);

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/suggest.h"
+#include "simulator/workload/attention_shape.h"
 #include "simulator/workload/model_toml.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/transformer_kernels.h"
@@ -98,11 +99,12 @@ double Model::forward_flops_per_sample() const {
     if (layer.type == "attention") {
       // The whole score square, causal or not, as Megatron-LM's MFU counts it (the kernels skip the tiles a
       // causal mask empties: attention_work.h). dims: {seq, heads, head_dim, causal, kv_heads, v_head_dim,
-      // window}; a sliding window counts min(window, seq) keys per query.
+      // window, chunk}; a sliding window or chunks bound the keys per query (attention_shape.h).
       const auto& d = layer.dims;
       const double seq = static_cast<double>(d.at(0)), qk = static_cast<double>(d.at(2));
       const double v = d.size() > 5 ? static_cast<double>(d[5]) : qk;
-      const double keys = d.size() > 6 && d[6] > 0 ? std::min(seq, static_cast<double>(d[6])) : seq;
+      const double keys = attended_keys(seq, d.size() > 6 ? static_cast<double>(d[6]) : 0,
+                                        d.size() > 7 ? static_cast<double>(d[7]) : 0);
       total += 2.0 * static_cast<double>(d.at(1)) * seq * keys * (qk + v);
       continue;
     }

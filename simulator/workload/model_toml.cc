@@ -101,7 +101,7 @@ class Section {
 // [moe]: every layer from first_moe_layer on routes each token to experts_per_token of `experts`.
 void read_moe(const Section& moe, TransformerConfig& t) {
   moe.only_keys({"experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "first_moe_layer",
-                 "latent"});
+                 "latent", "layer_step"});
   t.experts = moe.integer("experts");
   t.experts_per_token = moe.integer("experts_per_token");
   if (t.experts_per_token > t.experts) {
@@ -112,6 +112,7 @@ void read_moe(const Section& moe, TransformerConfig& t) {
   t.shared_experts = moe.integer_or("shared_experts", 0, 0);
   t.first_moe_layer = moe.integer_or("first_moe_layer", 0, 0);
   t.moe_latent = moe.integer_or("latent", 0, 1);
+  t.moe_layer_step = moe.integer_or("layer_step", 1, 1);
   if (t.first_moe_layer >= t.layers) {
     moe.fail("first_moe_layer", "must be less than layers = " + std::to_string(t.layers) + ", got " +
                                     std::to_string(t.first_moe_layer));
@@ -159,12 +160,29 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (!document.contains("model")) throw Error(origin, 0, "model", "missing the [model] table");
 
   const Section model(*document["model"].as_table(), origin, "model");
-  model.only_keys({"name",          "description", "layers",           "hidden",
-                   "heads",         "kv_heads",    "ffn_hidden",       "vocab",
-                   "seq_len",       "gated_mlp",   "causal",           "tied_embeddings",
-                   "rms_norm",      "bias",        "positions",        "dropout",
-                   "head_dim",      "window_size", "window_skip_freq", "mtp_layers",
-                   "hybrid_pattern"});
+  model.only_keys({"name",
+                   "description",
+                   "layers",
+                   "hidden",
+                   "heads",
+                   "kv_heads",
+                   "ffn_hidden",
+                   "vocab",
+                   "seq_len",
+                   "gated_mlp",
+                   "causal",
+                   "tied_embeddings",
+                   "rms_norm",
+                   "bias",
+                   "positions",
+                   "dropout",
+                   "head_dim",
+                   "window_size",
+                   "window_skip_freq",
+                   "mtp_layers",
+                   "hybrid_pattern",
+                   "attention_chunk",
+                   "chunk_skip_freq"});
   zoo::DecoderSpec spec;
   spec.name = model.string("name");
   if (spec.name.empty()) model.fail("name", "must not be empty");
@@ -199,6 +217,11 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   t.window_size = model.integer_or("window_size", 0);
   t.window_skip_freq = model.integer_or("window_skip_freq", 0);
   if (t.window_skip_freq > 0 && t.window_size == 0) model.fail("window_skip_freq", "needs window_size");
+  t.attention_chunk = model.integer_or("attention_chunk", 0);
+  t.chunk_skip_freq = model.integer_or("chunk_skip_freq", 0);
+  if (t.chunk_skip_freq > 0 && t.attention_chunk == 0) model.fail("chunk_skip_freq", "needs attention_chunk");
+  if (t.attention_chunk > 0 && t.window_size > 0)
+    model.fail("attention_chunk", "a model attends through a window or in chunks, not both");
   t.mtp_layers = model.integer_or("mtp_layers", 0, 0);
   if (model.has("hybrid_pattern")) {
     t.hybrid_pattern = model.string("hybrid_pattern");
@@ -213,7 +236,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   }
   if (document.contains("mamba")) read_mamba(Section(*document["mamba"].as_table(), origin, "mamba"), t);
   // A model whose every layer is MoE needs no dense width: it defaults to the experts' width.
-  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0;
+  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1;
   t.ffn_hidden = has_dense_layer || model.has("ffn_hidden") ? model.integer("ffn_hidden") : t.moe_ffn_hidden;
 
   spec.seq_len = options.seq_len > 0 ? options.seq_len : file_seq_len;

@@ -47,12 +47,15 @@ struct TransformerConfig {
   bool tied_embeddings = false;
   bool rms_norm = false;  // RMSNorm (Llama) instead of LayerNorm
   bool bias = true;       // biases in linear layers (GPT-2, BERT) or none (Llama)
-  // Mixture of experts: 0 experts = dense. Every layer from `first_moe_layer` on is MoE.
+  // Mixture of experts: 0 experts = dense. From `first_moe_layer` on, every moe_layer_step-th layer is MoE,
+  // the last of each run of moe_layer_step (1: every layer; Llama 4 Maverick, Hugging Face's
+  // interleave_moe_layer_step 2: layers 1, 3, 5, ...); the others are dense.
   int experts = 0;
   int experts_per_token = 0;  // top-k routing
   int moe_ffn_hidden = 0;
   int shared_experts = 0;  // always-active experts (DeepSeek-style)
   int first_moe_layer = 0;
+  int moe_layer_step = 1;
   // Latent MoE (Nemotron 3 Super; Megatron's moe_latent_size) when > 0: each MoE layer projects its tokens
   // from hidden to this width before the dispatch (fc1_latent_proj) and back after the combine
   // (fc2_latent_proj), so the all-to-alls and the routed experts work in it; the router and the shared
@@ -75,6 +78,12 @@ struct TransformerConfig {
   // layer (1-based, Megatron's --window-attn-skip-freq) keeps full attention; 0 = every layer windowed.
   int window_size = 0;
   int window_skip_freq = 0;
+  // Chunked attention (Llama 4's attention_chunk_size): the tokens of each chunk of attention_chunk attend,
+  // causally, only to their own chunk, on every layer but each chunk_skip_freq-th (1-based: Llama 4's NoPE
+  // layers, every 4th, attend over the whole sequence); 0 = no chunking. A model chunks or slides a window,
+  // not both.
+  int attention_chunk = 0;
+  int chunk_skip_freq = 0;
   // DeepSeek-V3 multi-token prediction (Megatron's --mtp-num-layers): that many extra transformer layers,
   // each after a projection of [norm(hidden), norm(embedding of the next token)] to hidden, sharing the
   // embedding and LM head, run on the last pipeline stage with their own LM head GEMM and loss.
@@ -139,7 +148,8 @@ struct ModelOptions {
 // gpt2-xl (1024), llama2-7b (4096); gpt3-175b and the Megatron GPT family (megatron-gpt-1.7b ...
 // megatron-gpt-1t, megatron-22b, mt-nlg-530b, megatron-1t; seq 2048); llama2-13b/70b (4096),
 // llama3-8b/70b/405b and llama3.1-8b/70b/405b (8192), mixtral-8x7b and deepseek-moe-16b (4096);
-// deepseek-v3, kimi-k2, qwen3-30b-a3b, qwen3-235b-a22b and gpt-oss-120b (4096); nemotron-h-8b,
+// deepseek-v3, kimi-k2, qwen3-30b-a3b, qwen3-235b-a22b (4096), llama4-scout and llama4-maverick (8192),
+// gpt-oss-120b (4096); nemotron-h-8b,
 // nemotron-3-nano and nemotron-3-super (8192).
 std::vector<std::string> model_names();
 

@@ -126,6 +126,11 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                                                    str(micro_batches) + " micro-batches per step; at most " +
                                                    str(kMaxMicroBatches) + " are simulated");
   }
+  // Megatron-Bridge's Llama 4 splits the sequence over CP ranks in whole attention chunks (llama4_utils.py);
+  // simtrain runs a chunked layer's attention on one rank's tokens only.
+  require_feasible(c.cp == 1 || model.attention_chunk <= 0 || c.seq_len <= model.attention_chunk,
+                   "--cp " + str(c.cp) + ": chunked attention (" + str(model.attention_chunk) +
+                       "-token chunks) under context parallelism is not modelled");
   // Load-balanced causal context parallelism cuts the sequence into 2 x cp chunks.
   if (c.cp > 1 && c.seq_len > 0) {
     require_feasible(c.seq_len % (2 * c.cp) == 0, "--cp " + str(c.cp) + ": --seq-len " + str(c.seq_len) +

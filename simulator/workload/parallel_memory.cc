@@ -183,12 +183,9 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
       config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective : config.recompute;
   const RecomputeModules modules = (config.recompute == Recompute::Selective ? config.recompute_modules : 0) |
                                    (config.flash_attention ? kRecomputeCoreAttention : 0);
-  int moe_layers = 0;
-  for (int i = 0; i < model.layers; ++i) moe_layers += is_moe_layer(model, i) ? 1 : 0;
-  const double moe_share = model.layers > 0 ? static_cast<double>(moe_layers) / model.layers : 0;
   const double per_layer =
       activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden, model.heads, config.tp,
-                                 config.sp, kept, modules, moe_share) *
+                                 config.sp, kept, modules, moe_layer_share(model)) *
       (activation_bytes / 2);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the

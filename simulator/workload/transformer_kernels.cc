@@ -19,17 +19,22 @@ using namespace layer_builders;
 // the K/V chunk passed round the ring; `kernel` is one round, and load-balanced causal rounds each do about
 // half a square's work too.
 // Queries and keys are head_dim wide, values and outputs v_head_dim (they differ under multi-latent
-// attention). A sliding-window layer visits the tiles its window reaches (attention_work.h).
+// attention). A sliding-window layer visits the tiles its window reaches (attention_work.h); a chunked layer
+// runs its padded chunks as a batch of chunk-long sequences (attention_chunks, attention_shape.h; never
+// under context parallelism, which parallel_config.cc refuses).
 void attention(Steps& forward, Steps& backward, const Dims& d) {
-  const double keys = d.tokens / d.shard.micro_batch;  // keys of one round: the local sequence
-  const double qo = d.tokens * d.heads * (d.head_dim + d.v_head_dim);     // Q and O
-  const double kv = d.tokens * d.kv_heads * (d.head_dim + d.v_head_dim);  // K and V
-  const double all_keys = d.tokens / d.shard.micro_batch * d.shard.cp;
+  double sequences = d.shard.micro_batch, keys = d.tokens / sequences;  // keys of one round: the local ones
+  const double chunks = attention_chunks(keys, d.chunk);
+  sequences *= chunks;
+  if (chunks > 1) keys = d.chunk;
+  const double tokens = sequences * keys;                               // the padded tokens under chunking
+  const double qo = tokens * d.heads * (d.head_dim + d.v_head_dim);     // Q and O
+  const double kv = tokens * d.kv_heads * (d.head_dim + d.v_head_dim);  // K and V
+  const double all_keys = keys * d.shard.cp;
   const double fraction = d.window > 0 ? sliding_window_tile_fraction(all_keys, d.window)
                                        : flash_attention_tile_fraction(all_keys, d.causal);
-  const double flops = 2 * d.tokens * keys * d.heads * (d.head_dim + d.v_head_dim) * fraction;
-  const std::vector<std::int64_t> shape = {d.shard.micro_batch, whole(d.heads), whole(keys),
-                                           whole(d.head_dim)};
+  const double flops = 2 * tokens * keys * d.heads * (d.head_dim + d.v_head_dim) * fraction;
+  const std::vector<std::int64_t> shape = {whole(sequences), whole(d.heads), whole(keys), whole(d.head_dim)};
   LayerStep f = kernel_step("attention.fwd", ComputeKind::Attention, Pass::Forward, d.shard.activation, flops,
                             (qo + kv) * d.e, shape);
   LayerStep b = kernel_step("attention.bwd_data", ComputeKind::Attention, Pass::BackwardData,
@@ -198,9 +203,12 @@ LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
 }  // namespace
 
 LayerSteps transformer_layer_steps(const TransformerConfig& m, const LayerSharding& shard, bool moe,
-                                   bool sliding_window) {
+                                   bool local_attention) {
   Dims d(m, shard);
-  if (sliding_window) d.window = m.window_size;
+  if (local_attention) {
+    d.window = m.window_size;
+    d.chunk = m.attention_chunk;
+  }
   const LayerSteps attention = attention_block(m, shard, d);
   const LayerSteps mlp = mlp_block(m, d, moe);
   LayerSteps s = attention;
@@ -275,8 +283,8 @@ LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard)
 LayerSteps mtp_steps(const TransformerConfig& m, const LayerSharding& shard) {
   const Dims d(m, shard);
   const Gemm eh_proj{"mtp.eh_proj", d.tokens, d.hidden, 2 * d.hidden / shard.tp};
-  const LayerSteps layer =
-      transformer_layer_steps(m, shard, is_moe_layer(m, m.layers - 1), is_window_layer(m, m.layers - 1));
+  const LayerSteps layer = transformer_layer_steps(m, shard, is_moe_layer(m, m.layers - 1),
+                                                   is_local_attention_layer(m, m.layers - 1));
   const LayerSteps head = lm_head_steps(m, shard);
   LayerSteps s;
   for (int k = 0; k < m.mtp_layers; ++k) {

@@ -109,10 +109,11 @@ struct PartParameters {
 // after each row-parallel linear forward and after each column-parallel linear's data-gradient backward, or
 // with sequence parallelism an all-gather before and a reduce-scatter after each linear pair (backward: the
 // mirror, plus the all-gather of the saved sharded input that the weight gradient needs).
-// `sliding_window`: the layer attends through the model's window (is_window_layer, attention_shape.h).
-// Multi-latent attention replaces the QKV GEMM by its down- and up-projections (transformer_kernels.cc).
+// `local_attention`: the layer attends through the model's sliding window or within its attention chunks
+// (is_local_attention_layer, attention_shape.h). Multi-latent attention replaces the QKV GEMM by its down-
+// and up-projections (transformer_kernels.cc).
 LayerSteps transformer_layer_steps(const TransformerConfig& model, const LayerSharding& shard, bool moe,
-                                   bool sliding_window = false);
+                                   bool local_attention = false);
 PartParameters transformer_layer_parameters(const TransformerConfig& model, const LayerSharding& shard,
                                             bool moe);
 
@@ -149,6 +150,8 @@ PartParameters mtp_parameters(const TransformerConfig& model, const LayerShardin
 
 // Whether layer `index` (0-based) is a mixture-of-experts layer.
 bool is_moe_layer(const TransformerConfig& model, int index);
+// The fraction of the model's layers that are mixture-of-experts layers.
+double moe_layer_share(const TransformerConfig& model);
 
 // Forward FLOPs per token of the whole model's GEMMs and attention at `seq_len` (multiply-add = 2; the
 // attention square not halved under a causal mask; routed experts counted k times per token, capacity

@@ -48,7 +48,16 @@ char hybrid_block(const TransformerConfig& model, int index) {
 
 bool is_moe_layer(const TransformerConfig& model, int index) {
   if (!model.hybrid_pattern.empty()) return hybrid_block(model, index) == 'E';
-  return model.experts > 0 && index >= model.first_moe_layer;
+  if (model.experts <= 0 || index < model.first_moe_layer) return false;
+  const int step = std::max(1, model.moe_layer_step);
+  return (index - model.first_moe_layer + 1) % step == 0;
+}
+
+double moe_layer_share(const TransformerConfig& model) {
+  if (model.experts <= 0 || model.layers <= 0) return 0;
+  int moe = 0;
+  for (int i = 0; i < model.layers; ++i) moe += is_moe_layer(model, i) ? 1 : 0;
+  return static_cast<double>(moe) / model.layers;
 }
 
 // The Mamba-2 mixer's weights: in_proj (to z, x, B, C, dt), the conv1d's taps and biases, A, D and the dt

@@ -19,6 +19,8 @@ expect_error "an unknown recompute module" "unknown module 'gdp_qkv'" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules layernorm gdp_qkv
 expect_infeasible "a recompute module the model lacks" "mla_up_proj needs a model with multi-latent attention" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules mla_up_proj
+expect_infeasible "chunked attention under context parallelism" "chunked attention (8192-token chunks) under context parallelism is not modelled" \
+  run --model llama4-scout --gpus 16 --cp 2 --ep 8 --seq-len 16384
 expect_infeasible "TP that does not divide the heads" "attention heads are not divisible by 5" \
   run --model gpt3-175b --gpus 40 --tp 5
 expect_infeasible "GPUs not divisible by the model-parallel group" "not divisible by --tp 8 x --pp 3" \

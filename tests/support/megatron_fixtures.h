@@ -18,6 +18,15 @@ inline workload::TransformerConfig small_gpt(int layers = 8) {
   return m;
 }
 
+// small_gpt with every layer a mixture of eight experts, two per token, and `shared` shared experts.
+inline workload::TransformerConfig small_moe(int layers = 2, int shared = 0) {
+  workload::TransformerConfig m = small_gpt(layers);
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.shared_experts = shared;
+  return m;
+}
+
 // tp x pp x dp GPUs, micro-batches of one 128-token sequence, `micro_batches` of them per replica.
 inline workload::ParallelConfig megatron_plan(int tp, int pp, int dp, int micro_batches) {
   workload::ParallelConfig c;

@@ -19,13 +19,7 @@ namespace {
 
 constexpr double kDispatch = 2e-5, kLaunchCall = 5e-6;
 
-// small_gpt with every layer a mixture of eight experts, two per token.
-TransformerConfig small_moe() {
-  TransformerConfig m = testing::small_gpt(2);
-  m.experts = 8;
-  m.experts_per_token = 2;
-  return m;
-}
+using testing::small_moe;
 
 // Two GPUs, experts split over both (four local experts each), one micro-batch per replica.
 ParallelConfig expert_parallel(bool pad_to_capacity) {

@@ -157,10 +157,10 @@ TEST_CASE("GPT-OSS-120B: 116.8 B parameters, 5.1 B active; half its layers atten
   CHECK(model.active_parameters() - embedding ==
         simtrain::testing::Approx(5.13e9).epsilon(kPublishedTolerance));
   // Layer 0 slides (Hugging Face's layer_types start with sliding_attention), layer 1 attends to all.
-  CHECK(is_window_layer(t, 0));
-  CHECK_FALSE(is_window_layer(t, 1));
-  CHECK(is_window_layer(t, 34));
-  CHECK_FALSE(is_window_layer(t, 35));
+  CHECK(is_local_attention_layer(t, 0));
+  CHECK_FALSE(is_local_attention_layer(t, 1));
+  CHECK(is_local_attention_layer(t, 34));
+  CHECK_FALSE(is_local_attention_layer(t, 35));
   const double s = 4096;
   const double attention = 18 * 2 * s * 64 * (128 + s) * (64 + 64);
   CHECK(attention_flops(t, s) == simtrain::testing::Approx(attention));
@@ -315,4 +315,57 @@ TEST_CASE("Nemotron 3 Super: 120 B parameters, 12 B active; its latent MoE dispa
   for (const LayerStep& s : hybrid_layer_steps(t, shard, 'E').forward)
     if (s.type == LayerStep::Type::Collective && s.name == "moe.dispatch_all_to_all") dispatched = s.bytes;
   CHECK(dispatched == simtrain::testing::Approx(tokens * 22 * 1024 * 2));
+}
+
+TEST_CASE("Llama 4 Scout and Maverick: 109 B and 400 B parameters, 17 B active; MoE on alternate layers") {
+  // Meta's model cards: Scout 109 B total, Maverick 400 B; both 17 B active (embedding and head counted).
+  const Model scout = build_model("llama4-scout"), maverick = build_model("llama4-maverick");
+  CHECK(scout.parameters() == simtrain::testing::Approx(109e9).epsilon(kPublishedTolerance));
+  CHECK(maverick.parameters() == simtrain::testing::Approx(400e9).epsilon(kPublishedTolerance));
+  CHECK(scout.active_parameters() == simtrain::testing::Approx(17e9).epsilon(kPublishedTolerance));
+  CHECK(maverick.active_parameters() == simtrain::testing::Approx(17e9).epsilon(kPublishedTolerance));
+  // Maverick's MoE layers are 1, 3, 5, ... (interleave_moe_layer_step 2); every Scout layer is MoE.
+  const TransformerConfig& m = *maverick.transformer;
+  CHECK_FALSE(is_moe_layer(m, 0));
+  CHECK(is_moe_layer(m, 1));
+  CHECK(is_moe_layer(m, 47));
+  CHECK(moe_layer_share(m) == 0.5);
+  CHECK(moe_layer_share(*scout.transformer) == 1.0);
+  // Every 4th layer (3, 7, ...) has no RoPE and attends globally; the others within 8,192-token chunks.
+  CHECK(is_local_attention_layer(m, 0));
+  CHECK(is_local_attention_layer(m, 2));
+  CHECK_FALSE(is_local_attention_layer(m, 3));
+  CHECK_FALSE(is_local_attention_layer(m, 47));
+}
+
+TEST_CASE("a chunked layer attends within its chunks: FLOPs and kernels of the chunks' squares") {
+  const TransformerConfig t = *build_model("llama4-scout").transformer;
+  // Within one chunk nothing changes; past it each query sees its own chunk, the last one what is left.
+  CHECK(attended_keys(t, 0, 8192) == 8192);
+  CHECK(attended_keys(t, 0, 16384) == 8192);
+  CHECK(attended_keys(t, 0, 12288) == simtrain::testing::Approx((8192.0 * 8192 + 4096.0 * 4096) / 12288));
+  CHECK(attended_keys(t, 3, 16384) == 16384);  // a global layer
+  LayerSharding shard;
+  shard.micro_batch = 2;
+  shard.seq_len = 16384;
+  const LayerSteps chunked = transformer_layer_steps(t, shard, true, true);
+  const LayerSteps global = transformer_layer_steps(t, shard, true, false);
+  // Two causal 8,192-token squares (65 of 128 tiles each) against one 16,384-token square (129 of 256).
+  const double chunk_work = 2 * 8192.0 * 8192 * flash_attention_tile_fraction(8192, true);
+  const double global_work = 16384.0 * 16384 * flash_attention_tile_fraction(16384, true);
+  CHECK(flash_attention_tile_fraction(8192, true) == simtrain::testing::Approx(65.0 / 128));
+  CHECK(attention_kernel_flops(chunked.forward) / attention_kernel_flops(global.forward) ==
+        simtrain::testing::Approx(chunk_work / global_work));
+  // The kernel runs the chunks as a batch: 2 sequences x 2 chunks of 8,192 tokens.
+  for (const LayerStep& s : chunked.forward)
+    if (s.type != LayerStep::Type::Collective && s.kernel.kind == trace::ComputeKind::Attention)
+      CHECK(s.kernel.shape == std::vector<std::int64_t>{4, 40, 8192, 128});
+  // At the chunk's length the two layers are the same.
+  shard.seq_len = 8192;
+  CHECK(attention_kernel_flops(transformer_layer_steps(t, shard, true, true).forward) ==
+        attention_kernel_flops(transformer_layer_steps(t, shard, true, false).forward));
+  // The model's own layer list agrees with Megatron's kernels on the whole forward pass.
+  const Model model = build_model("llama4-scout", {.seq_len = 16384});
+  CHECK(forward_flops_per_token(t, 16384) * 16384 ==
+        simtrain::testing::Approx(model.forward_flops_per_sample()).epsilon(kNormTolerance));
 }

@@ -162,10 +162,10 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "unknown key (did you mean 'bias'?) (expected one of: name, description, layers, hidden, "
       "heads, kv_heads, ffn_hidden, "
       "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout, head_dim, "
-      "window_size, window_skip_freq, mtp_layers, hybrid_pattern)");
+      "window_size, window_skip_freq, mtp_layers, hybrid_pattern, attention_chunk, chunk_skip_freq)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
-              "first_moe_layer, latent)");
+              "first_moe_layer, latent, layer_step)");
   check_error(kValid + "[optimizer]\nlr = 1\n", 18, "optimizer",
               "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
               "multi-latent attention, [mla]; for a hybrid model, [mamba])");
@@ -209,8 +209,11 @@ TEST_CASE("a missing model file is an error naming it") {
 }
 
 TEST_CASE(
-    "models/deepseek-v3, gpt-oss-120b, nemotron-h-8b and nemotron-3-super.toml build the zoo's models") {
-  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "nemotron-h-8b", "nemotron-3-super"}) {
+    "models/deepseek-v3, gpt-oss-120b, llama4-maverick, nemotron-h-8b and nemotron-3-super.toml build the "
+    "zoo's "
+    "models") {
+  for (const char* name :
+       {"deepseek-v3", "gpt-oss-120b", "llama4-maverick", "nemotron-h-8b", "nemotron-3-super"}) {
     const Model from_file = build_model(kModelsDir + "/" + name + ".toml");
     const Model zoo = build_model(name);
     CHECK(from_file.parameters() == zoo.parameters());
@@ -225,6 +228,10 @@ TEST_CASE("bad head sizes, windows and latent ranks name file, line and field") 
               "must be positive, got 0");
   check_error(with("kv_heads = 2\n", "kv_heads = 2\nwindow_skip_freq = 2\n"), 7, "model.window_skip_freq",
               "needs window_size");
+  check_error(with("kv_heads = 2\n", "kv_heads = 2\nchunk_skip_freq = 4\n"), 7, "model.chunk_skip_freq",
+              "needs attention_chunk");
+  check_error(with("kv_heads = 2\n", "kv_heads = 2\nwindow_size = 128\nattention_chunk = 64\n"), 8,
+              "model.attention_chunk", "a model attends through a window or in chunks, not both");
   check_error(kValid + "[mla]\nkv_lora_rank = 64\nqk_nope_head_dim = 32\n", 18, "mla.qk_rope_head_dim",
               "missing required key");
   check_error(with("heads = 8\n", "heads = 7\n"), 5, "model.heads",

@@ -59,6 +59,8 @@ TEST_CASE("the zoo lists its models and builds each with unique layer names") {
                                           "kimi-k2",
                                           "qwen3-30b-a3b",
                                           "qwen3-235b-a22b",
+                                          "llama4-scout",
+                                          "llama4-maverick",
                                           "gpt-oss-120b",
                                           "nemotron-h-8b",
                                           "nemotron-3-nano",

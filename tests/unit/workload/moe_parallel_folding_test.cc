@@ -18,13 +18,7 @@ using namespace simtrain::workload;
 
 namespace {
 
-// small_gpt with eight experts, two per token, in every layer.
-TransformerConfig small_moe() {
-  TransformerConfig m = testing::small_gpt(2);
-  m.experts = 8;
-  m.experts_per_token = 2;
-  return m;
-}
+using testing::small_moe;
 
 const trace::CommunicatorGroup& group(const trace::Trace& t, const std::string& name) {
   for (const trace::CommunicatorGroup& g : t.groups)

@@ -19,15 +19,6 @@ using namespace simtrain::workload;
 
 namespace {
 
-// small_gpt with every layer a mixture of eight experts (two per token) and one shared expert.
-TransformerConfig small_moe() {
-  TransformerConfig m = testing::small_gpt(2);
-  m.experts = 8;
-  m.experts_per_token = 2;
-  m.shared_experts = 1;
-  return m;
-}
-
 // The names of the ops layer 1's backward reruns in micro-batch 0, without their prefix.
 std::multiset<std::string> recomputed(const TransformerConfig& model, Recompute recompute,
                                       RecomputeModules modules) {
@@ -64,7 +55,7 @@ TEST_CASE("Megatron's module names parse with commas or spaces and print back in
 }
 
 TEST_CASE("each module reruns its own forward steps before the layer's backward") {
-  const TransformerConfig moe = small_moe();
+  const TransformerConfig moe = testing::small_moe(2, 1);
   CHECK(recomputed(moe, Recompute::None, kRecomputeMoe).empty());
   CHECK(recomputed(moe, Recompute::Selective, kRecomputeCoreAttention) ==
         std::multiset<std::string>{"attention.fwd"});
