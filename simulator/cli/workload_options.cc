@@ -132,18 +132,17 @@ void add_parallel_options(po::options_description& options) {
       "(Megatron-Bridge's grad_reduce_in_fp32 = False)")(
       "tp-comm-overlap",
       "Transformer Engine's userbuffers: sequence-parallel all-gathers and reduce-scatters run in chunks "
-      "under their GEMMs (with --sp)")("moe-pad-expert-input-to-capacity",
-                                       "token-dropping MoE with static expert shapes (with "
-                                       "--moe-expert-capacity-factor): the dispatcher never "
-                                       "waits for the token counts (with --host; dropless MoE layers make "
-                                       "the host wait once per forward pass)")(
+      "under their GEMMs (with --sp)")(
+      "moe-pad-expert-input-to-capacity",
+      "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher never "
+      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
       "moe-token-dispatcher-type", po::value<std::string>(),
       "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
       "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
-      "there)")("moe-expert-capacity-factor", po::value<double>(),
-                "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share "
-                "(without it, "
-                "balanced routing drops nothing and it changes nothing)")(
+      "there)")(
+      "moe-expert-capacity-factor", po::value<double>(),
+      "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
+      "balanced routing drops nothing and it changes nothing)")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
