@@ -113,12 +113,29 @@ def layout_options(row):
     return ["--pp-layers", ",".join(str(n) for n in STAGES_61[pp * vp])]
 
 
-# (model, system, precisions) whose Megatron-Bridge performance recipe (commit 067f987) runs the flex
-# dispatcher: perf_recipes/deepseek/b200/deepseek_v3.py (DeepEP, MXFP8 and NVFP4),
-# perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py for Nemotron 3 Super (HybridEP), and
-# perf_recipes/gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (MXFP8, HybridEP). (B300's BF16
-# recipe also runs HybridEP, at EP 8; the table's B300 BF16 row at EP 64 is of an earlier recipe.)
-FLEX_DISPATCHER = [("DeepSeekV3", {"DGX-B200"}, {"MXFP8", "FP8-MX", "NVFP4"}),
+# (model, systems, precisions or None for all) whose Megatron-Bridge performance recipe (commit 067f987) runs
+# the flex dispatcher:
+# - DeepSeek-V3 everywhere: every perf recipe starts from recipes/deepseek/h100/deepseek_v3.py's
+#   deepseek_v3_pretrain_1024gpu_h100_bf16_config, which sets moe_flex_dispatcher_backend = "hybridep" and
+#   ends with training/flex_dispatcher_backend.py apply_flex_dispatcher_backend (flex on compute capability 8,
+#   9 and 10: every system here); perf_recipes/deepseek/b200/deepseek_v3.py switches some to DeepEP, still
+#   flex; _benchmark_common keeps HybridEP (moe_hybridep_num_sms = 32).
+# - Kimi K2: perf_recipes/kimi/{gb200,gb300}/kimi_k2.py (HybridEP).
+# - Qwen3-30B-A3B everywhere: perf_recipes/qwen/{b200,b300,gb200,gb300}/qwen3_moe.py and the H100 FP8
+#   recipe set HybridEP; the H100 BF16 one keeps the base recipe's DeepEP (recipes/qwen/h100/qwen3_moe.py,
+#   applied on Hopper). Qwen3-235B-A22B on B300, GB200 and GB300 (HybridEP); its B200 and H100 recipes set
+#   alltoall.
+# - Nemotron 3 Super: perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py (HybridEP).
+# - GPT-OSS-120B MXFP8: perf_recipes/gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (HybridEP).
+#   (B300's BF16 recipe also runs HybridEP, at EP 8; the table's B300 BF16 row at EP 64 is of an earlier
+#   recipe.)
+# The flex dispatcher changes only expert parallelism across nodes (inside an 8-GPU node or an NVL72 rack it
+# costs what the all-to-all does), which among these rows is DeepSeek-V3's and Qwen3's on H100 and B200.
+ALL_SYSTEMS = set(PLATFORMS)
+FLEX_DISPATCHER = [("DeepSeekV3", ALL_SYSTEMS, None),
+                   ("Kimi_K2", {"DGX-GB200", "DGX-GB300"}, None),
+                   ("Qwen3_30B_a3B", ALL_SYSTEMS, None),
+                   ("Qwen3_235B_a22B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
                    ("Nemotron_3_Super", {"DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
                    ("GPT OSS 120B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, {"MXFP8", "FP8-MX"})]
 
