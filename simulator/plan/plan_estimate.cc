@@ -76,7 +76,7 @@ class Pricer {
 
   // Every step, or (a recomputation) those of the `only` submodules.
   PassCost pass(const std::vector<LayerStep>& steps,
-                workload::RecomputedSteps only = {.any = true, .all = true}) const {
+                workload::RecomputedSteps only = workload::kEveryStep) const {
     PassCost cost;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const LayerStep& step = steps[i];

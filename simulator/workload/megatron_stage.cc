@@ -153,7 +153,7 @@ class StageBuilder {
 
   // Every step of `steps`, or (a recomputation) those of the `only` submodules.
   void run(const std::vector<LayerStep>& steps, const std::string& prefix,
-           RecomputedSteps only = {.any = true, .all = true}) {
+           RecomputedSteps only = kEveryStep) {
     for (const LayerStep& step : steps) {
       if (!only.includes(step.recompute)) continue;
       if (step.type == LayerStep::Type::Kernel) {

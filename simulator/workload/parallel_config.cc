@@ -50,7 +50,7 @@ RecomputedSteps recomputed_steps(const ParallelConfig& c) {
     case Recompute::Selective:
       return {.any = true, .all = false, .modules = c.recompute_modules};
     case Recompute::Full:
-      return {.any = true, .all = true};
+      return kEveryStep;
   }
   return {};
 }

@@ -120,6 +120,8 @@ struct RecomputedSteps {
   RecomputeModules modules = 0;
   bool includes(RecomputeModules step_modules) const { return all || (step_modules & modules) != 0; }
 };
+// Every step: a pass run in full, or full recomputation.
+inline constexpr RecomputedSteps kEveryStep{.any = true, .all = true};
 RecomputedSteps recomputed_steps(const ParallelConfig& c);
 bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
 
