@@ -34,6 +34,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   once) where the row's recipe at commit 067f987 sets moe_token_dispatcher_type = "flex" (FLEX_DISPATCHER);
   NCCL's all-to-all elsewhere. It changes only expert parallelism across nodes: inside an 8-GPU node or an
   NVL72 rack the two cost the same.
+- Layers kept in bf16 under FP8 or NVFP4 (`--first-last-layers-bf16`) where the row's mixed-precision recipe
+  keeps them (BF16_LAYERS: Nemotron 3 Super's NVFP4 recipe, the last 14 of its 88 layers).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
   out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
@@ -179,6 +181,19 @@ def recompute_modules(row):
                  (precisions is None or row["Precision"] in precisions)), [])
 
 
+# Layers the row's mixed-precision recipe keeps in bf16 (Megatron's --first-last-layers-bf16): model,
+# precisions, layers at the start, layers at the end. Every Nemotron 3 Super NVFP4 recipe takes
+# perf_recipes/nemotronh/common.py's _nemotron_3_super_nvfp4_precision, i.e. training/mixed_precision.py's
+# nemotron_3_super_bf16_with_nvfp4_mixed (the last 14 layers); the other recipes of the table's rows keep none
+# (_perf_precision turns it off for FP8-CS; the MXFP8 and NVFP4 defaults leave it off).
+BF16_LAYERS = [("Nemotron_3_Super", {"NVFP4"}, 0, 14)]
+
+
+def bf16_layers(row):
+    return next(([start, end] for model, precisions, start, end in BF16_LAYERS
+                 if row["base_model"] == model and row["Precision"] in precisions), None)
+
+
 FAMILIES = [("Llama", "LLAMA"), ("DeepSeek/Kimi", "DeepSeek"), ("DeepSeek/Kimi", "Kimi"), ("Qwen3", "Qwen3"),
             ("GPT-OSS", "GPT OSS"), ("Nemotron", "Nemotron")]
 
@@ -272,6 +287,10 @@ def run_args(row, host=True):
     args += ["--grad-reduce-in-bf16"]
     if recompute_modules(row):
         args += ["--recompute", "selective", "--recompute-modules", ",".join(recompute_modules(row))]
+    if bf16_layers(row):
+        start, end = bf16_layers(row)
+        args += ["--first-last-layers-bf16", "--num-layers-at-start-in-bf16", str(start),
+                 "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):
         args += ["--moe-token-dispatcher-type", "flex"]
     if "(tokendrop)" in row["label"]:

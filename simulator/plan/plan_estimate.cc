@@ -16,6 +16,7 @@ namespace {
 
 using workload::LayerGroup;
 using workload::LayerStep;
+using workload::megatron::LayerKinds;
 using workload::megatron::StagePlan;
 
 // The communicators of rank 0 in Megatron's layout (megatron_trace.h): tensor-parallel rank fastest, then
@@ -152,8 +153,15 @@ StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, 
     s.dense_parameters += n * (params.per_gpu - params.expert_per_gpu);
     s.expert_parameters += n * params.expert_per_gpu;
   };
-  add_layer(plan.dense_layer, plan.dense_params, layers * (1 - moe_share));
-  if (moe_share > 0) add_layer(plan.moe_layer, plan.moe_params, layers * moe_share);
+  // Megatron's --first-last-layers-bf16 layers are the first rank's first and the last rank's last.
+  const double sixteen_bit = std::min(layers, (first ? plan.config->bf16_layers_at_start : 0.0) +
+                                                  (last ? plan.config->bf16_layers_at_end : 0.0));
+  const auto add_layers = [&](const LayerKinds& kinds, double n) {
+    add_layer(kinds.dense, plan.dense_params, n * (1 - moe_share));
+    if (moe_share > 0) add_layer(kinds.moe, plan.moe_params, n * moe_share);
+  };
+  add_layers(plan.layers, layers - sixteen_bit);
+  add_layers(plan.bf16_layers, sixteen_bit);
   const auto add_part = [&](const workload::LayerSteps& steps, const workload::PartParameters& params) {
     s.forward += price.pass(steps.forward);
     s.backward += price.pass(steps.backward);
@@ -212,8 +220,8 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
     return u;
   };
   std::vector<Unit> units = {unit(plan.embedding, plan.embedding_params, false)};
-  const Unit dense_layer = unit(plan.dense_layer, plan.dense_params, true);
-  const Unit moe_layer = plan.model->experts > 0 ? unit(plan.moe_layer, plan.moe_params, true) : dense_layer;
+  const Unit dense_layer = unit(plan.layers.dense, plan.dense_params, true);
+  const Unit moe_layer = plan.model->experts > 0 ? unit(plan.layers.moe, plan.moe_params, true) : dense_layer;
   for (int i = 0; i < static_cast<int>(layers); ++i)
     units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
   if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));

@@ -62,6 +62,9 @@ constexpr KnownArgument kArguments[] = {
     {"fp8-recipe", Arity::One, Effect::Read},
     {"fp4-format", Arity::One, Effect::Read},
     {"fp4-recipe", Arity::One, Effect::Read},
+    {"first-last-layers-bf16", Arity::Switch, Effect::Read},
+    {"num-layers-at-start-in-bf16", Arity::One, Effect::Read},
+    {"num-layers-at-end-in-bf16", Arity::One, Effect::Read},
     {"transformer-impl", Arity::One, Effect::Read},
     {"use-flash-attn", Arity::Switch, Effect::Read},
     {"train-iters", Arity::One, Effect::Read},
@@ -557,6 +560,12 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     c.fp8 = true;
     c.quant_recipe = QuantRecipe::NVFP4;
     c.precision = Precision::AMP_BF16;
+  }
+  // Megatron reads the two counts (1 each by default) only with --first-last-layers-bf16; validate()
+  // checks them against the model's layers.
+  if (in.has("first-last-layers-bf16")) {
+    c.bf16_layers_at_start = in.integer("num-layers-at-start-in-bf16", 0).value_or(1);
+    c.bf16_layers_at_end = in.integer("num-layers-at-end-in-bf16", 0).value_or(1);
   }
   // Transformer Engine (Megatron's default) fuses attention; the local implementation does only with
   // --use-flash-attn.

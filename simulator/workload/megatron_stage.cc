@@ -39,11 +39,17 @@ struct Unit {
 
 }  // namespace
 
+const LayerSteps& LayerKinds::of(const TransformerConfig& model, int index) const {
+  if (const char block = hybrid_block(model, index)) return hybrid.at(block);
+  const bool is_moe = is_moe_layer(model, index);
+  if (is_local_attention_layer(model, index)) return is_moe ? local_moe : local_dense;
+  return is_moe ? moe : dense;
+}
+
 const LayerSteps& StagePlan::layer_steps(int index) const {
-  if (const char block = hybrid_block(*model, index)) return hybrid_layers.at(block);
-  const bool moe = is_moe_layer(*model, index), local = is_local_attention_layer(*model, index);
-  if (local) return moe ? local_moe_layer : local_dense_layer;
-  return moe ? moe_layer : dense_layer;
+  const bool sixteen_bit =
+      index < config->bf16_layers_at_start || index >= model->layers - config->bf16_layers_at_end;
+  return (sixteen_bit ? bf16_layers : layers).of(*model, index);
 }
 
 const PartParameters& StagePlan::layer_params(int index) const {

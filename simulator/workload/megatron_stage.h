@@ -23,6 +23,17 @@ struct GroupIds {
   int replicate = -1;  // "fsdp_replicate" under hybrid shard
 };
 
+// The steps of every kind of decoder layer a model has, built for one GEMM dtype: dense or MoE, full or
+// local attention (sliding window or chunks: GPT-OSS, Llama 4), and hybrid models' blocks by their pattern
+// character ('M', '*', '-', 'E').
+struct LayerKinds {
+  LayerSteps dense, moe, local_dense, local_moe;
+  std::map<char, LayerSteps> hybrid;
+
+  // Decoder layer `index` (0-based) of `model`.
+  const LayerSteps& of(const TransformerConfig& model, int index) const;
+};
+
 struct StagePlan {
   const TransformerConfig* model = nullptr;
   const ParallelConfig* config = nullptr;
@@ -35,12 +46,11 @@ struct StagePlan {
   LayerSharding shard;
   // The LM head carries the multi-token-prediction modules' steps and parameters when the model has them
   // (they run on the last stage after it).
-  LayerSteps dense_layer, moe_layer, embedding, lm_head;
-  // Local-attention variants of the layers (sliding window or chunks), for models that alternate (GPT-OSS,
-  // Llama 4).
-  LayerSteps local_dense_layer, local_moe_layer;
-  // Hybrid models' blocks by their pattern character ('M', '*', '-', 'E').
-  std::map<char, LayerSteps> hybrid_layers;
+  LayerSteps embedding, lm_head;
+  LayerKinds layers;
+  // Under ParallelConfig::bf16_layers_at_start / _at_end, the same layers with 16-bit GEMMs (empty
+  // otherwise).
+  LayerKinds bf16_layers;
   std::map<char, PartParameters> hybrid_params;
   PartParameters dense_params, moe_params, embedding_params, lm_head_params;
   GroupIds groups;
@@ -52,7 +62,8 @@ struct StagePlan {
   bool shard_gradients_each_micro_batch = false;  // ZeRO 2
   bool shard_parameters = false;                  // ZeRO 3 or FSDP
 
-  // The steps and parameters of decoder layer `index` (0-based): dense or MoE, full or local attention.
+  // The steps and parameters of decoder layer `index` (0-based): dense or MoE, full or local attention,
+  // with low-precision or (the first and last under --first-last-layers-bf16) 16-bit GEMMs.
   const LayerSteps& layer_steps(int index) const;
   const PartParameters& layer_params(int index) const;
 };

@@ -16,6 +16,7 @@ namespace simtrain::workload {
 namespace {
 
 using megatron::GroupIds;
+using megatron::LayerKinds;
 using megatron::StagePlan;
 
 // Adds a group and returns its index.
@@ -90,6 +91,20 @@ GroupIds build_groups(trace::Trace& trace, const MegatronLayout& l, const Parall
                   }));
   }
   return g;
+}
+
+// Every kind of layer `model` has, its steps sharded as `shard` says.
+LayerKinds layer_kinds(const TransformerConfig& model, const LayerSharding& shard) {
+  LayerKinds kinds;
+  kinds.dense = transformer_layer_steps(model, shard, false);
+  if (model.experts > 0) kinds.moe = transformer_layer_steps(model, shard, true);
+  for (const char block : model.hybrid_pattern)
+    if (!kinds.hybrid.count(block)) kinds.hybrid[block] = hybrid_layer_steps(model, shard, block);
+  if (model.window_size > 0 || model.attention_chunk > 0) {
+    kinds.local_dense = transformer_layer_steps(model, shard, false, true);
+    if (model.experts > 0) kinds.local_moe = transformer_layer_steps(model, shard, true, true);
+  }
+  return kinds;
 }
 
 }  // namespace
@@ -173,21 +188,16 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   plan.grad_bytes = sixteen_bit && reduced_in_16_bits ? 2 : 4;
   plan.param_bytes = sixteen_bit ? 2 : 4;
   shard.main_grad_bytes = plan.grad_bytes;
-  plan.dense_layer = transformer_layer_steps(model, shard, false);
+  plan.layers = layer_kinds(model, shard);
+  LayerSharding sixteen_bit_shard = shard;
+  sixteen_bit_shard.gemm = matmul_dtype(config.precision);
+  if (config.bf16_layers_at_start > 0 || config.bf16_layers_at_end > 0)
+    plan.bf16_layers = layer_kinds(model, sixteen_bit_shard);
   plan.dense_params = transformer_layer_parameters(model, shard, false);
-  if (model.experts > 0) {
-    plan.moe_layer = transformer_layer_steps(model, shard, true);
-    plan.moe_params = transformer_layer_parameters(model, shard, true);
-  }
-  for (const char block : model.hybrid_pattern) {
-    if (plan.hybrid_layers.count(block)) continue;
-    plan.hybrid_layers[block] = hybrid_layer_steps(model, shard, block);
-    plan.hybrid_params[block] = hybrid_layer_parameters(model, shard, block);
-  }
-  if (model.window_size > 0 || model.attention_chunk > 0) {
-    plan.local_dense_layer = transformer_layer_steps(model, shard, false, true);
-    if (model.experts > 0) plan.local_moe_layer = transformer_layer_steps(model, shard, true, true);
-  }
+  if (model.experts > 0) plan.moe_params = transformer_layer_parameters(model, shard, true);
+  for (const char block : model.hybrid_pattern)
+    if (!plan.hybrid_params.count(block))
+      plan.hybrid_params[block] = hybrid_layer_parameters(model, shard, block);
   plan.embedding = embedding_steps(model, shard);
   plan.lm_head = lm_head_steps(model, shard);
   plan.embedding_params = embedding_parameters(model, shard);
@@ -195,8 +205,9 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   plan.lm_head_params = lm_head_parameters(model, shard, tied_across_stages);
   if (model.mtp_layers > 0) {
     // The MTP modules run on the last stage after the main head (Megatron-Core's MultiTokenPredictionBlock);
-    // they ride with the LM head's unit.
-    const LayerSteps mtp = mtp_steps(model, shard);
+    // they ride with the LM head's unit. They run under the global FP8 context but without FP4
+    // (multi_token_prediction.py: "currently ignoring FP4 in MTP layers"): 16-bit GEMMs under NVFP4.
+    const LayerSteps mtp = mtp_steps(model, shard.gemm == DType::FP4 ? sixteen_bit_shard : shard);
     plan.lm_head.forward.insert(plan.lm_head.forward.end(), mtp.forward.begin(), mtp.forward.end());
     plan.lm_head.backward.insert(plan.lm_head.backward.begin(), mtp.backward.begin(), mtp.backward.end());
     const PartParameters extra = mtp_parameters(model, shard);
@@ -221,7 +232,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   // Each micro-batch repeats a stage's layer steps (forward, backward, recomputation at most once more):
   // refuse a step that cannot be held before building it.
   const LayerSteps& widest =
-      plan.moe_layer.forward.size() > plan.dense_layer.forward.size() ? plan.moe_layer : plan.dense_layer;
+      plan.layers.moe.forward.size() > plan.layers.dense.forward.size() ? plan.layers.moe : plan.layers.dense;
   int stage_layers = 0;
   for (int stage = 0; stage < plan.pp; ++stage)
     stage_layers = std::max(stage_layers, plan.split.stage_layers(stage));

@@ -199,6 +199,22 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      "--precision fp8: hidden size " + str(model.hidden) + " and FFN size per TP rank " +
                          str(model.ffn_hidden / c.tp) + " must be multiples of 16");
   }
+  // Megatron's own checks (transformer_config.py): the layers kept in 16 bits are of a low-precision run,
+  // not under delayed scaling, and at most one pipeline rank's share at either end.
+  if (c.bf16_layers_at_start > 0 || c.bf16_layers_at_end > 0) {
+    require(c.fp8, "--first-last-layers-bf16: applies to FP8 or NVFP4 training");
+    require_feasible(
+        c.quant_recipe != QuantRecipe::Delayed,
+        "--first-last-layers-bf16: delayed scaling does not support 16-bit first and last layers "
+        "(Megatron refuses it; give --fp8-recipe tensorwise, blockwise or mxfp8)");
+  }
+  const int per_rank = model.layers / c.pp;
+  for (const auto& [name, count] : {std::pair{"--num-layers-at-start-in-bf16", c.bf16_layers_at_start},
+                                    std::pair{"--num-layers-at-end-in-bf16", c.bf16_layers_at_end}})
+    require_feasible(count >= 0 && count <= per_rank, std::string(name) + " " + str(count) +
+                                                          ": must be between 0 and the layers per pipeline "
+                                                          "rank (" +
+                                                          str(per_rank) + ")");
 }
 
 }  // namespace simtrain::workload

@@ -69,6 +69,11 @@ struct ParallelConfig {
   Precision precision = Precision::AMP_BF16;
   bool fp8 = false;  // Transformer Engine low-precision GEMMs (FP8 on Hopper and later, NVFP4 on Blackwell)
   QuantRecipe quant_recipe = QuantRecipe::Delayed;  // how their operands are quantized, when fp8
+  // Megatron's --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and --num-layers-at-end-in-bf16:
+  // the first and the last decoder layers of the whole model keep 16-bit GEMMs under FP8 or NVFP4
+  // (megatron/core/fp8_utils.py and fp4_utils.py, by global layer number).
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
   // Fused flash attention (current Megatron-LM, Transformer Engine), or the unfused attention of Megatron-LM
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;

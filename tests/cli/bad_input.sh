@@ -19,6 +19,11 @@ expect_error "an unknown recompute module" "unknown module 'gdp_qkv'" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules layernorm gdp_qkv
 expect_infeasible "a recompute module the model lacks" "mla_up_proj needs a model with multi-latent attention" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules mla_up_proj
+expect_error "16-bit first and last layers without FP8" "--first-last-layers-bf16: applies to FP8 or NVFP4 training" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --first-last-layers-bf16
+expect_infeasible "16-bit last layers beyond a pipeline rank's share" "--num-layers-at-end-in-bf16 13: must be between 0 and the layers per pipeline rank (12)" \
+  run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --precision fp8 --fp8-recipe mxfp8 --first-last-layers-bf16 \
+  --num-layers-at-end-in-bf16 13
 expect_infeasible "chunked attention under context parallelism" "chunked attention (8192-token chunks) under context parallelism is not modelled" \
   run --model llama4-scout --gpus 16 --cp 2 --ep 8 --seq-len 16384
 expect_infeasible "TP that does not divide the heads" "attention heads are not divisible by 5" \

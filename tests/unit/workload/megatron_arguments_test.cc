@@ -145,6 +145,24 @@ TEST_CASE("Megatron's defaults: gradient reduction after backward unless told, F
   CHECK(fp8.config.precision == Precision::AMP_BF16);
 }
 
+TEST_CASE("16-bit first and last layers: one of each by default, the counts only with the switch") {
+  ParallelConfig base;
+  base.model = "gpt3-175b";
+  const std::vector<std::string> mxfp8 = {"--bf16", "--fp8-format", "e4m3", "--fp8-recipe", "mxfp8"};
+  const auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = mxfp8;
+    args.insert(args.end(), more.begin(), more.end());
+    const ParallelConfig c = plan_of(args, base).config;
+    return std::pair{c.bf16_layers_at_start, c.bf16_layers_at_end};
+  };
+  CHECK(with({}) == std::pair{0, 0});
+  CHECK(with({"--first-last-layers-bf16"}) == std::pair{1, 1});
+  CHECK(with({"--first-last-layers-bf16", "--num-layers-at-start-in-bf16", "0", "--num-layers-at-end-in-bf16",
+              "14"}) == std::pair{0, 14});
+  // Megatron reads the counts only with the switch.
+  CHECK(with({"--num-layers-at-end-in-bf16", "14"}) == std::pair{0, 0});
+}
+
 TEST_CASE("a Megatron name agrees with its simtrain alias or is an error") {
   std::vector<std::string> args = {"--tensor-model-parallel-size", "8"};
   const MegatronArguments megatron = take_megatron_arguments(args);

@@ -325,6 +325,54 @@ TEST_CASE(
   CHECK(fp4 == 8 * 3 * 4);
 }
 
+TEST_CASE("--first-last-layers-bf16 keeps the first and last layers' GEMMs in 16 bits, without casts") {
+  ParallelConfig c = plan(1, 2, 1, 1);
+  c.fp8 = true;
+  c.quant_recipe = QuantRecipe::MXFP8;
+  c.bf16_layers_at_start = 1;
+  c.bf16_layers_at_end = 2;
+  const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+  std::map<int, std::map<DType, int>> gemms;  // by layer: GEMMs of each dtype
+  std::map<int, int> casts;
+  for (const trace::Program& program : t.programs)
+    for (const trace::Op& op : program.ops) {
+      const std::size_t at = op.name.find(".layer");
+      if (op.type != trace::OpType::Compute || at == std::string::npos) continue;
+      const int layer = std::stoi(op.name.substr(at + 6));
+      if (op.compute.kind == trace::ComputeKind::Gemm) ++gemms[layer][op.compute.dtype];
+      casts[layer] += op.name.find("_cast") != std::string::npos;
+    }
+  REQUIRE(gemms.size() == 8);
+  for (const auto& [layer, by_dtype] : gemms) {
+    CAPTURE(layer);
+    const bool sixteen_bit = layer == 0 || layer >= 6;  // pipeline rank 0's first, rank 1's last two
+    CHECK(by_dtype.size() == 1);
+    CHECK(by_dtype.begin()->first == (sixteen_bit ? DType::BF16 : DType::FP8));
+    CHECK(by_dtype.begin()->second == 3 * 4);  // (forward, data and weight gradient) x 4 GEMMs
+    CHECK((casts[layer] == 0) == sixteen_bit);
+  }
+}
+
+TEST_CASE("the multi-token-prediction module runs FP8 GEMMs under FP8 but 16-bit ones under NVFP4") {
+  TransformerConfig m = small_gpt();
+  m.mtp_layers = 1;
+  const auto mtp_gemm_dtypes = [&](QuantRecipe recipe) {
+    ParallelConfig c = plan(1, 1, 1, 1);
+    c.fp8 = true;
+    c.quant_recipe = recipe;
+    std::map<DType, int> dtypes;
+    const trace::Trace t = generate_megatron_trace(m, "gpt-small-mtp", c);
+    for (const trace::Op& op : t.programs[0].ops)
+      if (op.type == trace::OpType::Compute && op.compute.kind == trace::ComputeKind::Gemm &&
+          op.name.find("mtp0.") != std::string::npos)
+        ++dtypes[op.compute.dtype];
+    return dtypes;
+  };
+  // The module's layer (4 GEMMs), its eh_proj and the shared LM head, forward and two gradients each.
+  CHECK(mtp_gemm_dtypes(QuantRecipe::MXFP8) == std::map<DType, int>{{DType::FP8, 3 * 5}, {DType::BF16, 3}});
+  CHECK(mtp_gemm_dtypes(QuantRecipe::NVFP4) == std::map<DType, int>{{DType::BF16, 3 * 6}});
+}
+
 TEST_CASE("tied embeddings across stages add an all-reduce group of the first and last stage") {
   TransformerConfig m = small_gpt();
   m.tied_embeddings = true;

@@ -178,3 +178,21 @@ TEST_CASE("FP8 needs 16-bit mixed precision around it and dimensions that are mu
       validate(c, odd, 8),
       "--precision fp8: hidden size 4096 and FFN size per TP rank 1375 must be multiples of 16", Error);
 }
+
+TEST_CASE("16-bit first and last layers: only under FP8 or NVFP4, not delayed scaling, one rank's share") {
+  ParallelConfig c = plan(1, 4);  // 32 layers: 8 per pipeline rank
+  c.bf16_layers_at_end = 2;
+  CHECK_THROWS_WITH_AS(validate(c, llama2_7b(), 4),
+                       "--first-last-layers-bf16: applies to FP8 or NVFP4 training", Error);
+  c.fp8 = true;
+  CHECK_THROWS_WITH_AS(validate(c, llama2_7b(), 4),
+                       "--first-last-layers-bf16: delayed scaling does not support 16-bit first and last "
+                       "layers (Megatron refuses it; give --fp8-recipe tensorwise, blockwise or mxfp8)",
+                       Error);
+  c.quant_recipe = QuantRecipe::MXFP8;
+  CHECK_NOTHROW(validate(c, llama2_7b(), 4));
+  c.bf16_layers_at_start = 9;
+  CHECK_THROWS_WITH_AS(
+      validate(c, llama2_7b(), 4),
+      "--num-layers-at-start-in-bf16 9: must be between 0 and the layers per pipeline rank (8)", Error);
+}
