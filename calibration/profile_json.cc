@@ -233,6 +233,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
                          "conv_fp32",
                          "attention",
                          "attention_fixed_tiles",
+                         "attention_flash2",
                          "memory_bound",
                          "memory_bound_unvectorized",
                          "memory_bound_multi_tensor",
@@ -258,6 +259,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
   eff.attention = in.number("attention", kFraction, eff.attention);
   eff.attention_fixed_tiles = in.number("attention_fixed_tiles", kOptionalTiles, eff.attention_fixed_tiles);
+  eff.attention_flash2 = in.number("attention_flash2", kOptionalFraction, eff.attention_flash2);
   eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
   eff.memory_bound_unvectorized =
       in.number("memory_bound_unvectorized", kOptionalFraction, eff.memory_bound_unvectorized);
@@ -409,6 +411,7 @@ json to_json(const CalibrationProfile& profile) {
         {"conv_fp32", eff.conv_fp32},
         {"attention", eff.attention},
         {"attention_fixed_tiles", eff.attention_fixed_tiles},
+        {"attention_flash2", eff.attention_flash2},
         {"memory_bound", eff.memory_bound},
         {"memory_bound_unvectorized", eff.memory_bound_unvectorized},
         {"memory_bound_multi_tensor", eff.memory_bound_multi_tensor},

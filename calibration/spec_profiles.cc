@@ -55,6 +55,9 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 // - attention 0.558: FlashAttention-3-class forward at 0.621 of peak (pytorch/benchmark PR 2391: 614 TFLOP/s,
 //   batch 2, 16 heads, seq 8192, hdim 128; FlashAttention-2 reached 0.33), the backward at 63/73 of the
 //   forward's fraction (FlashAttention-2 paper), combined by FLOPs (1 : 2.5).
+// - attention_flash2 0.298: FlashAttention-2 itself, as frameworks outside Transformer Engine run it, by the
+//   same rule from its forward on H100 and H200 (azure_microbench_hbm_nvbw_flashattn.csv: 327.9 and 329.3
+//   TFLOP/s at hdim 128, batch 2, seq 8192; their mean 0.332 of peak).
 // - misaligned GEMMs, from calibration/profiles/h200-sxm.json (cuBLAS 13 on an H200): each GEMM with BERT's
 //   vocabulary of 30,522 (4-byte aligned) or GPT-2's 50,257 (2-byte aligned) at 4,096 tokens, in all three
 //   orders and in fp16 and bf16, against the median rate of the aligned GEMMs measured within 4x its work:
@@ -69,6 +72,7 @@ Efficiencies hopper_efficiencies() {
   eff.gemm_misaligned_2_byte = 0.170;
   eff.memory_bound = 0.863;
   eff.attention = 0.558;
+  eff.attention_flash2 = 0.298;
   return eff;
 }
 
@@ -85,7 +89,8 @@ Efficiencies hopper_efficiencies() {
 // fraction; Blackwell's one published figure (GB200 7.35 TB/s, 0.92 of 8 TB/s, Azure's GB200 blog, kernel
 // not named) lies within Hopper's kernels' range (H100: copy 0.87 to dot 0.95). Attention 0.493: cuDNN
 // 9.13's forward on B200 at 1,605 / 1.3 TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN
-// 9.13) = 0.549 of peak, the backward and the combination as on Hopper.
+// 9.13) = 0.549 of peak, the backward and the combination as on Hopper. No attention_flash2:
+// FlashAttention-2 supports Ampere, Ada and Hopper GPUs (its README), so it runs as `attention` here.
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.724;

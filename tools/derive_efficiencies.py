@@ -220,6 +220,11 @@ def generations(kernels):
     print(f"hopper attention {combined(fa3):.3f}  FA3 forward {fa3:.3f} (pytorch/benchmark PR 2391)")
     print(f"blackwell attention {combined(cudnn_b200):.3f}  cuDNN 9.13 forward {cudnn_b200:.3f} on B200 "
           "(FlashAttention-4's 1,605 TFLOP/s / 1.3)")
+    # FlashAttention-2 itself (PyTorch stacks outside Transformer Engine): its forward on H100 and H200 from the
+    # Azure table (hdim 128, batch 2, seq 8192), combined the same way.
+    fa2 = statistics.mean(float(r["value"]) / 989 for r in bench if r["metric"] == "FlashAttention-2" and
+                          r["gpu"].startswith(("H100", "H200")))
+    print(f"hopper attention_flash2 {combined(fa2):.3f}  FA2 forward {fa2:.3f} (Azure, H100 and H200)")
 
 
 if __name__ == "__main__":

@@ -113,7 +113,8 @@ void add_parallel_options(po::options_description& options) {
       "torchtitan-config", po::value<std::string>(),
       "a torchtitan job TOML (model, batch, FSDP/TP/PP/CP degrees, float8, activation checkpointing)")(
       "attention", po::value<std::string>()->default_value("flash"),
-      "flash (fused kernel) | unfused (Megatron-LM before 2022: scores in memory)")(
+      "flash (Transformer Engine's fused cuDNN kernel) | flash2 (FlashAttention-2's kernels, as PyTorch "
+      "stacks outside Transformer Engine run them) | unfused (Megatron-LM before 2022: scores in memory)")(
       "no-async-tensor-model-parallel-allreduce",
       "the backward's TP all-reduce blocks instead of running under the weight-gradient GEMM (Megatron-LM "
       "2021)")(
@@ -246,9 +247,10 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
     c.recompute_modules = *modules;
   }
   const std::string attention = vm["attention"].as<std::string>();
-  if (attention != "flash" && attention != "unfused")
-    throw Error("--attention: unknown implementation '" + attention + "' (flash, unfused)");
-  c.flash_attention = attention == "flash";
+  if (attention != "flash" && attention != "flash2" && attention != "unfused")
+    throw Error("--attention: unknown implementation '" + attention + "' (flash, flash2, unfused)");
+  c.flash_attention = attention != "unfused";
+  c.flash_attention_2 = attention == "flash2";
   c.async_tp_all_reduce = vm.count("no-async-tensor-model-parallel-allreduce") == 0;
   c.gradient_accumulation_fusion = vm.count("no-gradient-accumulation-fusion") == 0;
   c.overlap_grad_reduce = vm.count("no-overlap-grad-reduce") == 0;

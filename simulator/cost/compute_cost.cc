@@ -141,7 +141,9 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
         efficiency = simt ? eff.conv_fp32 : tf32 ? eff.conv_tf32 : eff.conv;
         break;
       case trace::ComputeKind::Attention:
-        efficiency = eff.attention * short_sequence_fraction(eff, kernel);
+        efficiency =
+            (kernel.flash_attention_2 && eff.attention_flash2 > 0 ? eff.attention_flash2 : eff.attention) *
+            short_sequence_fraction(eff, kernel);
         break;
       default:
         // Memory-bound kernels do their few FLOPs on the vector units, never on tensor cores.

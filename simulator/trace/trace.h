@@ -69,6 +69,9 @@ struct ComputeSpec {
   // t tiles: (t + 1) / 2). Each query tile's CTA pays a fixed cost besides its key loop, so few tiles run at
   // a lower rate (the profile's attention_fixed_tiles). 0 = not such a kernel, or not known.
   double kv_tiles = 0;
+  // An attention kernel of FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend), not
+  // Transformer Engine's cuDNN fused attention: it runs at the profile's attention_flash2.
+  bool flash_attention_2 = false;
 
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };

@@ -46,6 +46,7 @@ json op_to_json(const Op& op) {
       if (op.compute.duration_s >= 0) j["duration_s"] = op.compute.duration_s;
       if (op.compute.unvectorized) j["unvectorized"] = true;
       if (op.compute.kv_tiles > 0) j["kv_tiles"] = op.compute.kv_tiles;
+      if (op.compute.flash_attention_2) j["flash_attention_2"] = true;
       break;
     case OpType::Collective:
       j["op"] = to_string(op.collective.kind);
@@ -246,6 +247,12 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         op.compute.kv_tiles = get_number(*kv_tiles, origin, in.path("kv_tiles"));
         if (!(op.compute.kv_tiles >= 1 && op.compute.kv_tiles <= 1e7))
           in.fail(in.path("kv_tiles"), "must be in [1, 1e7] (omit it when unknown)");
+      }
+      if (const json* flash2 = in.optional("flash_attention_2")) {
+        if (!flash2->is_boolean()) in.fail(in.path("flash_attention_2"), "expected true or false");
+        if (op.compute.kind != ComputeKind::Attention)
+          in.fail(in.path("flash_attention_2"), "only an attention kernel is a FlashAttention-2 kernel");
+        op.compute.flash_attention_2 = flash2->get<bool>();
       }
       break;
     case OpType::Collective:

@@ -175,6 +175,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
                                                            : DType::FP8;
   shard.quant = config.quant_recipe;
   shard.flash_attention = config.flash_attention;
+  shard.flash_attention_2 = config.flash_attention_2;
   shard.async_tp_all_reduce = config.async_tp_all_reduce;
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;

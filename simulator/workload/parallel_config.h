@@ -77,6 +77,9 @@ struct ParallelConfig {
   // Fused flash attention (current Megatron-LM, Transformer Engine), or the unfused attention of Megatron-LM
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;
+  // The fused kernel is FlashAttention-2's (the flash-attn package, PyTorch SDPA's flash backend: PyTorch
+  // training stacks outside Transformer Engine), not Transformer Engine's cuDNN attention.
+  bool flash_attention_2 = false;
   double capacity_factor = 1.0;  // MoE token capacity per expert, relative to an even split
   // Implementation choices that changed between Megatron-LM releases (transformer_kernels.h and
   // megatron_trace.h say what each does); the defaults are current Megatron-LM with its overlap options on.

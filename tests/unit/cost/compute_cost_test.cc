@@ -126,6 +126,26 @@ TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below
   }
 }
 
+TEST_CASE("a FlashAttention-2 kernel runs at the profile's own fraction where known, else at attention") {
+  auto profile = test_profile();
+  trace::ComputeSpec flash2 = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
+  flash2.flash_attention_2 = true;
+  // Not known: 200 TFLOP/s x 0.1, as Transformer Engine's attention.
+  CHECK(cost::ComputeCostModel(profile).cost(flash2).duration_s ==
+        simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
+  profile.efficiencies.attention_flash2 = 0.05;
+  const cost::ComputeCostModel model(profile);
+  CHECK(model.cost(flash2).duration_s == simtrain::testing::Approx(100e-3 + kLaunch).epsilon(kRel));
+  flash2.flash_attention_2 = false;
+  CHECK(model.cost(flash2).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
+  // The short-sequence rate applies to either kernel.
+  profile.efficiencies.attention_fixed_tiles = 8;
+  flash2.flash_attention_2 = true;
+  flash2.kv_tiles = 2;
+  CHECK(cost::ComputeCostModel(profile).cost(flash2).duration_s ==
+        simtrain::testing::Approx(100e-3 / 0.3 + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {
   const auto profile = test_profile();
   const cost::ComputeCostModel model(profile);

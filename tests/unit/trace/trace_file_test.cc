@@ -127,6 +127,23 @@ TEST_CASE("a flash-attention kernel carries its key tiles per query tile; others
   }
 }
 
+TEST_CASE("a FlashAttention-2 kernel says so in its op; only attention kernels may, others leave it out") {
+  Trace trace = two_stage_pipeline();
+  trace.programs[1].ops[1].compute.kind = ComputeKind::Attention;
+  trace.programs[1].ops[1].compute.flash_attention_2 = true;
+  const json doc = trace_to_json(trace);
+  CHECK(doc["programs"][1]["ops"][1]["flash_attention_2"] == true);
+  CHECK_FALSE(doc["programs"][0]["ops"][0].contains("flash_attention_2"));
+  CHECK(trace_from_json(doc, "round trip") == trace);
+  json spoiled = doc;
+  spoiled["programs"][1]["ops"][1]["flash_attention_2"] = "yes";
+  CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
+  spoiled = doc;
+  spoiled["programs"][1]["ops"][1]["kind"] = "gemm";
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"),
+                       doctest::Contains("only an attention kernel is a FlashAttention-2 kernel"), Error);
+}
+
 TEST_CASE("a token all-to-all routed once per node carries its routing; others leave the fields out") {
   Trace trace = two_stage_pipeline();
   Op& exchange = trace.programs[1].ops[2];

@@ -141,6 +141,25 @@ TEST_CASE("unfused attention's backward reads the score gradient in both the Q a
   CHECK(find(layer.forward, "attention.scores.fwd").kernel.bytes < 2 * scores * 2);
 }
 
+TEST_CASE("FlashAttention-2 marks the fused attention kernels, the same work as Transformer Engine's") {
+  LayerSharding s = sharding(8, false);
+  const LayerSteps engine = transformer_layer_steps(gpt3_175b(), s, false);
+  s.flash_attention_2 = true;
+  const LayerSteps flash2 = transformer_layer_steps(gpt3_175b(), s, false);
+  for (const char* name : {"attention.fwd", "attention.bwd_data"}) {
+    CAPTURE(name);
+    const std::vector<LayerStep>& engine_pass =
+        std::string(name).ends_with("fwd") ? engine.forward : engine.backward;
+    const std::vector<LayerStep>& flash2_pass =
+        std::string(name).ends_with("fwd") ? flash2.forward : flash2.backward;
+    CHECK_FALSE(find(engine_pass, name).kernel.flash_attention_2);
+    trace::ComputeSpec marked = find(flash2_pass, name).kernel;
+    CHECK(marked.flash_attention_2);
+    marked.flash_attention_2 = false;
+    CHECK(marked == find(engine_pass, name).kernel);
+  }
+}
+
 TEST_CASE("sequence parallelism swaps each all-reduce for a reduce-scatter and an all-gather") {
   const LayerSteps layer = transformer_layer_steps(gpt3_175b(), sharding(8, true), false);
   const double activation = 2048.0 * 12288 * 2;

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Predicts the H100 BF16 rows of MosaicML llm-foundry's MPT training benchmarks
+(validation/reference/training/llm_foundry_mpt_h100_bf16.csv: MPT-760M to MPT-70B under Composer with PyTorch
+FSDP full sharding, 8 to 64 H100s, sequences of 512 to 65,536 tokens) and prints predicted vs published
+tokens/s per GPU, the error of each row, and the mean absolute percentage error, over all rows and per
+model size. No figure is fitted to this table: it is out-of-sample for every calibration simtrain ships.
+
+How a row is run (each decision is the source's, or says why):
+- The model: MPT's shapes from llm-foundry's yamls (SHAPES below, the table header gives them): LayerNorm,
+  GELU MLP of 4 x d_model, no biases, learned positions up to the row's sequence length, embeddings tied to
+  the LM head, vocabulary 50,368; written as a simtrain model TOML per row. The closed-form parameter count
+  of those shapes is checked against the table's NumParams (within 0.1%) before anything runs.
+- Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`), the row's micro-batch and global
+  batch, activation checkpointing as `--recompute full` where the row has it; bf16 (FSDP's PURE mixed
+  precision) on `dgx-h100`.
+- Attention: FlashAttention-2's kernels (`--attention flash2`): llm-foundry runs the flash-attn package
+  (attn_impl flash, MPT-13B) or its Triton port (attn_impl triton, the others), not Transformer Engine.
+- The host: every kernel launched by a host thread at the per-kernel cost measured on the H200 machine
+  (calibration/hosts/h200-run-a.json), as the Megatron-Bridge validation does.
+Simulated with simtrain's Megatron-style generator (the one that runs FSDP), whose kernels are Transformer
+Engine's fused ones where llm-foundry's PyTorch code runs separate LayerNorm, GELU and residual kernels.
+
+Exit status 1 when the MAPE exceeds --max-mape, 2 on other failures.
+usage: tools/validate_llm_foundry.py [--simtrain PATH] [--reference CSV] [-j 2] [--max-mape 100]
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# d_model, n_heads, n_layers (scripts/train/yamls/pretrain/mpt-<size>.yaml).
+SHAPES = {"760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
+          "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
+VOCAB = 50368
+HOST_PROFILE = os.path.join(ROOT, "calibration", "hosts", "h200-run-a.json")
+
+
+def read_rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def closed_form_parameters(size, seq_len):
+    """MPT's parameters: 12 d^2 per block (attention 4 d^2, MLP 8 d^2), two LayerNorm weights per block and
+    the final one, tied embeddings and learned positions."""
+    d, _, layers = SHAPES[size]
+    return layers * (12 * d * d + 2 * d) + d + VOCAB * d + seq_len * d
+
+
+def model_toml(size, seq_len):
+    d, heads, layers = SHAPES[size]
+    return "\n".join([
+        "[model]", f'name = "mpt-{size}"', f'description = "MPT-{size} (llm-foundry mpt-{size}.yaml)"',
+        f"layers = {layers}", f"hidden = {d}", f"heads = {heads}", f"ffn_hidden = {4 * d}", f"vocab = {VOCAB}",
+        f"seq_len = {seq_len}", "gated_mlp = false", "rms_norm = false", "bias = false",
+        'positions = "learned"', "tied_embeddings = true", ""])
+
+
+def run_args(row, toml):
+    args = ["--model", toml, "--gpus", row["gpus"], "--platform", "dgx-h100", "--fsdp", "full",
+            "--micro-batch", row["micro_batch"], "--global-batch", row["global_batch"],
+            "--seq-len", row["seq_len"], "--precision", "amp-bf16", "--attention", "flash2",
+            "--host", HOST_PROFILE, "--allow-oom"]
+    if row["activation_checkpointing"] == "True":
+        args += ["--recompute", "full"]
+    return args
+
+
+def predict(simtrain, row, index, tmp):
+    toml = os.path.join(tmp, f"mpt{index}.toml")
+    with open(toml, "w") as f:
+        f.write(model_toml(row["model"], int(row["seq_len"])))
+    out = os.path.join(tmp, f"row{index}.json")
+    proc = subprocess.run([simtrain, "run", *run_args(row, toml), "--json", out], capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        return None, lines[-1] if lines else f"exit status {proc.returncode}"
+    with open(out) as f:
+        result = json.load(f)
+    tokens = int(row["global_batch"]) * int(row["seq_len"])
+    return tokens / (result["iteration_time_s"] * int(row["gpus"])), None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simtrain", default=os.path.join(ROOT, "build", "simulator", "cli", "simtrain"))
+    parser.add_argument("--reference",
+                        default=os.path.join(ROOT, "validation", "reference", "training",
+                                             "llm_foundry_mpt_h100_bf16.csv"))
+    parser.add_argument("-j", type=int, default=2, help="simulations run at once")
+    parser.add_argument("--max-mape", type=float, default=100.0)
+    args = parser.parse_args()
+
+    rows = read_rows(args.reference)
+    for row in rows:
+        expected, published = closed_form_parameters(row["model"], int(row["seq_len"])), int(row["num_params"])
+        if abs(expected / published - 1) > 1e-3:
+            print(f"MPT-{row['model']} at {row['seq_len']} tokens: the shapes give {expected} parameters, the "
+                  f"table {published}", file=sys.stderr)
+            return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
+            results = list(pool.map(lambda item: predict(args.simtrain, item[1], item[0], tmp), enumerate(rows)))
+
+    print(f"{'model':6s} {'seq':>6s} {'GPUs':>4s} {'mbs':>3s} {'ckpt':>4s} {'measured':>9s} {'predicted':>9s} "
+          f"{'error':>7s}")
+    errors, by_size, failed = [], {}, 0
+    for row, (predicted, error) in zip(rows, results):
+        if predicted is None:
+            print(f"{row['model']:6s} {row['seq_len']:>6s} {row['gpus']:>4s}  simtrain run: {error}")
+            failed += 1
+            continue
+        measured = float(row["tokens_per_s_per_gpu"])
+        e = predicted / measured - 1
+        errors.append(e)
+        by_size.setdefault(row["model"], []).append(e)
+        print(f"{row['model']:6s} {row['seq_len']:>6s} {row['gpus']:>4s} {row['micro_batch']:>3s} "
+              f"{'yes' if row['activation_checkpointing'] == 'True' else 'no':>4s} {measured:9.0f} "
+              f"{predicted:9.0f} {100 * e:+6.1f}%")
+    if failed:
+        print(f"{failed} rows failed to run", file=sys.stderr)
+        return 2
+    mape = statistics.mean(abs(e) for e in errors) * 100
+    print("\nper model size:")
+    for size in SHAPES:
+        if size in by_size:
+            values = by_size[size]
+            print(f"  MPT-{size:5s} {len(values):2d} rows: MAPE {100 * statistics.mean(abs(e) for e in values):5.1f}%, "
+                  f"mean error {100 * statistics.mean(values):+6.1f}%")
+    print(f"all {len(errors)} rows: MAPE {mape:.1f}% (limit {args.max_mape:g}%), mean error "
+          f"{100 * statistics.mean(errors):+.1f}%")
+    return 1 if mape > args.max_mape else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
