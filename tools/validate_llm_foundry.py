@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Predicts the H100 BF16 rows of MosaicML llm-foundry's MPT training benchmarks
-(validation/reference/training/llm_foundry_mpt_h100_bf16.csv: MPT-760M to MPT-70B under Composer with PyTorch
-FSDP full sharding, 8 to 64 H100s, sequences of 512 to 65,536 tokens) and prints predicted vs published
-tokens/s per GPU, the error of each row, and the mean absolute percentage error, over all rows and per
-model size. No figure is fitted to this table: it is out-of-sample for every calibration simtrain ships.
+"""Predicts the H100 rows of MosaicML llm-foundry's MPT training benchmarks
+(validation/reference/training/llm_foundry_mpt_h100.csv: MPT-350M to MPT-70B under Composer with PyTorch FSDP
+full sharding, 8 to 64 H100s, sequences of 512 to 65,536 tokens, in BF16 and FP8) and prints predicted vs
+published tokens/s per GPU, the error of each row, the mean absolute percentage error over all rows, per
+precision and per model size, and FP8's gain over BF16 where both tables have the same configuration. No
+figure is fitted to this table: it is out-of-sample for every calibration simtrain ships.
 
 How a row is run (each decision is the source's, or says why):
 - The model: MPT's shapes from llm-foundry's yamls (SHAPES below, the table header gives them): LayerNorm,
@@ -12,7 +13,8 @@ How a row is run (each decision is the source's, or says why):
   of those shapes is checked against the table's NumParams (within 0.1%) before anything runs.
 - Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`), the row's micro-batch and global
   batch, activation checkpointing as `--recompute full` where the row has it; bf16 (FSDP's PURE mixed
-  precision) on `dgx-h100`.
+  precision) on `dgx-h100`. amp_fp8 is Composer's Transformer Engine autocast with its default
+  DelayedScaling recipe: `--precision fp8 --fp8-recipe delayed`.
 - Attention: FlashAttention-2's kernels (`--attention flash2`): llm-foundry runs the flash-attn package
   (attn_impl flash, MPT-13B) or its Triton port (attn_impl triton, the others), not Transformer Engine.
 - The host: every kernel launched by a host thread at the per-kernel cost measured on the H200 machine
@@ -35,10 +37,11 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # d_model, n_heads, n_layers (scripts/train/yamls/pretrain/mpt-<size>.yaml).
-SHAPES = {"760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
+SHAPES = {"350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
           "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
 VOCAB = 50368
 HOST_PROFILE = os.path.join(ROOT, "calibration", "hosts", "h200-run-a.json")
+PRECISIONS = {"amp_bf16": ["--precision", "amp-bf16"], "amp_fp8": ["--precision", "fp8", "--fp8-recipe", "delayed"]}
 
 
 def read_rows(path):
@@ -62,10 +65,15 @@ def model_toml(size, seq_len):
         'positions = "learned"', "tied_embeddings = true", ""])
 
 
+def configuration(row):
+    return (row["model"], row["seq_len"], row["gpus"], row["micro_batch"], row["global_batch"],
+            row["activation_checkpointing"])
+
+
 def run_args(row, toml):
     args = ["--model", toml, "--gpus", row["gpus"], "--platform", "dgx-h100", "--fsdp", "full",
             "--micro-batch", row["micro_batch"], "--global-batch", row["global_batch"],
-            "--seq-len", row["seq_len"], "--precision", "amp-bf16", "--attention", "flash2",
+            "--seq-len", row["seq_len"], *PRECISIONS[row["precision"]], "--attention", "flash2",
             "--host", HOST_PROFILE, "--allow-oom"]
     if row["activation_checkpointing"] == "True":
         args += ["--recompute", "full"]
@@ -92,7 +100,7 @@ def main():
     parser.add_argument("--simtrain", default=os.path.join(ROOT, "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--reference",
                         default=os.path.join(ROOT, "validation", "reference", "training",
-                                             "llm_foundry_mpt_h100_bf16.csv"))
+                                             "llm_foundry_mpt_h100.csv"))
     parser.add_argument("-j", type=int, default=2, help="simulations run at once")
     parser.add_argument("--max-mape", type=float, default=100.0)
     args = parser.parse_args()
@@ -108,31 +116,44 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
             results = list(pool.map(lambda item: predict(args.simtrain, item[1], item[0], tmp), enumerate(rows)))
 
-    print(f"{'model':6s} {'seq':>6s} {'GPUs':>4s} {'mbs':>3s} {'ckpt':>4s} {'measured':>9s} {'predicted':>9s} "
-          f"{'error':>7s}")
-    errors, by_size, failed = [], {}, 0
+    print(f"{'model':6s} {'prec':4s} {'seq':>6s} {'GPUs':>4s} {'mbs':>3s} {'ckpt':>4s} {'measured':>9s} "
+          f"{'predicted':>9s} {'error':>7s}")
+    errors, by_size, by_precision, failed = [], {}, {}, 0
+    predicted_of = {}
     for row, (predicted, error) in zip(rows, results):
+        precision = row["precision"].removeprefix("amp_")
         if predicted is None:
-            print(f"{row['model']:6s} {row['seq_len']:>6s} {row['gpus']:>4s}  simtrain run: {error}")
+            print(f"{row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s}  simtrain run: {error}")
             failed += 1
             continue
         measured = float(row["tokens_per_s_per_gpu"])
         e = predicted / measured - 1
         errors.append(e)
         by_size.setdefault(row["model"], []).append(e)
-        print(f"{row['model']:6s} {row['seq_len']:>6s} {row['gpus']:>4s} {row['micro_batch']:>3s} "
+        by_precision.setdefault(precision, []).append(e)
+        predicted_of[configuration(row) + (precision,)] = (measured, predicted)
+        print(f"{row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s} {row['micro_batch']:>3s} "
               f"{'yes' if row['activation_checkpointing'] == 'True' else 'no':>4s} {measured:9.0f} "
               f"{predicted:9.0f} {100 * e:+6.1f}%")
     if failed:
         print(f"{failed} rows failed to run", file=sys.stderr)
         return 2
-    mape = statistics.mean(abs(e) for e in errors) * 100
+    summary = lambda values: (f"MAPE {100 * statistics.mean(abs(e) for e in values):5.1f}%, mean error "
+                              f"{100 * statistics.mean(values):+6.1f}%")
     print("\nper model size:")
     for size in SHAPES:
         if size in by_size:
-            values = by_size[size]
-            print(f"  MPT-{size:5s} {len(values):2d} rows: MAPE {100 * statistics.mean(abs(e) for e in values):5.1f}%, "
-                  f"mean error {100 * statistics.mean(values):+6.1f}%")
+            print(f"  MPT-{size:5s} {len(by_size[size]):2d} rows: {summary(by_size[size])}")
+    print("per precision:")
+    for precision, values in by_precision.items():
+        print(f"  {precision:4s} {len(values):2d} rows: {summary(values)}")
+    print("FP8's gain over BF16 at the same configuration (measured, predicted):")
+    for key, (fp8_measured, fp8_predicted) in predicted_of.items():
+        bf16 = predicted_of.get(key[:-1] + ("bf16",))
+        if key[-1] == "fp8" and bf16:
+            print(f"  MPT-{key[0]:5s} seq {key[1]:>6s} mbs {key[3]:>3s}: x{fp8_measured / bf16[0]:.2f}, "
+                  f"x{fp8_predicted / bf16[1]:.2f}")
+    mape = statistics.mean(abs(e) for e in errors) * 100
     print(f"all {len(errors)} rows: MAPE {mape:.1f}% (limit {args.max_mape:g}%), mean error "
           f"{100 * statistics.mean(errors):+.1f}%")
     return 1 if mape > args.max_mape else 0
