@@ -37,11 +37,12 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # d_model, n_heads, n_layers (scripts/train/yamls/pretrain/mpt-<size>.yaml).
-SHAPES = {"350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
-          "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
+SHAPES = {"350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32),
+          "7b": (4096, 32, 32), "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
 VOCAB = 50368
 HOST_PROFILE = os.path.join(ROOT, "calibration", "hosts", "h200-run-a.json")
-PRECISIONS = {"amp_bf16": ["--precision", "amp-bf16"], "amp_fp8": ["--precision", "fp8", "--fp8-recipe", "delayed"]}
+PRECISIONS = {"amp_bf16": ["--precision", "amp-bf16"],
+              "amp_fp8": ["--precision", "fp8", "--fp8-recipe", "delayed"]}
 
 
 def read_rows(path):
@@ -123,7 +124,8 @@ def main():
     for row, (predicted, error) in zip(rows, results):
         precision = row["precision"].removeprefix("amp_")
         if predicted is None:
-            print(f"{row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s}  simtrain run: {error}")
+            print(f"{row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s}  "
+                  f"simtrain run: {error}")
             failed += 1
             continue
         measured = float(row["tokens_per_s_per_gpu"])
