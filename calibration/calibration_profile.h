@@ -87,10 +87,10 @@ struct Efficiencies {
   // kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q, writing O and its
   // softmax statistics), so short sequences run slower (trace::ComputeSpec::kv_tiles). 0 = not known.
   double attention_fixed_tiles = 0;
-  // FlashAttention-2's kernels (the flash-attn package, PyTorch SDPA's flash backend), which frameworks
-  // outside Transformer Engine run: where they reach less than `attention` (Transformer Engine's cuDNN fused
-  // attention, FlashAttention-3-class on Hopper), the fraction trace::ComputeSpec::flash_attention_2
-  // kernels run at. 0 = the same as `attention`.
+  // FlashAttention-2's kernels (the flash-attn package, PyTorch SDPA's flash backend), which some stacks
+  // outside Transformer Engine run: where they reach less than `attention` (cuDNN's fused attention,
+  // FlashAttention-3-class on Hopper), the fraction trace::ComputeSpec::flash_attention_2 kernels run at.
+  // 0 = the same as `attention`.
   double attention_flash2 = 0;
   double memory_bound = 0.835;  // of HBM bandwidth (STREAM copy), for elementwise, norms, pooling, optimizer
   // PyTorch's unvectorized elementwise path (unrolled_elementwise_kernel for operands of different dtypes,

@@ -113,8 +113,9 @@ void add_parallel_options(po::options_description& options) {
       "torchtitan-config", po::value<std::string>(),
       "a torchtitan job TOML (model, batch, FSDP/TP/PP/CP degrees, float8, activation checkpointing)")(
       "attention", po::value<std::string>()->default_value("flash"),
-      "flash (Transformer Engine's fused cuDNN kernel) | flash2 (FlashAttention-2's kernels, as PyTorch "
-      "stacks outside Transformer Engine run them) | unfused (Megatron-LM before 2022: scores in memory)")(
+      "flash (cuDNN's fused kernel, as Transformer Engine and PyTorch SDPA on Hopper run it) | flash2 "
+      "(FlashAttention-2's kernels: the flash-attn package) | unfused (Megatron-LM before 2022: scores in "
+      "memory)")(
       "no-async-tensor-model-parallel-allreduce",
       "the backward's TP all-reduce blocks instead of running under the weight-gradient GEMM (Megatron-LM "
       "2021)")(

@@ -63,7 +63,8 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.recompute == Recompute::Selective);
   CHECK(plan.steps == 100);
   CHECK(c.tp_comm_overlap);  // async TP pipelines the sequence-parallel collectives with the matmuls
-  CHECK(c.flash_attention_2);  // PyTorch SDPA's flash backend, not Transformer Engine
+  CHECK(c.flash_attention);  // PyTorch SDPA's cuDNN attention on Hopper, as Transformer Engine's
+  CHECK_FALSE(c.flash_attention_2);
   CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]"});
 }
 
