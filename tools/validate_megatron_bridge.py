@@ -287,8 +287,8 @@ def run_args(row, host=True):
     args += ["--grad-reduce-in-bf16"]
     if recompute_modules(row):
         args += ["--recompute", "selective", "--recompute-modules", ",".join(recompute_modules(row))]
-    if bf16_layers(row):
-        start, end = bf16_layers(row)
+    if (kept := bf16_layers(row)):
+        start, end = kept
         args += ["--first-last-layers-bf16", "--num-layers-at-start-in-bf16", str(start),
                  "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):

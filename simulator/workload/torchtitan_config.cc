@@ -136,9 +136,6 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
   const toml::table* model = in.section("model");
   if (!model) in.fail(nullptr, "model", "missing the [model] table");
   c.model = zoo_key(in, model);
-  // torchtitan's models call PyTorch's scaled_dot_product_attention, which on Hopper picks cuDNN's fused
-  // attention (the H200 traces of traces/pytorch, PyTorch 2.11: cudnn_generated_fort_native_sdpa kernels),
-  // the kernel `attention` stands for; not FlashAttention-2.
   for (auto&& [key, node] : *model) {
     const std::string k(key.str());
     if (k == "converters") {
