@@ -1,8 +1,10 @@
 // Implements lockstep.h: which ranks stand for tensor-parallel groups and folded replicas.
 #include "simulator/engine/lockstep.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 namespace simtrain::engine {
 namespace {
@@ -14,23 +16,85 @@ LockstepPlan none(const trace::Trace& trace) {
   return plan;
 }
 
+// Whether some communicator of `group` holds both ranks standing for themselves and ranks standing behind
+// another.
+bool mixes_representatives(const trace::CommunicatorGroup& group, const std::vector<int>& representative) {
+  for (const auto& members : group.communicators) {
+    bool any = false, all = true;
+    for (int rank : members) {
+      const bool is = representative[rank] == rank;
+      any = any || is;
+      all = all && is;
+    }
+    if (any && !all) return true;
+  }
+  return false;
+}
+
+// A group's communicators laid out as replica sampling needs them (sample_replicas): what the sample keeps,
+// and each rank's position in its communicator.
+struct SampleLayout {
+  SampledGroup facts;
+  std::vector<int> position;                             // [rank]
+  std::vector<const std::vector<int>*> communicator_of;  // [rank]
+
+  // The member of `rank`'s communicator whose position its own stands behind.
+  int stand_in(int rank) const { return (*communicator_of[rank])[position[rank] % facts.members]; }
+};
+
+std::optional<SampleLayout> sample_layout(const trace::Trace& trace, int group, int gpus_per_node,
+                                          bool rings_only) {
+  for (const trace::Program& program : trace.programs)
+    for (const trace::Op& op : program.ops) {
+      if ((op.type == trace::OpType::Send || op.type == trace::OpType::Recv) && op.p2p.group == group)
+        return std::nullopt;
+      if (op.type != trace::OpType::Collective || op.collective.group != group) continue;
+      if (op.collective.kind == trace::CollectiveKind::ReduceScatter ||
+          op.collective.kind == trace::CollectiveKind::AllGather)
+        continue;
+      if (rings_only || op.collective.kind == trace::CollectiveKind::AllToAll ||
+          op.collective.kind == trace::CollectiveKind::SendRecv)
+        return std::nullopt;
+    }
+  const auto& communicators = trace.groups[group].communicators;
+  if (communicators.empty()) return std::nullopt;
+  const int n = static_cast<int>(communicators[0].size());
+  const auto node = [gpus_per_node](int rank) { return rank / gpus_per_node; };
+  // Members per node, from the first communicator; every communicator must show the same layout.
+  int per_node = 0;
+  while (per_node < n && node(communicators[0][per_node]) == node(communicators[0][0])) ++per_node;
+  // The sample is two nodes' worth: its ring flows reach at most the third node, which the ring wraps
+  // onto the first, so any whole number of nodes beyond the sample will do.
+  if (per_node == 0 || n % per_node != 0 || n < 4 * per_node) return std::nullopt;
+  SampleLayout layout{{group, 2 * per_node, per_node, n},
+                      std::vector<int>(trace.world_size, -1),
+                      std::vector<const std::vector<int>*>(trace.world_size, nullptr)};
+  for (const auto& members : communicators) {
+    if (static_cast<int>(members.size()) != n) return std::nullopt;
+    for (int i = 0; i < n; ++i) {
+      const int rank = members[i];
+      if (trace.rank_program[rank] != trace.rank_program[members[0]]) return std::nullopt;
+      // Position i sits on the (i / per_node)-th node of the communicator, and nodes are distinct.
+      if (node(rank) != node(members[i - i % per_node])) return std::nullopt;
+      if (i % per_node == 0 && i > 0 && node(rank) == node(members[i - per_node])) return std::nullopt;
+      layout.position[rank] = i;
+      layout.communicator_of[rank] = &members;
+    }
+  }
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    if (layout.position[rank] < 0) return std::nullopt;  // a rank outside the group
+  return layout;
+}
+
 }  // namespace
 
-// True when no communicator of a group other than `except_a` / `except_b` mixes representatives with others.
+// True when no communicator of a group other than those in `except` mixes representatives with others.
 static bool representatives_talk_among_themselves(const trace::Trace& trace,
-                                                  const std::vector<int>& representative, int except_a,
-                                                  int except_b) {
+                                                  const std::vector<int>& representative,
+                                                  const std::vector<int>& except) {
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
-    if (static_cast<int>(g) == except_a || static_cast<int>(g) == except_b) continue;
-    for (const auto& members : trace.groups[g].communicators) {
-      bool any = false, all = true;
-      for (int rank : members) {
-        bool is = representative[rank] == rank;
-        any = any || is;
-        all = all && is;
-      }
-      if (any && !all) return false;
-    }
+    if (std::find(except.begin(), except.end(), static_cast<int>(g)) != except.end()) continue;
+    if (mixes_representatives(trace.groups[g], representative)) return false;
   }
   return true;
 }
@@ -58,7 +122,7 @@ LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_n
   }
   if (size <= 1 || covered != static_cast<std::size_t>(trace.world_size)) return none(trace);
 
-  if (!representatives_talk_among_themselves(trace, plan.representative, group, -1)) return none(trace);
+  if (!representatives_talk_among_themselves(trace, plan.representative, {group})) return none(trace);
   plan.group = group;
   plan.size = size;
   return plan;
@@ -120,7 +184,7 @@ LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_n
   // lockstep group are orthogonal, as data and tensor parallelism are).
   for (int rank = 0; rank < trace.world_size; ++rank)
     if (folded[folded[rank]] != folded[rank]) return plan;
-  if (!representatives_talk_among_themselves(trace, folded, plan.group, group)) return plan;
+  if (!representatives_talk_among_themselves(trace, folded, {plan.group, group})) return plan;
   plan.representative = std::move(folded);
   plan.folded_group = group;
   return plan;
@@ -132,63 +196,34 @@ LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group
   for (std::size_t g = 0; g < trace.groups.size(); ++g)
     if (trace.groups[g].name == group_name) group = static_cast<int>(g);
   if (group < 0 || plan.folded_group >= 0 || gpus_per_node < 1) return plan;
-  for (const trace::Program& program : trace.programs)
-    for (const trace::Op& op : program.ops) {
-      if ((op.type == trace::OpType::Send || op.type == trace::OpType::Recv) && op.p2p.group == group)
-        return plan;
-      if (op.type != trace::OpType::Collective || op.collective.group != group) continue;
-      if (op.collective.kind == trace::CollectiveKind::ReduceScatter ||
-          op.collective.kind == trace::CollectiveKind::AllGather)
-        continue;
-      if (rings_only || op.collective.kind == trace::CollectiveKind::AllToAll ||
-          op.collective.kind == trace::CollectiveKind::SendRecv)
-        return plan;
-    }
-  const auto& communicators = trace.groups[group].communicators;
-  if (communicators.empty()) return plan;
-  const int n = static_cast<int>(communicators[0].size());
-  const auto node = [gpus_per_node](int rank) { return rank / gpus_per_node; };
-  // Members per node, from the first communicator; every communicator must show the same layout.
-  int per_node = 0;
-  while (per_node < n && node(communicators[0][per_node]) == node(communicators[0][0])) ++per_node;
-  // The sample is two nodes' worth: its ring flows reach at most the third node, which the ring wraps
-  // onto the first, so any whole number of nodes beyond the sample will do.
-  if (per_node == 0 || n % per_node != 0 || n < 4 * per_node) return plan;
-  const int kept = 2 * per_node;
-  std::vector<int> position(trace.world_size, -1);
-  std::vector<const std::vector<int>*> communicator_of(trace.world_size, nullptr);
-  for (const auto& members : communicators) {
-    if (static_cast<int>(members.size()) != n) return plan;
-    for (int i = 0; i < n; ++i) {
-      const int rank = members[i];
-      if (trace.rank_program[rank] != trace.rank_program[members[0]]) return plan;
-      // Position i sits on the (i / per_node)-th node of the communicator, and nodes are distinct.
-      if (node(rank) != node(members[i - i % per_node])) return plan;
-      if (i % per_node == 0 && i > 0 && node(rank) == node(members[i - per_node])) return plan;
-      position[rank] = i;
-      communicator_of[rank] = &members;
-    }
-  }
+  const std::optional<SampleLayout> layout = sample_layout(trace, group, gpus_per_node, rings_only);
+  if (!layout) return plan;
   std::vector<int> sampled(trace.world_size);
-  for (int rank = 0; rank < trace.world_size; ++rank) {
-    if (position[rank] < 0) return plan;  // a rank outside the group
-    sampled[rank] = plan.representative[(*communicator_of[rank])[position[rank] % kept]];
-  }
+  for (int rank = 0; rank < trace.world_size; ++rank)
+    sampled[rank] = plan.representative[layout->stand_in(rank)];
   for (int rank = 0; rank < trace.world_size; ++rank)
     if (sampled[sampled[rank]] != sampled[rank]) return plan;
   // Node closure: a node's ranks are all in the sample or all outside it.
   std::map<int, int> in_sample_by_node;  // node -> 1 (in the sample) or 0
   for (int rank = 0; rank < trace.world_size; ++rank) {
-    const int in = position[rank] < kept ? 1 : 0;
-    const auto [it, inserted] = in_sample_by_node.emplace(node(rank), in);
+    const int in = layout->position[rank] < layout->facts.members ? 1 : 0;
+    const auto [it, inserted] = in_sample_by_node.emplace(rank / gpus_per_node, in);
     if (!inserted && it->second != in) return plan;
   }
-  if (!representatives_talk_among_themselves(trace, sampled, plan.group, group)) return plan;
+  std::vector<SampledGroup> groups{layout->facts};
+  std::vector<int> except{plan.group, group};
+  for (int g = 0; g < static_cast<int>(trace.groups.size()); ++g) {
+    if (g == group || g == plan.group || !mixes_representatives(trace.groups[g], sampled)) continue;
+    const std::optional<SampleLayout> along = sample_layout(trace, g, gpus_per_node, rings_only);
+    if (!along) return plan;
+    for (int rank = 0; rank < trace.world_size; ++rank)
+      if (plan.representative[along->stand_in(rank)] != sampled[rank]) return plan;
+    groups.push_back(along->facts);
+    except.push_back(g);
+  }
+  if (!representatives_talk_among_themselves(trace, sampled, except)) return plan;
   plan.representative = std::move(sampled);
-  plan.sampled_group = group;
-  plan.sampled_members = kept;
-  plan.sampled_per_node = per_node;
-  plan.sampled_of = n;
+  plan.sampled = std::move(groups);
   return plan;
 }
 

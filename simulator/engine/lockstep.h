@@ -11,6 +11,15 @@
 
 namespace simtrain::engine {
 
+// One group whose communicators run on their first `members` members only (sample_replicas), `per_node` of
+// them on each node, of `of` members each.
+struct SampledGroup {
+  int group = -1;  // index in Trace::groups
+  int members = 0;
+  int per_node = 0;
+  int of = 0;
+};
+
 struct LockstepPlan {
   int group = -1;                   // index of the lockstep group in Trace::groups, -1 when none applies
   int size = 1;                     // ranks per lockstep communicator
@@ -19,14 +28,17 @@ struct LockstepPlan {
   // -1 when none. Its collectives are costed analytically over the platform's routes, without contention.
   int folded_group = -1;
   bool whole_nodes = false;  // plan_node_lockstep(): each node's ranks stand behind its first
-  // With replicas sampled (sample_replicas): the group whose communicators run on their first
-  // `sampled_members` members only, `sampled_per_node` of them on each node; -1 when none.
-  int sampled_group = -1;
-  int sampled_members = 0;
-  int sampled_per_node = 0;
-  int sampled_of = 0;  // members of each communicator of the sampled group
+  // With replicas sampled (sample_replicas): the data-parallel group first, then the groups sampled with it;
+  // empty when none.
+  std::vector<SampledGroup> sampled;
 
   bool is_representative(int rank) const { return representative[rank] == rank; }
+  // The sampling of `group`, nullptr when it is not sampled.
+  const SampledGroup* sampled_group(int group) const {
+    for (const SampledGroup& s : sampled)
+      if (s.group == group) return &s;
+    return nullptr;
+  }
 };
 
 // Lockstep over the group named `group_name` when it is safe: every communicator of the group has the same
@@ -69,9 +81,13 @@ LockstepPlan fold_replicas(const trace::Trace& trace, const std::string& group_n
 //  and the caller has checked that no link above the nodes can limit a flow (fabric_never_binds): then the
 //  replicas left out share no link with the sample that could change a simulated flow's max-min rate, and
 //  they run the same program on nodes that see the same traffic, so their timelines equal the sample's.
-// The sampled group's collectives then run their flows between simulated members (the ring wraps inside the
+// A group whose communicators mix sampled ranks with others is sampled along with it when its own layout
+// allows it and every rank's stand-in there is its stand-in in the group: an MoE's expert-data-parallel
+// group, one member per expert-parallel group, crosses the same nodes as the data-parallel one with fewer
+// members on each. Otherwise the sample would wait on ranks not simulated, and nothing is sampled.
+// The sampled groups' collectives then run their flows between simulated members (the ring wraps inside the
 // sample: each node still sends one ring flow and receives one, as in the whole ring), with the step count,
-// algorithm and bytes of the whole communicator. Returns `plan` unchanged (sampled_group == -1) otherwise.
+// algorithm and bytes of the whole communicator. Returns `plan` unchanged (`sampled` empty) otherwise.
 LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group_name, int gpus_per_node,
                              bool rings_only, LockstepPlan plan);
 

@@ -144,8 +144,8 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
         options.stepwise_collectives
             ? lockstep
             : sample_replicas(trace, options.folded_group, built.gpus_per_node, false, lockstep);
-    lockstep = sampled.sampled_group >= 0 ? std::move(sampled)
-                                          : fold_replicas(trace, options.folded_group, std::move(lockstep));
+    lockstep = !sampled.sampled.empty() ? std::move(sampled)
+                                        : fold_replicas(trace, options.folded_group, std::move(lockstep));
   }
   // Full fidelity's sample, taken below once the collectives' algorithms can be worked out.
   LockstepPlan full_sample;
@@ -158,7 +158,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   state.inter_node_latency_s = route.latency_s;
   state.inter_node_bandwidth_Bps = route.ring_bandwidth_Bps;
   state.node_gpus_share_uplink = route.shared_by_node;
-  if (full_sample.sampled_group >= 0 && crosses_nodes_in_rings(state, full_sample.sampled_group)) {
+  if (!full_sample.sampled.empty() &&
+      std::all_of(full_sample.sampled.begin(), full_sample.sampled.end(),
+                  [&](const SampledGroup& s) { return crosses_nodes_in_rings(state, s.group); })) {
     state.lockstep = std::move(full_sample);
     state.communicator_facts.clear();  // their simulated member counts follow the sample
     sampled_exactly = true;
@@ -229,9 +231,9 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   result.compute_waits = state.compute_waits;
   result.lockstep_size = state.lockstep.size;
   result.replicas_folded = state.lockstep.folded_group >= 0;
-  if (state.lockstep.sampled_group >= 0) {
-    result.replicas_simulated = state.lockstep.sampled_members;
-    result.replicas = state.lockstep.sampled_of;
+  if (!state.lockstep.sampled.empty()) {
+    result.replicas_simulated = state.lockstep.sampled.front().members;
+    result.replicas = state.lockstep.sampled.front().of;
     result.replicas_sampled_exactly = sampled_exactly;
   }
   for (int a = 0; a < 4; ++a)

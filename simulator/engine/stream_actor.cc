@@ -143,8 +143,9 @@ class StreamActor {
     double extra_latency_s = 0;
     if (plan.steps > 0 && op.collective.group == state_.lockstep.folded_group)
       extra_latency_s = folded_flows_s(plan);
-    else if (plan.steps > 0 && op.collective.group == state_.lockstep.sampled_group)
-      extra_latency_s = sampled_flows(op, plan, members);
+    else if (const SampledGroup* sampled = state_.lockstep.sampled_group(op.collective.group);
+             plan.steps > 0 && sampled)
+      extra_latency_s = sampled_flows(op, plan, members, *sampled);
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
@@ -235,9 +236,9 @@ class StreamActor {
   // communicator does. Returns the latency of the further steps, like run_flows(), from the real peers'
   // routes, plus what the real routes' latency exceeds the one SimGrid charged on the sample's routes.
   double sampled_flows(const trace::Op& op, const cost::RankCollectivePlan& plan,
-                       const std::vector<int>& members) {
-    const int kept = state_.lockstep.sampled_members;
-    const int per_node = state_.lockstep.sampled_per_node;
+                       const std::vector<int>& members, const SampledGroup& sampled) {
+    const int kept = sampled.members;
+    const int per_node = sampled.per_node;
     const int my_node = state_.platform.node_of(rank_);
     std::vector<sg4::CommPtr> comms;
     double charged_latency_s = 0;

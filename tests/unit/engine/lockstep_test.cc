@@ -1,6 +1,8 @@
 // Which ranks a lockstep group lets one actor stand for, and when lockstep must not apply.
 #include "simulator/engine/lockstep.h"
 
+#include <numeric>
+
 #include <doctest/doctest.h>
 
 namespace simtrain {
@@ -143,10 +145,11 @@ TEST_CASE("sampling data-parallel replicas keeps the replicas on each communicat
       two_pipelines({{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
   const engine::LockstepPlan plan =
       engine::sample_replicas(t, "dp", 2, true, engine::plan_lockstep(t, "", 2));
-  CHECK(plan.sampled_group == 0);
-  CHECK(plan.sampled_members == 4);
-  CHECK(plan.sampled_per_node == 2);
-  CHECK(plan.sampled_of == 8);
+  REQUIRE(plan.sampled.size() == 1);
+  CHECK(plan.sampled[0].group == 0);
+  CHECK(plan.sampled[0].members == 4);
+  CHECK(plan.sampled[0].per_node == 2);
+  CHECK(plan.sampled[0].of == 8);
   // Position i stands behind position i mod 4 of its own communicator.
   CHECK(plan.representative == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11});
 }
@@ -161,8 +164,45 @@ TEST_CASE("replica sampling needs whole nodes per communicator, not a multiple o
   t.groups.push_back({"dp", {{0, 1, 2, 3, 4}}});
   const engine::LockstepPlan plan =
       engine::sample_replicas(t, "dp", 1, true, engine::plan_lockstep(t, "", 1));
-  CHECK(plan.sampled_members == 2);
+  CHECK(plan.sampled.at(0).members == 2);
   CHECK(plan.representative == std::vector<int>{0, 1, 0, 1, 0});
+}
+
+// An MoE job of 4 nodes of 4 GPUs: expert parallelism over each node's GPUs, dense data parallelism over
+// all 16, and the expert-data-parallel group joining the GPUs of equal expert rank across the nodes.
+trace::Trace moe_replicas(std::vector<std::vector<int>> edp) {
+  trace::Trace t;
+  t.world_size = 16;
+  t.programs.resize(1);
+  t.rank_program.assign(16, 0);
+  std::vector<int> all(16);
+  std::iota(all.begin(), all.end(), 0);
+  t.groups.push_back({"dp", {all}});
+  t.groups.push_back({"ep", {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}}});
+  t.groups.push_back({"edp", std::move(edp)});
+  return t;
+}
+
+TEST_CASE("the expert-data-parallel group is sampled with the data-parallel one") {
+  const trace::Trace t = moe_replicas({{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}});
+  const engine::LockstepPlan plan =
+      engine::sample_replicas(t, "dp", 4, true, engine::plan_lockstep(t, "", 4));
+  REQUIRE(plan.sampled.size() == 2);
+  CHECK(plan.sampled[0].group == 0);
+  CHECK(plan.sampled[0].members == 8);
+  CHECK(plan.sampled[1].group == 2);
+  CHECK(plan.sampled[1].members == 2);
+  CHECK(plan.sampled[1].per_node == 1);
+  CHECK(plan.sampled[1].of == 4);
+  REQUIRE(plan.sampled_group(2) != nullptr);
+  CHECK(plan.sampled_group(1) == nullptr);
+  // Nodes 2 and 3 stand behind nodes 0 and 1, GPU for GPU.
+  CHECK(plan.representative == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7});
+  // An expert-data-parallel group whose stand-ins are not the data-parallel ones (node 3's GPU 0 would
+  // stand behind node 1's GPU 0 in one group and node 0's in the other): nothing is sampled.
+  const trace::Trace crossed = moe_replicas({{0, 4, 12, 8}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}});
+  CHECK(
+      engine::sample_replicas(crossed, "dp", 4, true, engine::plan_lockstep(crossed, "", 4)).sampled.empty());
 }
 
 TEST_CASE("replica sampling does not apply where the sample would not see the whole job's traffic") {
@@ -170,8 +210,7 @@ TEST_CASE("replica sampling does not apply where the sample would not see the wh
   const trace::Trace crossed =
       two_pipelines({{0, 12}, {1, 13}, {2, 14}, {3, 15}, {4, 8}, {5, 9}, {6, 10}, {7, 11}});
   CHECK(
-      engine::sample_replicas(crossed, "dp", 2, true, engine::plan_lockstep(crossed, "", 2)).sampled_group ==
-      -1);
+      engine::sample_replicas(crossed, "dp", 2, true, engine::plan_lockstep(crossed, "", 2)).sampled.empty());
   // A node holding a sampled rank and one left out (node 1 holds rank 2, position 1 of the first
   // communicator, and rank 3, position 2 of the second), so the node's NICs would carry only part of their
   // traffic.
@@ -182,15 +221,15 @@ TEST_CASE("replica sampling does not apply where the sample would not see the wh
   mixed_node.groups.push_back({"dp", {{0, 2, 4, 6, 8, 10, 12, 14}, {1, 5, 3, 7, 9, 11, 13, 15}}});
   mixed_node.groups.push_back({"pp", {{0, 1}, {2, 5}, {4, 3}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}});
   CHECK(engine::sample_replicas(mixed_node, "dp", 2, true, engine::plan_lockstep(mixed_node, "", 2))
-            .sampled_group == -1);
+            .sampled.empty());
   const trace::Trace t =
       two_pipelines({{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
   // Too few replicas for a sample of two nodes to save anything (4 GPUs per node: 2 nodes per communicator).
-  CHECK(engine::sample_replicas(t, "dp", 4, true, engine::plan_lockstep(t, "", 4)).sampled_group == -1);
+  CHECK(engine::sample_replicas(t, "dp", 4, true, engine::plan_lockstep(t, "", 4)).sampled.empty());
   // Replicas already folded (--fidelity fast on a layout that cannot be sampled) stay folded.
   engine::LockstepPlan folded = engine::plan_lockstep(t, "", 2);
   folded.folded_group = 0;
-  CHECK(engine::sample_replicas(t, "dp", 2, true, folded).sampled_group == -1);
+  CHECK(engine::sample_replicas(t, "dp", 2, true, folded).sampled.empty());
 }
 
 }  // namespace simtrain

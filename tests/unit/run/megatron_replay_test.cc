@@ -50,10 +50,10 @@ cost::ProgramCosts layer_costs(const trace::Trace& t) {
   return costs;
 }
 
-// The replayed iteration time (NaN when the replay threw, e.g. on a deadlock).
-double iteration_s(const workload::TransformerConfig& model, const ParallelConfig& config,
-                   bool free_network = true, const std::string& lockstep_group = "tp",
-                   const std::string& folded_group = "", const std::string& sampled_group = "dp") {
+// The replay's result (in the child process that ran it).
+double replayed(const workload::TransformerConfig& model, const ParallelConfig& config, bool free_network,
+                const std::string& lockstep_group, const std::string& folded_group,
+                const std::string& sampled_group, double (*read)(const engine::ReplayResult&)) {
   return testing::in_child_process([&] {
     const trace::Trace t = workload::generate_megatron_trace(model, "gpt-small", config);
     calibration::Efficiencies ideal;
@@ -65,8 +65,16 @@ double iteration_s(const workload::TransformerConfig& model, const ParallelConfi
     options.lockstep_group = lockstep_group;
     options.folded_group = folded_group;
     options.sampled_group = sampled_group;
-    return engine::replay(t, layer_costs(t), ideal, source, options).makespan_s;
+    return read(engine::replay(t, layer_costs(t), ideal, source, options));
   });
+}
+
+// The replayed iteration time (NaN when the replay threw, e.g. on a deadlock).
+double iteration_s(const workload::TransformerConfig& model, const ParallelConfig& config,
+                   bool free_network = true, const std::string& lockstep_group = "tp",
+                   const std::string& folded_group = "", const std::string& sampled_group = "dp") {
+  return replayed(model, config, free_network, lockstep_group, folded_group, sampled_group,
+                  [](const engine::ReplayResult& r) { return r.makespan_s; });
 }
 
 }  // namespace
@@ -162,4 +170,24 @@ TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay
   c.ep = 2;
   CHECK(iteration_s(moe, c, false) > 0);
 }
+
+// Sampling an MoE's replicas takes its expert-data-parallel group along (engine/lockstep.h): 4 nodes of 8
+// GPUs, experts spread over each node's GPUs, each expert's replicas one per node; the 2 nodes simulated
+// stand for the 4 to the last rounding error.
+TEST_CASE("sampling an MoE's replicas with its expert-data-parallel group gives the iteration time of all") {
+  workload::TransformerConfig moe = small_gpt(2);
+  moe.experts = 8;
+  moe.experts_per_token = 2;
+  moe.moe_ffn_hidden = 512;
+  ParallelConfig c = plan(1, 1, 32, 2);
+  c.ep = 8;
+  c.distributed_optimizer = true;
+  const auto simulated = [](const engine::ReplayResult& r) { return double(r.replicas_simulated); };
+  CHECK(replayed(moe, c, false, "tp", "", "dp", simulated) == 16);
+  const double sampled = iteration_s(moe, c, false, "tp", "", "dp");
+  const double all = iteration_s(moe, c, false, "tp", "", "");
+  REQUIRE(all > 0);
+  CHECK(sampled == simtrain::testing::Approx(all).epsilon(1e-9));
+}
+
 }  // namespace simtrain
