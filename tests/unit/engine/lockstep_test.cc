@@ -138,6 +138,9 @@ trace::Trace two_pipelines(std::vector<std::vector<int>> pp) {
   return t;
 }
 
+// A sampled group as {group, members kept, of them per node, members of each communicator}.
+std::vector<int> facts(const engine::SampledGroup& s) { return {s.group, s.members, s.per_node, s.of}; }
+
 }  // namespace
 
 TEST_CASE("sampling data-parallel replicas keeps the replicas on each communicator's first two nodes") {
@@ -146,10 +149,7 @@ TEST_CASE("sampling data-parallel replicas keeps the replicas on each communicat
   const engine::LockstepPlan plan =
       engine::sample_replicas(t, "dp", 2, true, engine::plan_lockstep(t, "", 2));
   REQUIRE(plan.sampled.size() == 1);
-  CHECK(plan.sampled[0].group == 0);
-  CHECK(plan.sampled[0].members == 4);
-  CHECK(plan.sampled[0].per_node == 2);
-  CHECK(plan.sampled[0].of == 8);
+  CHECK(facts(plan.sampled[0]) == std::vector<int>{0, 4, 2, 8});
   // Position i stands behind position i mod 4 of its own communicator.
   CHECK(plan.representative == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3, 8, 9, 10, 11, 8, 9, 10, 11});
 }
@@ -188,12 +188,8 @@ TEST_CASE("the expert-data-parallel group is sampled with the data-parallel one"
   const engine::LockstepPlan plan =
       engine::sample_replicas(t, "dp", 4, true, engine::plan_lockstep(t, "", 4));
   REQUIRE(plan.sampled.size() == 2);
-  CHECK(plan.sampled[0].group == 0);
-  CHECK(plan.sampled[0].members == 8);
-  CHECK(plan.sampled[1].group == 2);
-  CHECK(plan.sampled[1].members == 2);
-  CHECK(plan.sampled[1].per_node == 1);
-  CHECK(plan.sampled[1].of == 4);
+  CHECK(facts(plan.sampled[0]) == std::vector<int>{0, 8, 4, 16});
+  CHECK(facts(plan.sampled[1]) == std::vector<int>{2, 2, 1, 4});
   REQUIRE(plan.sampled_group(2) != nullptr);
   CHECK(plan.sampled_group(1) == nullptr);
   // Nodes 2 and 3 stand behind nodes 0 and 1, GPU for GPU.
