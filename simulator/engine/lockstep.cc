@@ -210,8 +210,9 @@ LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group
     const auto [it, inserted] = in_sample_by_node.emplace(rank / gpus_per_node, in);
     if (!inserted && it->second != in) return plan;
   }
+  // Every other group whose communicators mix sampled ranks with left-out ones is sampled along, or nothing
+  // is: then the sampled ranks talk only among themselves.
   std::vector<SampledGroup> groups{layout->facts};
-  std::vector<int> except{plan.group, group};
   for (int g = 0; g < static_cast<int>(trace.groups.size()); ++g) {
     if (g == group || g == plan.group || !mixes_representatives(trace.groups[g], sampled)) continue;
     const std::optional<SampleLayout> along = sample_layout(trace, g, gpus_per_node, rings_only);
@@ -219,9 +220,7 @@ LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group
     for (int rank = 0; rank < trace.world_size; ++rank)
       if (plan.representative[along->stand_in(rank)] != sampled[rank]) return plan;
     groups.push_back(along->facts);
-    except.push_back(g);
   }
-  if (!representatives_talk_among_themselves(trace, sampled, except)) return plan;
   plan.representative = std::move(sampled);
   plan.sampled = std::move(groups);
   return plan;
