@@ -34,6 +34,12 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   once) where the row's recipe at commit 067f987 sets moe_token_dispatcher_type = "flex" (FLEX_DISPATCHER);
   NCCL's all-to-all elsewhere. It changes only expert parallelism across nodes: inside an 8-GPU node or an
   NVL72 rack the two cost the same.
+- Userbuffers (`--tp-comm-overlap`) with sequence parallelism wherever TP > 1, except where the row's recipe
+  turns them off (NO_TP_COMM_OVERLAP); gradient reduction under the backward pass except where the recipe
+  turns it off (NO_OVERLAP_GRAD_REDUCE: DeepSeek-V3 on H100).
+- The combined 1F1B (`--overlap-moe-expert-parallel-comm`: one micro-batch's expert-parallel all-to-alls
+  under another's kernels) where the configuration of the row's own release sets it (EP_OVERLAP, with each
+  release's source): the scripts switched it release by release, and it moves a step by up to a third.
 - Layers kept in bf16 under FP8 or NVFP4 (`--first-last-layers-bf16`) where the row's mixed-precision recipe
   keeps them (BF16_LAYERS: Nemotron 3 Super's NVFP4 recipe, the last 14 of its 88 layers).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
@@ -181,6 +187,75 @@ def recompute_modules(row):
                  (precisions is None or row["Precision"] in precisions)), [])
 
 
+# Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm), which changes a step by up to a third,
+# is read from the configuration of the row's own release, not from the recipes at commit 067f987: the
+# performance scripts switched it per release (Megatron-Bridge's tags; 26.04.01 is v0.4.2, the first whose
+# DeepSeek-V3 B200 configuration has the row's PP 8 VP 2). (release, system, model, precisions), each with
+# its source:
+#   25.09 scripts/performance/run_script.py (commit f37f883a8): A2A_1F1B on H100 for DeepSeek-V3;
+#   25.11 v0.2.0 configs/qwen3/workload_base_configs.py: Qwen3-235B-A22B on B200 (BF16, FP8-CS, FP8-MX as
+#         FP8-CS) and H100, Qwen3-30B-A3B on H100: moe_a2a_overlap=True;
+#   26.04.01 v0.4.2: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2,
+#         QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1;
+#   26.06 v0.5.0: QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_FP8_MX_V1, DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_GBS15360;
+#   26.08 perf_recipes at commit 067f987: overlap_moe_expert_parallel_comm = True in the Qwen3 fp8mx recipes
+#         of GB200 and GB300 (qwen/common.py _enable_hybridep_full_iteration_mxfp8), DeepSeek-V3 fp8mx
+#         (deepseek/common.py _enable_deepseek_full_iteration_mxfp8), GPT-OSS fp8mx
+#         (gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs).
+# The other releases' configurations of the table's MoE rows set it off (moe_a2a_overlap=False or unset).
+EP_OVERLAP = [
+    ("25.09", "DGX-H100", "DeepSeekV3", {""}),
+    ("25.11", "DGX-B200", "Qwen3_235B_a22B", {"FP8-MX"}),
+    ("25.11", "DGX-H100", "Qwen3_235B_a22B", {"FP8-CS"}),
+    ("25.11", "DGX-H100", "Qwen3_30B_a3B", {"FP8-CS"}),
+    ("26.04.01", "DGX-B200", "DeepSeekV3", MX),
+    ("26.04.01", "DGX-GB200", "GPT OSS 120B", {"BF16"}),
+    ("26.04.01", "DGX-H100", "Qwen3_235B_a22B", {"FP8"}),
+    ("26.06", "DGX-B300", "Qwen3_30B_a3B", MX),
+    ("26.06", "DGX-GB300", "DeepSeekV3", MX),
+    ("26.08", "DGX-GB200", "DeepSeekV3", MX),
+    ("26.08", "DGX-GB300", "DeepSeekV3", MX),
+    ("26.08", "DGX-GB200", "GPT OSS 120B", MX),
+    ("26.08", "DGX-GB300", "GPT OSS 120B", MX),
+    ("26.08", "DGX-GB200", "Qwen3_235B_a22B", MX),
+    ("26.08", "DGX-GB300", "Qwen3_235B_a22B", MX),
+    ("26.08", "DGX-GB200", "Qwen3_30B_a3B", MX),
+    ("26.08", "DGX-GB300", "Qwen3_30B_a3B", MX),
+]
+
+
+def ep_overlap(row):
+    return any(row["release"] == release and row["System"] == system and row["base_model"] == model and
+               row["Precision"] in precisions for release, system, model, precisions in EP_OVERLAP)
+
+
+# Where the row's recipe (commit 067f987) turns Transformer Engine's userbuffers off although TP > 1
+# (model, systems, precisions or None for all): DeepSeek-V3 on H100 (recipes/deepseek/h100/deepseek_v3.py sets
+# CommOverlapConfig(tp_comm_overlap=False) and perf_recipes/deepseek/h100 keeps it), Qwen3-235B-A22B on H100
+# (perf_recipes/qwen/h100/qwen3_moe.py; the v0.2.0 and v0.4.2 configurations too: Hopper cannot serve
+# userbuffers and the combined 1F1B at once, Megatron-LM's arguments.py warns), the NVFP4 Llama recipes of
+# B200, B300, GB200 and GB300 (perf_recipes/llama/*/llama3.py, llama31.py: comm_overlap.tp_comm_overlap = False).
+NOT_HOPPER = {"DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}
+NO_TP_COMM_OVERLAP = [("DeepSeekV3", {"DGX-H100"}, None), ("Qwen3_235B_a22B", {"DGX-H100"}, None),
+                      ("LLAMA3_70B", NOT_HOPPER, {"NVFP4"}), ("LLAMA3.1_405B", NOT_HOPPER, {"NVFP4"})]
+# Gradients reduced after the backward pass (`--no-overlap-grad-reduce`) where the recipe sets
+# overlap_grad_reduce = False: DeepSeek-V3 on H100 (perf_recipes/deepseek/h100/deepseek_v3.py; 25.09's
+# scripts/performance/run_script.py at commit f37f883a8 too).
+NO_OVERLAP_GRAD_REDUCE = [("DeepSeekV3", {"DGX-H100"})]
+
+
+def tp_comm_overlap(row):
+    return int(size(row["TP"])) > 1 and not any(
+        row["base_model"] == model and row["System"] in systems and (precisions is None or
+                                                                      row["Precision"] in precisions)
+        for model, systems, precisions in NO_TP_COMM_OVERLAP)
+
+
+def overlap_grad_reduce(row):
+    return not any(row["base_model"] == model and row["System"] in systems
+                   for model, systems in NO_OVERLAP_GRAD_REDUCE)
+
+
 # Layers the row's mixed-precision recipe keeps in bf16 (Megatron's --first-last-layers-bf16): model,
 # precisions, layers at the start, layers at the end. Every Nemotron 3 Super NVFP4 recipe takes
 # perf_recipes/nemotronh/common.py's _nemotron_3_super_nvfp4_precision, i.e. training/mixed_precision.py's
@@ -268,9 +343,11 @@ def run_args(row, host=True):
             "--global-batch", row["GBS"], "--seq-len", row["Sequence_Length"], *PRECISIONS[row["Precision"]],
             *(layout_options(row) or []), "--allow-oom"]
     if int(tp) > 1:
-        # Megatron-Bridge's performance recipes turn on sequence parallelism and Transformer Engine's
-        # userbuffers (tp_comm_overlap) wherever TP > 1.
-        args += ["--sp", "--tp-comm-overlap"]
+        # Megatron-Bridge's performance recipes turn on sequence parallelism wherever TP > 1, and Transformer
+        # Engine's userbuffers (tp_comm_overlap) unless NO_TP_COMM_OVERLAP says the recipe turns them off.
+        args += ["--sp"] + (["--tp-comm-overlap"] if tp_comm_overlap(row) else [])
+    if not overlap_grad_reduce(row):
+        args += ["--no-overlap-grad-reduce"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
     if family(row["base_model"]) != "Llama":
         # The MoE recipes set expert_tensor_parallel_size = 1 (recipes/qwen/h100/qwen3_moe.py,
@@ -293,6 +370,8 @@ def run_args(row, host=True):
                  "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):
         args += ["--moe-token-dispatcher-type", "flex"]
+    if ep_overlap(row):
+        args += ["--overlap-moe-expert-parallel-comm"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:

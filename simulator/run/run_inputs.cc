@@ -87,6 +87,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
             {"overlap_param_gather", c.distributed_optimizer && c.overlap_param_gather},
             {"overlap_p2p_communication", c.vpp > 1 && c.overlap_p2p_communication},
             {"tp_comm_overlap", c.tp_comm_overlap},
+            {"overlap_moe_expert_parallel_comm", c.overlap_moe_expert_parallel_comm},
             {"parallel",
              {{"tp", c.tp},
               {"sp", c.sp},

@@ -4,7 +4,10 @@
 #include "simulator/workload/megatron_stage.h"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include "simulator/workload/attention_shape.h"
 #include "simulator/workload/host_launch.h"
@@ -36,6 +39,26 @@ struct Unit {
   std::string name;
   bool layer = false;
 };
+
+// The chain of compute kernels a pass extends: what its next kernel waits for and its last kernels. A
+// combined forward-and-backward step (--overlap-moe-expert-parallel-comm) keeps one per pass, so that each
+// pass's kernels wait for its own collectives only.
+struct Lane {
+  std::vector<std::uint32_t> pending;   // ops the next kernel waits for
+  std::vector<std::uint32_t> deferred;  // ops the kernel after next waits for
+  std::optional<std::uint32_t> last_kernel;
+  std::optional<std::uint32_t> previous_kernel;  // the kernel before last_kernel
+  std::vector<std::uint32_t> gathering;  // userbuffers all-gathers the kernel after the next GEMM waits for
+};
+
+// One thing a pass appends when the builder reaches it: a kernel, a collective, a pipeline transfer or a
+// gradient bucket. A pass is built as a list of these, so that it can run whole or in pieces alternating
+// with another pass's.
+struct Action {
+  std::function<void()> emit;
+  bool ends_piece = false;  // it issued an expert-parallel collective, which another pass's kernels may hide
+};
+using Pass = std::vector<Action>;
 
 }  // namespace
 
@@ -73,8 +96,15 @@ class StageBuilder {
   }
 
   trace::Program build() {
-    for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)])
-      s.forward ? forward(s) : backward(s);
+    const std::vector<PipelineStep>& order = plan_.order[static_cast<std::size_t>(stage_)];
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (combines(order, i)) {
+        run_combined(forward_pass(order[i]), backward_pass(order[i + 1]));
+        ++i;
+      } else {
+        run_pass(order[i].forward ? forward_pass(order[i]) : backward_pass(order[i]));
+      }
+    }
     finish();
     if (plan_.config->host) add_host_launches(program_, *plan_.config->host, host_);
     return std::move(program_);
@@ -108,30 +138,30 @@ class StageBuilder {
   // A virtual stage with no layer (an uneven split's) passes on what it received as soon as it arrives.
   std::vector<std::uint32_t> send_deps(const std::vector<Unit>& list) {
     if (!list.empty()) return after_last_kernel();
-    std::vector<std::uint32_t> deps = std::move(pending_);
-    pending_.clear();
+    std::vector<std::uint32_t> deps = std::move(lane_.pending);
+    lane_.pending.clear();
     return deps;
   }
 
   std::vector<std::uint32_t> after_last_kernel() const {
-    return last_kernel_ ? std::vector<std::uint32_t>{*last_kernel_} : std::vector<std::uint32_t>{};
+    return lane_.last_kernel ? std::vector<std::uint32_t>{*lane_.last_kernel} : std::vector<std::uint32_t>{};
   }
 
   std::uint32_t kernel(std::string name, const trace::ComputeSpec& spec) {
     trace::Op op;
     op.name = std::move(name);
     op.stream = kCompute;
-    op.deps = std::move(pending_);
+    op.deps = std::move(lane_.pending);
     op.compute = spec;
-    previous_kernel_ = last_kernel_;
-    last_kernel_ = append(std::move(op));
-    pending_ = std::move(deferred_);
-    deferred_.clear();
+    lane_.previous_kernel = lane_.last_kernel;
+    lane_.last_kernel = append(std::move(op));
+    lane_.pending = std::move(lane_.deferred);
+    lane_.deferred.clear();
     if (spec.kind == trace::ComputeKind::Gemm) {
-      pending_.insert(pending_.end(), gathering_.begin(), gathering_.end());
-      gathering_.clear();
+      lane_.pending.insert(lane_.pending.end(), lane_.gathering.begin(), lane_.gathering.end());
+      lane_.gathering.clear();
     }
-    return *last_kernel_;
+    return *lane_.last_kernel;
   }
 
   std::uint32_t collective(std::string name, trace::CollectiveKind kind, double bytes, int group,
@@ -157,29 +187,74 @@ class StageBuilder {
     return append(std::move(op));
   }
 
-  // Every step of `steps`, or (a recomputation) those of the `only` submodules.
-  void run(const std::vector<LayerStep>& steps, const std::string& prefix,
-           RecomputedSteps only = kEveryStep) {
+  // --overlap-moe-expert-parallel-comm: a forward followed by another micro-batch's backward run as one
+  // combined step (Megatron-Core's combined 1F1B). The schedule's extra warm-up forward makes every such
+  // pair independent (pipeline_schedule.h), so neither waits for the other.
+  bool combines(const std::vector<PipelineStep>& order, std::size_t i) const {
+    return plan_.config->overlap_moe_expert_parallel_comm && order[i].forward && i + 1 < order.size() &&
+           !order[i + 1].forward && order[i + 1].micro_batch != order[i].micro_batch;
+  }
+
+  void run_pass(const Pass& pass) {
+    for (const Action& action : pass) action.emit();
+  }
+
+  // The two passes' pieces in turn, forward first: while one pass's expert-parallel all-to-all is in flight
+  // the other's kernels run, as Megatron-Core's combined 1F1B schedules a layer's dispatch and combine
+  // against the other micro-batch's attention and experts. Each pass keeps its own lane; after the step the
+  // kernels after it wait for what either left pending.
+  void run_combined(const Pass& forward, const Pass& backward) {
+    Lane aside = lane_;  // the backward's, starting where the forward starts
+    std::size_t next[2] = {0, 0};
+    const Pass* passes[2] = {&forward, &backward};
+    for (int turn = 0; next[0] < forward.size() || next[1] < backward.size(); turn ^= 1) {
+      const Pass& pass = *passes[turn];
+      std::size_t& i = next[turn];
+      if (turn == 1) std::swap(lane_, aside);
+      while (i < pass.size()) {
+        const Action& action = pass[i++];
+        action.emit();
+        if (action.ends_piece) break;
+      }
+      if (turn == 1) std::swap(lane_, aside);
+    }
+    for (auto [into, from] : {std::pair{&lane_.pending, &aside.pending},
+                              {&lane_.deferred, &aside.deferred},
+                              {&lane_.gathering, &aside.gathering}})
+      into->insert(into->end(), from->begin(), from->end());
+    if (aside.last_kernel && (!lane_.last_kernel || *aside.last_kernel > *lane_.last_kernel)) {
+      lane_.last_kernel = aside.last_kernel;
+      lane_.previous_kernel = aside.previous_kernel;
+    }
+  }
+
+  // Appends to `pass` every step of `steps`, or (a recomputation) those of the `only` submodules.
+  void add_steps(Pass& pass, const std::vector<LayerStep>& steps, const std::string& prefix,
+                 RecomputedSteps only = kEveryStep) {
     for (const LayerStep& step : steps) {
       if (!only.includes(step.recompute)) continue;
-      if (step.type == LayerStep::Type::Kernel) {
-        host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels,
-                                                          step.host_waits};
-      } else if (step.chunked_with_gemm) {
-        chunked_collective(step, prefix);
-      } else if (step.type == LayerStep::Type::Collective) {
-        const bool expert_parallel = step.group == LayerGroup::ExpertParallel;
-        const int group = expert_parallel                                  ? g_.ep
-                          : step.group == LayerGroup::ExpertTensorParallel ? g_.etp
-                                                                           : g_.tp;
-        const std::uint32_t op =
-            collective(prefix + step.name, step.collective, step.bytes, group, expert_parallel ? kEp : kTp,
-                       after_last_kernel(), step.node_dedup);
-        host_[op] = {step.launches, step.looped_kernels, step.host_waits};
-        (step.overlaps_next_kernel ? deferred_ : pending_).push_back(op);
-      } else {
-        ring_attention(step, prefix);
-      }
+      const bool expert_parallel = step.type == LayerStep::Type::Collective && !step.chunked_with_gemm &&
+                                   step.group == LayerGroup::ExpertParallel;
+      pass.push_back({[this, &step, prefix] { run_step(step, prefix); }, expert_parallel});
+    }
+  }
+
+  void run_step(const LayerStep& step, const std::string& prefix) {
+    if (step.type == LayerStep::Type::Kernel) {
+      host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels, step.host_waits};
+    } else if (step.chunked_with_gemm) {
+      chunked_collective(step, prefix);
+    } else if (step.type == LayerStep::Type::Collective) {
+      const bool expert_parallel = step.group == LayerGroup::ExpertParallel;
+      const int group = expert_parallel                                  ? g_.ep
+                        : step.group == LayerGroup::ExpertTensorParallel ? g_.etp
+                                                                         : g_.tp;
+      const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group,
+                                          expert_parallel ? kEp : kTp, after_last_kernel(), step.node_dedup);
+      host_[op] = {step.launches, step.looped_kernels, step.host_waits};
+      (step.overlaps_next_kernel ? lane_.deferred : lane_.pending).push_back(op);
+    } else {
+      ring_attention(step, prefix);
     }
   }
 
@@ -189,16 +264,17 @@ class StageBuilder {
   void chunked_collective(const LayerStep& step, const std::string& prefix) {
     const std::string name = prefix + step.name;
     if (step.collective == trace::CollectiveKind::AllGather) {
-      gathering_.push_back(collective(name, step.collective, step.bytes, g_.tp, kTp, after_last_kernel()));
+      lane_.gathering.push_back(
+          collective(name, step.collective, step.bytes, g_.tp, kTp, after_last_kernel()));
       return;
     }
     const double tp = plan_.config->tp;
-    std::vector<std::uint32_t> with_gemm = program_.ops[*last_kernel_].deps;
-    if (previous_kernel_) with_gemm.push_back(*previous_kernel_);
+    std::vector<std::uint32_t> with_gemm = program_.ops[*lane_.last_kernel].deps;
+    if (lane_.previous_kernel) with_gemm.push_back(*lane_.previous_kernel);
     const std::uint32_t under =
         collective(name + ".chunks", step.collective, step.bytes * (tp - 1) / tp, g_.tp, kTp, with_gemm);
-    pending_.push_back(collective(name + ".last_chunk", step.collective, step.bytes / tp, g_.tp, kTp,
-                                  {*last_kernel_, under}));
+    lane_.pending.push_back(collective(name + ".last_chunk", step.collective, step.bytes / tp, g_.tp, kTp,
+                                       {*lane_.last_kernel, under}));
   }
 
   // cp rounds over the context-parallel ring: round r computes on the K/V chunk received in round r - 1
@@ -214,7 +290,7 @@ class StageBuilder {
             received ? std::vector<std::uint32_t>{*received} : after_last_kernel());
         next = p2p(name + ".recv", trace::OpType::Recv, kCpRecv, g_.cp, -1, 0, step.bytes, {});
       }
-      if (received) pending_.push_back(*received);
+      if (received) lane_.pending.push_back(*received);
       kernel(prefix + step.name + ".round" + std::to_string(round), step.kernel);
       received = next;
     }
@@ -231,20 +307,30 @@ class StageBuilder {
     return op;
   }
 
-  // Runs the units of a pass, gathering each one's parameters one unit ahead under ZeRO-3.
+  // Appends the units of a pass (`body` appends one unit's actions), gathering each one's parameters one
+  // unit ahead under ZeRO-3.
   template <typename Body>
-  void for_units(const std::vector<Unit>& list, const std::string& prefix, Body body) {
-    std::optional<std::uint32_t> gathered;
-    if (plan_.shard_parameters && !list.empty()) gathered = gather(list[0], prefix, {});
-    for (std::size_t u = 0; u < list.size(); ++u) {
-      if (gathered) pending_.push_back(*gathered);
-      const std::size_t first_op = program_.ops.size();
-      body(list[u]);
-      if (plan_.shard_parameters && u + 1 < list.size()) {
-        std::uint32_t first = static_cast<std::uint32_t>(first_op);
-        while (program_.ops[first].stream != kCompute) ++first;
-        gathered = gather(list[u + 1], prefix, {first});
-      }
+  void add_units(Pass& pass, const std::shared_ptr<const std::vector<Unit>>& list, const std::string& prefix,
+                 Body body) {
+    struct Gathering {
+      std::optional<std::uint32_t> gathered;
+      std::size_t first_op = 0;  // the first op of the unit being built
+    };
+    auto state = std::make_shared<Gathering>();
+    if (plan_.shard_parameters && !list->empty())
+      pass.push_back({[this, state, list, prefix] { state->gathered = gather(list->front(), prefix, {}); }});
+    for (std::size_t u = 0; u < list->size(); ++u) {
+      pass.push_back({[this, state] {
+        if (state->gathered) lane_.pending.push_back(*state->gathered);
+        state->first_op = program_.ops.size();
+      }});
+      body(pass, (*list)[u], u);
+      if (plan_.shard_parameters && u + 1 < list->size())
+        pass.push_back({[this, state, list, prefix, u] {
+          auto first = static_cast<std::uint32_t>(state->first_op);
+          while (program_.ops[first].stream != kCompute) ++first;
+          state->gathered = gather((*list)[u + 1], prefix, {first});
+        }});
     }
   }
 
@@ -256,33 +342,42 @@ class StageBuilder {
         p2p(name, trace::OpType::Recv, stream, g_.pp, offset, tag, plan_.p2p_bytes, {});
     const int tp = plan_.config->tp;
     if (tp > 1 && !plan_.config->sp)
-      pending_.push_back(collective(name + ".tp_all_gather", trace::CollectiveKind::AllGather,
-                                    plan_.p2p_bytes * tp, g_.tp, kTp, {recv}));
+      lane_.pending.push_back(collective(name + ".tp_all_gather", trace::CollectiveKind::AllGather,
+                                         plan_.p2p_bytes * tp, g_.tp, kTp, {recv}));
     else
-      pending_.push_back(recv);
+      lane_.pending.push_back(recv);
   }
 
-  void forward(const PipelineStep& s) {
+  Pass forward_pass(const PipelineStep& s) {
+    Pass pass;
     const int vs = s.chunk * plan_.pp + stage_;
     const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
-    if (vs > 0) receive(prefix + "recv_activation", kRecvPrev, -1, tag(true, s.micro_batch, vs - 1));
-    const std::vector<Unit> list = units(s.chunk);
-    std::vector<std::vector<std::uint32_t>> gathered_before(list.size());
-    if (gather_under_forward_ && !gathered_chunk_[static_cast<std::size_t>(s.chunk)]) {
-      gathered_chunk_[static_cast<std::size_t>(s.chunk)] = true;
-      gathered_before = gather_updated_parameters(list, "c" + std::to_string(s.chunk) + ".");
-    }
-    std::size_t u = 0;
-    for_units(list, prefix, [&](const Unit& unit) {
-      pending_.insert(pending_.end(), gathered_before[u].begin(), gathered_before[u].end());
-      ++u;
-      run(unit.steps->forward, prefix + unit.name + ".");
+    if (vs > 0)
+      pass.push_back({[this, s, vs, prefix] {
+        receive(prefix + "recv_activation", kRecvPrev, -1, tag(true, s.micro_batch, vs - 1));
+      }});
+    const auto list = std::make_shared<const std::vector<Unit>>(units(s.chunk));
+    auto gathered_before = std::make_shared<std::vector<std::vector<std::uint32_t>>>(list->size());
+    pass.push_back({[this, s, list, gathered_before] {
+      const auto chunk = static_cast<std::size_t>(s.chunk);
+      if (!gather_under_forward_ || gathered_chunk_[chunk]) return;
+      gathered_chunk_[chunk] = true;
+      *gathered_before = gather_updated_parameters(*list, "c" + std::to_string(s.chunk) + ".");
+    }});
+    add_units(pass, list, prefix, [&](Pass& p, const Unit& unit, std::size_t u) {
+      p.push_back({[this, gathered_before, u] {
+        const std::vector<std::uint32_t>& gathers = (*gathered_before)[u];
+        lane_.pending.insert(lane_.pending.end(), gathers.begin(), gathers.end());
+      }});
+      add_steps(p, unit.steps->forward, prefix + unit.name + ".");
     });
-    if (vs + 1 < virtual_stages()) {
-      const std::uint32_t send = p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
-                                     tag(true, s.micro_batch, vs), plan_.p2p_bytes, send_deps(list));
-      if (!async_sends_) pending_.push_back(send);
-    }
+    if (vs + 1 < virtual_stages())
+      pass.push_back({[this, s, vs, prefix, list] {
+        const std::uint32_t send = p2p(prefix + "send_activation", trace::OpType::Send, kSendNext, g_.pp, 1,
+                                       tag(true, s.micro_batch, vs), plan_.p2p_bytes, send_deps(*list));
+        if (!async_sends_) lane_.pending.push_back(send);
+      }});
+    return pass;
   }
 
   // --overlap-param-gather: the previous step's updated parameters, gathered in the buckets their gradients
@@ -321,38 +416,48 @@ class StageBuilder {
     return before;
   }
 
-  void backward(const PipelineStep& s) {
+  Pass backward_pass(const PipelineStep& s) {
+    Pass pass;
     const int vs = s.chunk * plan_.pp + stage_;
     const std::string prefix = "mb" + std::to_string(s.micro_batch) + ".c" + std::to_string(s.chunk) + ".";
     const bool last_micro_batch = last_backward_[static_cast<std::size_t>(s.chunk)] == s.micro_batch;
-    last_micro_batch_ = last_micro_batch;
     const bool reduce =
         !plan_.shard_parameters && (last_micro_batch || plan_.shard_gradients_each_micro_batch);
+    pass.push_back({[this, last_micro_batch] { last_micro_batch_ = last_micro_batch; }});
     if (vs + 1 < virtual_stages())
-      receive(prefix + "recv_grad", kRecvNext, 1, tag(false, s.micro_batch, vs + 1));
-    std::vector<Unit> list = units(s.chunk);
-    std::reverse(list.begin(), list.end());
-    for_units(list, prefix, [&](const Unit& unit) {
+      pass.push_back({[this, s, vs, prefix] {
+        receive(prefix + "recv_grad", kRecvNext, 1, tag(false, s.micro_batch, vs + 1));
+      }});
+    std::vector<Unit> reversed = units(s.chunk);
+    std::reverse(reversed.begin(), reversed.end());
+    const auto list = std::make_shared<const std::vector<Unit>>(std::move(reversed));
+    const RecomputedSteps recomputed = recomputed_steps(*plan_.config);
+    add_units(pass, list, prefix, [&](Pass& p, const Unit& unit, std::size_t) {
       const std::string name = prefix + unit.name + ".";
-      const RecomputedSteps recomputed = recomputed_steps(*plan_.config);
-      if (unit.layer && recomputed.any) run(unit.steps->forward, name + "recompute.", recomputed);
-      run(unit.steps->backward, name);
-      const std::uint32_t done = *last_kernel_;
-      if (last_micro_batch && !unit.layer && g_.embd >= 0) tied_grad_ready_ = done;
-      if (plan_.shard_parameters) {
-        reduce_scatter_unit(unit, name, done, last_micro_batch);
-      } else if (reduce) {
-        add_to_bucket(dense_, unit.params.per_gpu - unit.params.expert_per_gpu, done, g_.dp, prefix);
-        add_to_bucket(expert_, unit.params.expert_per_gpu, done, g_.edp, prefix);
-      }
+      if (unit.layer && recomputed.any) add_steps(p, unit.steps->forward, name + "recompute.", recomputed);
+      add_steps(p, unit.steps->backward, name);
+      p.push_back({[this, &unit, name, prefix, last_micro_batch, reduce, list] {
+        const std::uint32_t done = *lane_.last_kernel;
+        if (last_micro_batch && !unit.layer && g_.embd >= 0) tied_grad_ready_ = done;
+        if (plan_.shard_parameters) {
+          reduce_scatter_unit(unit, name, done, last_micro_batch);
+        } else if (reduce) {
+          add_to_bucket(dense_, unit.params.per_gpu - unit.params.expert_per_gpu, done, g_.dp, prefix);
+          add_to_bucket(expert_, unit.params.expert_per_gpu, done, g_.edp, prefix);
+        }
+      }});
     });
-    flush(dense_, g_.dp, prefix);
-    flush(expert_, g_.edp, prefix);
-    if (vs > 0) {
-      const std::uint32_t send = p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
-                                     tag(false, s.micro_batch, vs), plan_.p2p_bytes, send_deps(list));
-      if (!async_sends_) pending_.push_back(send);
-    }
+    pass.push_back({[this, prefix] {
+      flush(dense_, g_.dp, prefix);
+      flush(expert_, g_.edp, prefix);
+    }});
+    if (vs > 0)
+      pass.push_back({[this, s, vs, prefix, list] {
+        const std::uint32_t send = p2p(prefix + "send_grad", trace::OpType::Send, kSendPrev, g_.pp, -1,
+                                       tag(false, s.micro_batch, vs), plan_.p2p_bytes, send_deps(*list));
+        if (!async_sends_) lane_.pending.push_back(send);
+      }});
+    return pass;
   }
 
   // Gradient buckets: parameters accumulate in backward order until a bucket is full.
@@ -429,7 +534,7 @@ class StageBuilder {
     for (const PipelineStep& s : plan_.order[static_cast<std::size_t>(stage_)]) count(s);
     const double local =
         plan_.shard_optimizer ? dense / plan_.data_shards + expert / plan_.expert_shards : dense + expert;
-    pending_.insert(pending_.end(), reductions_.begin(), reductions_.end());
+    lane_.pending.insert(lane_.pending.end(), reductions_.begin(), reductions_.end());
     const std::uint32_t optimizer = kernel("optimizer.step", optimizer_step(plan_, local));
     for (std::size_t b = 0; b < gathers_.size(); ++b)
       collective("bucket" + std::to_string(b) + ".param_all_gather", trace::CollectiveKind::AllGather,
@@ -453,11 +558,7 @@ class StageBuilder {
   trace::Program program_;
   std::vector<HostLaunch> host_;  // per op of program_: what the host does for it
   std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
-  std::vector<std::uint32_t> pending_;   // ops the next kernel waits for
-  std::vector<std::uint32_t> deferred_;  // ops the kernel after next waits for
-  std::optional<std::uint32_t> last_kernel_;
-  std::optional<std::uint32_t> previous_kernel_;  // the kernel before last_kernel_
-  std::vector<std::uint32_t> gathering_;  // userbuffers all-gathers the kernel after the next GEMM waits for
+  Lane lane_;  // the pass being built; under a combined step, the forward's while the backward's is aside
   bool gather_under_forward_ = false;     // --overlap-param-gather with the distributed optimizer
   std::vector<bool> gathered_chunk_ = std::vector<bool>(static_cast<std::size_t>(plan_.vpp), false);
   int param_buckets_ = 0;

@@ -276,7 +276,8 @@ trace::Trace generate_megatron_trace(const TransformerConfig& model, const std::
   layout.dp = config.data_parallel_size();
   const bool tied_across_stages = model.tied_embeddings && config.pp > 1;
   const int shard_size = plan.data_shards;
-  plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp);
+  plan.order = pipeline_order(config.schedule, config.pp, plan.micro_batches, config.vpp,
+                              config.overlap_moe_expert_parallel_comm);
 
   trace::Trace trace;
   trace.world_size = layout.world();

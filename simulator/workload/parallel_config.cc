@@ -183,6 +183,22 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      modules + ": shared_experts needs a model with shared experts");
   }
 
+  // Megatron-Core's own checks on the combined 1F1B (transformer_config.py), and simtrain's: sharded
+  // parameters' gathers are not interleaved between the two passes.
+  if (c.overlap_moe_expert_parallel_comm) {
+    const std::string flag = "--overlap-moe-expert-parallel-comm: ";
+    require_feasible(c.ep > 1, flag + "needs expert parallelism (--ep > 1)");
+    require_feasible(c.pp == 1 || c.vpp > 1, flag + "with --pp > 1 needs virtual stages (--vpp > 1)");
+    require_feasible(c.schedule != PipelineSchedule::GPipe, flag + "runs on the 1F1B schedules, not GPipe");
+    require_feasible(c.recompute != Recompute::Full, flag + "does not run with full recomputation");
+    require_feasible(c.recompute != Recompute::Selective || !(c.recompute_modules & kRecomputeMoe),
+                     flag + "does not run with moe in --recompute-modules");
+    require_feasible(c.mtp_layers.value_or(model.mtp_layers) <= 1,
+                     flag + "runs at most one multi-token-prediction layer");
+    require_feasible(c.zero < 3 && c.fsdp == FsdpMode::None,
+                     flag + "with sharded parameters (--zero 3, --fsdp) is not modelled");
+  }
+
   require(c.zero >= 0 && c.zero <= 3, "--zero " + str(c.zero) + ": ZeRO stage must be 0, 1, 2 or 3");
   require(c.zero == 0 || c.fsdp == FsdpMode::None,
           "--zero " + str(c.zero) + " --fsdp: ZeRO and FSDP both shard training state; choose one");

@@ -101,6 +101,11 @@ struct ParallelConfig {
   // parallelism the all-gathers before the column-parallel GEMMs and the reduce-scatters after the
   // row-parallel ones are cut into TP chunks exchanged while the GEMM computes the other chunks.
   bool tp_comm_overlap = false;
+  // Megatron-Core's --overlap-moe-expert-parallel-comm (combined 1F1B): in the steady state each forward runs
+  // together with another micro-batch's backward, layer by layer, so that one pass's expert-parallel
+  // all-to-alls are in flight while the other's kernels run. The schedule runs one more warm-up forward to
+  // make those pairs independent (pipeline_schedule.h).
+  bool overlap_moe_expert_parallel_comm = false;
   // Megatron's --moe-pad-expert-input-to-capacity (token dropping with static expert shapes): the MoE
   // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
   // per MoE layer's forward pass.

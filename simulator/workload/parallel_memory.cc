@@ -154,11 +154,15 @@ double in_flight_micro_batches(const ParallelConfig& config, int stage, int micr
   const int pp = std::max(1, config.pp);
   if (config.vpp > 1 && pp > 1) {
     // Megatron's interleaved schedule runs (pp - rank - 1) * 2 + (vpp - 1) * pp warm-up forwards of model
-    // chunks before its first backward, so one more chunk is in flight at the peak.
+    // chunks before its first backward, so one more chunk is in flight at the peak; the combined 1F1B
+    // (--overlap-moe-expert-parallel-comm) one chunk more.
     const int chunks = m * config.vpp;
-    const int warmup = (pp - stage - 1) * 2 + (config.vpp - 1) * pp;
+    const int warmup =
+        (pp - stage - 1) * 2 + (config.vpp - 1) * pp + (config.overlap_moe_expert_parallel_comm ? 1 : 0);
     return static_cast<double>(std::min(chunks, warmup + 1)) / config.vpp;
   }
+  // Without a pipeline the combined 1F1B holds about one micro-batch too: while the next micro-batch's
+  // forward stores layer l, the backward beside it has freed the layers above L - l.
   return std::min(pp - stage, m);
 }
 

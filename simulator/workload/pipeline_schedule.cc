@@ -29,12 +29,12 @@ PipelineOrder gpipe_order(int stages, int micro_batches) {
   return order;
 }
 
-PipelineOrder one_f_one_b_order(int stages, int micro_batches) {
+PipelineOrder one_f_one_b_order(int stages, int micro_batches, int extra_warmup) {
   check_sizes(stages, micro_batches, 1);
   PipelineOrder order(static_cast<std::size_t>(stages));
   for (int stage = 0; stage < stages; ++stage) {
     auto& steps = order[static_cast<std::size_t>(stage)];
-    const int warmup = std::min(stages - stage - 1, micro_batches);
+    const int warmup = std::min(stages - stage - 1 + extra_warmup, micro_batches);
     int next_forward = 0, next_backward = 0;
     while (next_forward < warmup) steps.push_back({true, next_forward++, 0});
     while (next_forward < micro_batches) {
@@ -46,7 +46,7 @@ PipelineOrder one_f_one_b_order(int stages, int micro_batches) {
   return order;
 }
 
-PipelineOrder interleaved_order(int stages, int micro_batches, int chunks) {
+PipelineOrder interleaved_order(int stages, int micro_batches, int chunks, int extra_warmup) {
   check_sizes(stages, micro_batches, chunks);
   if (micro_batches % stages != 0)
     throw Error("interleaved schedule: the number of micro-batches (" + std::to_string(micro_batches) +
@@ -65,8 +65,9 @@ PipelineOrder interleaved_order(int stages, int micro_batches, int chunks) {
   for (int stage = 0; stage < stages; ++stage) {
     auto& steps = order[static_cast<std::size_t>(stage)];
     // With as many micro-batches as stages Megatron runs all forwards first.
-    const int warmup =
-        micro_batches == stages ? total : std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages);
+    const int warmup = micro_batches == stages
+                           ? total
+                           : std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages + extra_warmup);
     for (int k = 0; k < warmup; ++k) steps.push_back(step(k, true));
     for (int k = 0; k < total - warmup; ++k) {
       steps.push_back(step(warmup + k, true));
@@ -77,14 +78,16 @@ PipelineOrder interleaved_order(int stages, int micro_batches, int chunks) {
   return order;
 }
 
-PipelineOrder pipeline_order(PipelineSchedule schedule, int stages, int micro_batches, int chunks) {
+PipelineOrder pipeline_order(PipelineSchedule schedule, int stages, int micro_batches, int chunks,
+                             bool overlap_expert_parallel) {
+  const int extra_warmup = overlap_expert_parallel ? 1 : 0;
   if (chunks > 1) {
     if (schedule == PipelineSchedule::GPipe)
       throw Error("--vpp: virtual stages need the interleaved 1F1B schedule, not GPipe");
-    return interleaved_order(stages, micro_batches, chunks);
+    return interleaved_order(stages, micro_batches, chunks, extra_warmup);
   }
   if (schedule == PipelineSchedule::GPipe) return gpipe_order(stages, micro_batches);
-  return one_f_one_b_order(stages, micro_batches);
+  return one_f_one_b_order(stages, micro_batches, extra_warmup);
 }
 
 IdealPipelineRun simulate_ideal_pipeline(const PipelineOrder& order, int chunks, double forward_s,

@@ -26,18 +26,22 @@ using PipelineOrder = std::vector<std::vector<PipelineStep>>;
 // concatenated loss backward). Keeps all micro-batches' activations alive.
 PipelineOrder gpipe_order(int stages, int micro_batches);
 
-// Megatron-LM's 1F1B (PipeDream-Flush): stage s runs min(stages - s - 1, micro_batches) warm-up forwards,
-// then alternates one forward and one backward, then drains the remaining backwards.
-PipelineOrder one_f_one_b_order(int stages, int micro_batches);
+// Megatron-LM's 1F1B (PipeDream-Flush): stage s runs min(stages - s - 1 + extra_warmup, micro_batches)
+// warm-up forwards, then alternates one forward and one backward, then drains the remaining backwards.
+// Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm) runs one extra warm-up forward, so that
+// every forward of the steady state is followed by another micro-batch's backward, which it overlaps.
+PipelineOrder one_f_one_b_order(int stages, int micro_batches, int extra_warmup = 0);
 
 // Megatron-LM's interleaved 1F1B with `chunks` model chunks per stage. Forwards visit chunks in groups of
 // `stages` micro-batches (chunk 0 for micro-batches 0..p-1, chunk 1 for the same, ...); backwards visit
-// chunks in reverse. Warm-up on stage s: (stages - s - 1) * 2 + (chunks - 1) * stages forwards.
-// Throws Error unless micro_batches is a multiple of stages.
-PipelineOrder interleaved_order(int stages, int micro_batches, int chunks);
+// chunks in reverse. Warm-up on stage s: (stages - s - 1) * 2 + (chunks - 1) * stages forwards, plus
+// extra_warmup (as above). Throws Error unless micro_batches is a multiple of stages.
+PipelineOrder interleaved_order(int stages, int micro_batches, int chunks, int extra_warmup = 0);
 
-// The order a ParallelConfig's schedule implies (interleaved whenever chunks > 1).
-PipelineOrder pipeline_order(PipelineSchedule schedule, int stages, int micro_batches, int chunks);
+// The order a ParallelConfig's schedule implies (interleaved whenever chunks > 1); `overlap_expert_parallel`
+// (ParallelConfig::overlap_moe_expert_parallel_comm) adds the combined 1F1B's extra warm-up forward.
+PipelineOrder pipeline_order(PipelineSchedule schedule, int stages, int micro_batches, int chunks,
+                             bool overlap_expert_parallel = false);
 
 // Times of an idealized run of an order: every forward of a chunk lasts forward_s, every backward
 // backward_s, communication is free, and a step starts when its stage is free and its input exists (the

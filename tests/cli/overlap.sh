@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Megatron's communication overlaps, each switchable and each shown in the breakdown as what stays exposed:
 # Transformer Engine's userbuffers (--tp-comm-overlap), the distributed optimizer's parameter gather under
-# the next forward pass (on by default; --no-overlap-param-gather) and the interleaved schedule's
-# asynchronous sends (on by default; --no-overlap-p2p-communication).
+# the next forward pass (on by default; --no-overlap-param-gather), the interleaved schedule's
+# asynchronous sends (on by default; --no-overlap-p2p-communication) and the combined 1F1B's all-to-alls
+# (--overlap-moe-expert-parallel-comm).
 source "$(dirname "$0")/lib.bash"
 
 # exposed RESULT.json DIMENSION: the seconds of DIMENSION's communication the step waits for.
@@ -70,6 +71,22 @@ one_node=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batc
 "$simtrain" run "${one_node[@]}" --moe-token-dispatcher-type flex --json "$work/ep8_flex.json" >/dev/null
 check "inside one node both dispatchers cost the same" \
   test "$(iteration "$work/ep8_flex.json")" = "$(iteration "$work/ep8.json")"
+
+# The combined 1F1B: one micro-batch's expert-parallel all-to-alls under another's kernels.
+combined=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 32
+  --seq-len 4096 --precision amp-bf16 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${combined[@]}" --json "$work/ep_serial.json" >/dev/null
+"$simtrain" run "${combined[@]}" --overlap-moe-expert-parallel-comm --json "$work/ep_combined.json" >/dev/null
+check "--overlap-moe-expert-parallel-comm leaves less expert-parallel communication exposed" \
+  less "$(exposed "$work/ep_combined.json" ep)" "$(exposed "$work/ep_serial.json" ep)"
+check "... and the step gets faster" \
+  less "$(iteration "$work/ep_combined.json")" "$(iteration "$work/ep_serial.json")"
+check "the Result records it" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["overlap_moe_expert_parallel_comm"] is True' \
+  "$work/ep_combined.json"
+expect_infeasible "the combined 1F1B across pipeline stages without virtual stages" \
+  "--overlap-moe-expert-parallel-comm: with --pp > 1 needs virtual stages" \
+  run --model qwen3-30b-a3b --gpus 16 --platform dgx-b200 --ep 8 --pp 2 --overlap-moe-expert-parallel-comm
 
 # Gradients reduced in bf16 (Megatron-Bridge's recipes) move half the data-parallel bytes.
 "$simtrain" run "${dp[@]}" --no-overlap-grad-reduce --json "$work/dp_fp32.json" >/dev/null

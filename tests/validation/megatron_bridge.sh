@@ -3,18 +3,20 @@
 # GB300), predicted from the spec profiles; no figure is fitted to this table. The issue's target is 10% MAPE
 # per system and it is not met. Measured 2026-12-03, all 96 expressible configurations counted, with MoE
 # layers costed as Megatron-Core's dispatchers and TE's per-expert grouped GEMMs run them (the flex
-# dispatcher, the recompute modules and the 16-bit last layers where the row's recipe sets them), gradients
-# reduced in bf16 as the recipes do, and the H200 machine's host launching every kernel (README
-# "Megatron-Bridge on Hopper and Blackwell"): H100 33.6%, B200 36.7%, B300 37.5%, GB200 34.3%, GB300 22.0%
-# (Llama 16.2%, Qwen3 32.7%, GPT-OSS 61.0%, DeepSeek-V3 and Kimi K2 17.2%, Nemotron 3 Nano and Super 47.8%);
-# GPT-OSS and Nemotron stay far too fast. The limits below sit just above those figures and guard against
-# regressions; they are not the target. (H100's went from 32.5 to 34 when the flex dispatcher followed the
-# recipes: DeepSeek-V3 on 1,024 H100s -26.4% to -11.2%, Qwen3-30B-A3B on 16 -11.7% to +55.9%.) Rows that run
-# past --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3 Ultra and
-# 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
+# dispatcher, the recompute modules and the 16-bit last layers where the row's recipe sets them, the
+# combined 1F1B where the row's release sets it), userbuffers and overlapped gradient reduction except where
+# the recipe turns them off, gradients reduced in bf16 as the recipes do, and the H200 machine's host
+# launching every kernel (README "Megatron-Bridge on Hopper and Blackwell"): H100 35.8%, B200 36.4%, B300
+# 35.9%, GB200 34.0%, GB300 19.8% (Llama 14.1%, Qwen3 32.5%, GPT-OSS 65.4%, DeepSeek-V3 and Kimi K2 13.8%,
+# Nemotron 3 Nano and Super 47.8%); GPT-OSS and Nemotron stay far too fast. The limits below sit just above
+# those figures and guard against regressions; they are not the target. (H100's went from 34 to 36.5 when
+# the combined 1F1B followed the releases: DeepSeek-V3 and Qwen3-235B-A22B, which run it, went from 11-17% too
+# slow to 14-20% too fast, Qwen3-30B-A3B's outlier from +157.5% to +181.8%.) Rows that run past --timeout are listed and not counted. Configurations whose model simtrain lacks
+# (Nemotron 3 Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not
+# counted.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=34 dgx-b200=37 dgx-b300=38 dgx-gb200=34.5 dgx-gb300=22.5
+  --system-max-mape dgx-h100=36.5 dgx-b200=37 dgx-b300=36.5 dgx-gb200=34.5 dgx-gb300=20.5

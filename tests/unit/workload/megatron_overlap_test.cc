@@ -1,7 +1,9 @@
 // Specification of the Megatron generator's communication overlaps: Transformer Engine's userbuffers
 // (--tp-comm-overlap), the distributed optimizer's parameter gather under the next forward pass
-// (--overlap-param-gather) and asynchronous pipeline sends of the interleaved schedule
-// (--overlap-p2p-communication). Their effect on simulated time is in tests/cli/overlap.sh.
+// (--overlap-param-gather), asynchronous pipeline sends of the interleaved schedule
+// (--overlap-p2p-communication) and the combined 1F1B's expert-parallel all-to-alls under another
+// micro-batch's kernels (--overlap-moe-expert-parallel-comm). Their effect on simulated time is in
+// tests/cli/overlap.sh.
 #include <doctest/doctest.h>
 
 #include "tests/support/approx.h"
@@ -150,4 +152,73 @@ TEST_CASE("interleaved pipelines send asynchronously unless told not to") {
   CHECK(!sends_gate_kernels());
   c.overlap_p2p_communication = false;
   CHECK(sends_gate_kernels());
+}
+
+namespace {
+
+// Index of the first compute op after `from` (program order), or the program's size.
+std::uint32_t next_kernel(const trace::Program& p, std::uint32_t from) {
+  for (std::uint32_t i = from + 1; i < p.ops.size(); ++i)
+    if (p.ops[i].type == trace::OpType::Compute) return i;
+  return static_cast<std::uint32_t>(p.ops.size());
+}
+
+bool starts_with(const std::string& name, const std::string& prefix) { return name.rfind(prefix, 0) == 0; }
+
+// Four expert-parallel ranks of small_moe, three micro-batches each.
+ParallelConfig expert_parallel_plan() {
+  ParallelConfig c = testing::megatron_plan(1, 1, 4, 3);
+  c.ep = 4;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("combined 1F1B: a forward's all-to-all flies while another micro-batch's backward computes") {
+  ParallelConfig c = expert_parallel_plan();
+  c.overlap_moe_expert_parallel_comm = true;
+  const trace::Trace t = generate_megatron_trace(testing::small_moe(), "moe-small", c);
+  trace::validate(t, "megatron");
+  const trace::Program& p = t.programs[0];
+  // The order F0, then F1 with B0: micro-batch 1's forward starts before micro-batch 0's backward.
+  CHECK(index_of(p, "mb1.c0.layer0.input_norm.fwd") < index_of(p, "mb0.c0.lm_head.lm_head.bwd_data"));
+  const std::uint32_t dispatch = index_of(p, "mb1.c0.layer0.moe.dispatch_all_to_all");
+  // The kernels right after micro-batch 1's dispatch are micro-batch 0's backward, and do not wait for it.
+  const std::uint32_t after = next_kernel(p, dispatch);
+  REQUIRE(after < p.ops.size());
+  CHECK(starts_with(p.ops[after].name, "mb0."));
+  CHECK(!depends_on(p.ops[after], dispatch));
+  // Micro-batch 1's next kernel comes later and waits for its all-to-all.
+  std::uint32_t own = after;
+  while (own < p.ops.size() && !starts_with(p.ops[own].name, "mb1.")) own = next_kernel(p, own);
+  REQUIRE(own < p.ops.size());
+  CHECK(depends_on(p.ops[own], dispatch));
+
+  // Without the overlap: the same kernels, and the forward's next kernel waits for its all-to-all.
+  c.overlap_moe_expert_parallel_comm = false;
+  const trace::Trace plain = generate_megatron_trace(testing::small_moe(), "moe-small", c);
+  const trace::Program& q = plain.programs[0];
+  CHECK(q.ops.size() == p.ops.size());
+  const std::uint32_t plain_dispatch = index_of(q, "mb1.c0.layer0.moe.dispatch_all_to_all");
+  CHECK(starts_with(q.ops[next_kernel(q, plain_dispatch)].name, "mb1."));
+  CHECK(depends_on(q.ops[next_kernel(q, plain_dispatch)], plain_dispatch));
+}
+
+TEST_CASE("the combined 1F1B refuses what Megatron-Core refuses, in one line naming the option") {
+  ParallelConfig c = expert_parallel_plan();
+  c.overlap_moe_expert_parallel_comm = true;
+  c.ep = 1;
+  CHECK_THROWS_WITH_AS(generate_megatron_trace(testing::small_moe(), "moe-small", c),
+                       doctest::Contains("--overlap-moe-expert-parallel-comm: needs expert parallelism"),
+                       Error);
+  c = testing::megatron_plan(1, 2, 4, 4);
+  c.ep = 4;
+  c.overlap_moe_expert_parallel_comm = true;
+  CHECK_THROWS_WITH_AS(generate_megatron_trace(testing::small_moe(), "moe-small", c),
+                       doctest::Contains("needs virtual stages"), Error);
+  c = expert_parallel_plan();
+  c.overlap_moe_expert_parallel_comm = true;
+  c.recompute = Recompute::Full;
+  CHECK_THROWS_WITH_AS(generate_megatron_trace(testing::small_moe(), "moe-small", c),
+                       doctest::Contains("full recomputation"), Error);
 }

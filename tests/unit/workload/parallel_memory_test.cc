@@ -134,6 +134,19 @@ TEST_CASE("micro-batches in flight: 1F1B, GPipe and interleaved 1F1B") {
   CHECK(in_flight_micro_batches(plan(1, 1), 0, 64) == 1);  // gradient accumulation, one at a time
 }
 
+TEST_CASE("the combined 1F1B holds a chunk more when interleaved, one micro-batch without a pipeline") {
+  ParallelConfig c = plan(1, 8);
+  c.schedule = PipelineSchedule::Interleaved;
+  c.vpp = 3;
+  c.overlap_moe_expert_parallel_comm = true;
+  // Its extra warm-up forward: one chunk more than above.
+  CHECK(in_flight_micro_batches(c, 7, 64) == simtrain::testing::Approx(((3 - 1) * 8 + 2) / 3.0));
+  // Without a pipeline the next micro-batch's forward stores what the backward beside it frees.
+  ParallelConfig single = plan(1, 1);
+  single.overlap_moe_expert_parallel_comm = true;
+  CHECK(in_flight_micro_batches(single, 0, 64) == 1);
+}
+
 TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) needs the most") {
   ParallelConfig c = plan(8, 8);
   c.schedule = PipelineSchedule::GPipe;

@@ -32,6 +32,24 @@ TEST_CASE("1F1B with fewer micro-batches than stages is all warm-up on the first
   CHECK(to_string(order[3], false) == "F0 B0 F1 B1");
 }
 
+TEST_CASE("the combined 1F1B warms up one more forward, so each forward is followed by another's backward") {
+  // No pipeline (Megatron-Core's combined_1f1b_schedule_for_no_pipelining): F0, then F(i + 1) with B(i).
+  CHECK(to_string(one_f_one_b_order(1, 4, 1)[0], false) == "F0 F1 B0 F2 B1 F3 B2 B3");
+  CHECK(to_string(pipeline_order(PipelineSchedule::OneFOneB, 1, 4, 1, true)[0], false) ==
+        "F0 F1 B0 F2 B1 F3 B2 B3");
+  // Interleaved, last stage: (2 - 1) * 4 + 1 = 5 warm-up forwards.
+  const PipelineOrder order = pipeline_order(PipelineSchedule::Interleaved, 4, 8, 2, true);
+  CHECK(to_string(order[3], true) ==
+        "F0.0 F1.0 F2.0 F3.0 F0.1 "
+        "F1.1 B0.1 F2.1 B1.1 F3.1 B2.1 F4.0 B3.1 F5.0 B0.0 F6.0 B1.0 F7.0 B2.0 F4.1 B3.0 "
+        "F5.1 B4.1 F6.1 B5.1 F7.1 B6.1 "
+        "B7.1 B4.0 B5.0 B6.0 B7.0");
+  // Every forward of the steady state is then followed by a backward of another micro-batch.
+  for (const auto& steps : order)
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i)
+      if (steps[i].forward && !steps[i + 1].forward) CHECK(steps[i].micro_batch != steps[i + 1].micro_batch);
+}
+
 TEST_CASE("interleaved 1F1B follows Megatron's chunk order (pp 4, 8 micro-batches, vpp 2)") {
   const PipelineOrder order = interleaved_order(4, 8, 2);
   REQUIRE(order.size() == 4);
