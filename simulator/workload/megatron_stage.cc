@@ -187,12 +187,13 @@ class StageBuilder {
     return append(std::move(op));
   }
 
-  // --overlap-moe-expert-parallel-comm: a forward followed by another micro-batch's backward run as one
-  // combined step (Megatron-Core's combined 1F1B). The schedule's extra warm-up forward makes every such
-  // pair independent (pipeline_schedule.h), so neither waits for the other.
+  // --overlap-moe-expert-parallel-comm: each forward-and-backward pair of the steady phase runs as one
+  // combined step (Megatron-Core's combined 1F1B; warm-up and cool-down run alone). The schedule's extra
+  // warm-up forward makes every such pair independent (pipeline_schedule.h), so neither waits for the other.
   bool combines(const std::vector<PipelineStep>& order, std::size_t i) const {
-    return plan_.config->overlap_moe_expert_parallel_comm && order[i].forward && i + 1 < order.size() &&
-           !order[i + 1].forward && order[i + 1].micro_batch != order[i].micro_batch;
+    return plan_.config->overlap_moe_expert_parallel_comm && order[i].forward && order[i].steady &&
+           i + 1 < order.size() && !order[i + 1].forward && order[i + 1].steady &&
+           order[i + 1].micro_batch != order[i].micro_batch;
   }
 
   void run_pass(const Pass& pass) {

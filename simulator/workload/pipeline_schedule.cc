@@ -38,8 +38,8 @@ PipelineOrder one_f_one_b_order(int stages, int micro_batches, int extra_warmup)
     int next_forward = 0, next_backward = 0;
     while (next_forward < warmup) steps.push_back({true, next_forward++, 0});
     while (next_forward < micro_batches) {
-      steps.push_back({true, next_forward++, 0});
-      steps.push_back({false, next_backward++, 0});
+      steps.push_back({true, next_forward++, 0, true});
+      steps.push_back({false, next_backward++, 0, true});
     }
     while (next_backward < micro_batches) steps.push_back({false, next_backward++, 0});
   }
@@ -72,6 +72,7 @@ PipelineOrder interleaved_order(int stages, int micro_batches, int chunks, int e
     for (int k = 0; k < total - warmup; ++k) {
       steps.push_back(step(warmup + k, true));
       steps.push_back(step(k, false));
+      steps.back().steady = (steps.end() - 2)->steady = true;
     }
     for (int k = total - warmup; k < total; ++k) steps.push_back(step(k, false));
   }

@@ -15,6 +15,9 @@ struct PipelineStep {
   bool forward = true;
   int micro_batch = 0;
   int chunk = 0;  // model chunk of this stage, 0..vpp-1; chunk c of stage s is virtual stage c * pp + s
+  // One of the forward-and-backward pairs of 1F1B's steady phase (not warm-up or cool-down): what the
+  // combined 1F1B runs together.
+  bool steady = false;
 
   friend bool operator==(const PipelineStep&, const PipelineStep&) = default;
 };

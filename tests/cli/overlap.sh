@@ -84,6 +84,11 @@ check "... and the step gets faster" \
 check "the Result records it" python3 -c 'import json, sys
 assert json.load(open(sys.argv[1]))["inputs"]["workload"]["overlap_moe_expert_parallel_comm"] is True' \
   "$work/ep_combined.json"
+# As many micro-batches as stages: Megatron runs them all as warm-up and cool-down, nothing combined.
+"$simtrain" run --model qwen3-30b-a3b --gpus 16 --platform dgx-b200 --ep 8 --pp 2 --vpp 2 --micro-batch 1 \
+  --global-batch 16 --seq-len 4096 --distributed-optimizer --overlap-moe-expert-parallel-comm --omit-wall-time \
+  --json "$work/ep_all_warmup.json" >/dev/null
+check "the combined 1F1B with no steady phase runs" test -s "$work/ep_all_warmup.json"
 expect_infeasible "the combined 1F1B across pipeline stages without virtual stages" \
   "--overlap-moe-expert-parallel-comm: with --pp > 1 needs virtual stages" \
   run --model qwen3-30b-a3b --gpus 16 --platform dgx-b200 --ep 8 --pp 2 --overlap-moe-expert-parallel-comm

@@ -4,6 +4,8 @@
 
 #include "tests/support/approx.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "simulator/workload/pipeline_schedule.h"
 
@@ -44,10 +46,25 @@ TEST_CASE("the combined 1F1B warms up one more forward, so each forward is follo
         "F1.1 B0.1 F2.1 B1.1 F3.1 B2.1 F4.0 B3.1 F5.0 B0.0 F6.0 B1.0 F7.0 B2.0 F4.1 B3.0 "
         "F5.1 B4.1 F6.1 B5.1 F7.1 B6.1 "
         "B7.1 B4.0 B5.0 B6.0 B7.0");
-  // Every forward of the steady state is then followed by a backward of another micro-batch.
+  // Every forward of the steady phase is then followed by a backward of another micro-batch.
   for (const auto& steps : order)
     for (std::size_t i = 0; i + 1 < steps.size(); ++i)
-      if (steps[i].forward && !steps[i + 1].forward) CHECK(steps[i].micro_batch != steps[i + 1].micro_batch);
+      if (steps[i].steady && steps[i].forward) {
+        CHECK(steps[i + 1].steady);
+        CHECK(!steps[i + 1].forward);
+        CHECK(steps[i].micro_batch != steps[i + 1].micro_batch);
+      }
+  // The last stage's steady phase: 11 pairs; warm-up and cool-down are not.
+  CHECK(std::count_if(order[3].begin(), order[3].end(), [](const PipelineStep& s) { return s.steady; }) ==
+        22);
+  CHECK(!order[3][4].steady);  // F0.1, the extra warm-up forward
+  CHECK(order[3][5].steady);   // F1.1, paired with B0.1
+  // All warm-up (as many micro-batches as stages; one micro-batch without a pipeline): nothing is paired,
+  // although a forward is followed by a backward.
+  for (const PipelineOrder& all_warmup : {pipeline_order(PipelineSchedule::Interleaved, 2, 2, 2, true),
+                                          pipeline_order(PipelineSchedule::OneFOneB, 1, 1, 1, true)})
+    for (const auto& steps : all_warmup)
+      for (const PipelineStep& s : steps) CHECK(!s.steady);
 }
 
 TEST_CASE("interleaved 1F1B follows Megatron's chunk order (pp 4, 8 micro-batches, vpp 2)") {
