@@ -84,6 +84,13 @@ check "... and the step gets faster" \
 check "the Result records it" python3 -c 'import json, sys
 assert json.load(open(sys.argv[1]))["inputs"]["workload"]["overlap_moe_expert_parallel_comm"] is True' \
   "$work/ep_combined.json"
+# Interleaved pipeline stages: the pairs of the steady phase combined, across the stages' transfers.
+interleaved=(--model qwen3-30b-a3b --gpus 16 --platform dgx-b200 --ep 8 --pp 2 --vpp 2 --micro-batch 1
+  --global-batch 32 --seq-len 4096 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${interleaved[@]}" --json "$work/pp_serial.json" >/dev/null
+"$simtrain" run "${interleaved[@]}" --overlap-moe-expert-parallel-comm --json "$work/pp_combined.json" >/dev/null
+check "the combined 1F1B with interleaved stages leaves less expert-parallel communication exposed" \
+  less "$(exposed "$work/pp_combined.json" ep)" "$(exposed "$work/pp_serial.json" ep)"
 # As many micro-batches as stages: Megatron runs them all as warm-up and cool-down, nothing combined.
 "$simtrain" run --model qwen3-30b-a3b --gpus 16 --platform dgx-b200 --ep 8 --pp 2 --vpp 2 --micro-batch 1 \
   --global-batch 16 --seq-len 4096 --distributed-optimizer --overlap-moe-expert-parallel-comm --omit-wall-time \
