@@ -48,8 +48,9 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   of MoE models are host-bound as the table's micro-batch-1 rows are. CUDA graphs, which some recipes
   capture parts of the layer in, are not modelled: their launches are counted as if eager.
 Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
-overlapped gradient reduction (simtrain's default) and no activation recomputation unless the table says so
-(it never does); memory is not checked (--allow-oom): the table's runs fit.
+overlapped gradient reduction (simtrain's default; NO_OVERLAP_GRAD_REDUCE lists the exception) and no
+activation recomputation beyond the recipes' modules (RECOMPUTE; the table never says); memory is not
+checked (--allow-oom): the table's runs fit.
 
 A row whose model, option or system simtrain lacks is listed as not expressible with simtrain's error line
 and not counted. No figure is fitted to this table: the spec profiles' efficiencies come from kernel
