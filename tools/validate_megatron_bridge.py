@@ -149,10 +149,14 @@ FLEX_DISPATCHER = [("DeepSeekV3", ALL_SYSTEMS, None),
                    ("GPT OSS 120B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, {"MXFP8", "FP8-MX"})]
 
 
+def recipe_matches(row, model, systems, precisions):
+    """Whether a recipe table's entry (model, systems, precisions or None for all) covers the row."""
+    return (row["base_model"] == model and row["System"] in systems and
+            (precisions is None or row["Precision"] in precisions))
+
+
 def flex_dispatcher(row):
-    return any(row["base_model"] == model and row["System"] in systems and
-               (precisions is None or row["Precision"] in precisions)
-               for model, systems, precisions in FLEX_DISPATCHER)
+    return any(recipe_matches(row, *entry) for entry in FLEX_DISPATCHER)
 
 
 # Selective recomputation as the row's performance recipe (commit 067f987) sets it: (model, systems,
@@ -183,9 +187,7 @@ RECOMPUTE = [
 
 
 def recompute_modules(row):
-    return next((modules for model, systems, precisions, modules in RECOMPUTE
-                 if row["base_model"] == model and row["System"] in systems and
-                 (precisions is None or row["Precision"] in precisions)), [])
+    return next((modules for *entry, modules in RECOMPUTE if recipe_matches(row, *entry)), [])
 
 
 # Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm), which changes a step by up to a third,
@@ -242,19 +244,15 @@ NO_TP_COMM_OVERLAP = [("DeepSeekV3", {"DGX-H100"}, None), ("Qwen3_235B_a22B", {"
 # Gradients reduced after the backward pass (`--no-overlap-grad-reduce`) where the recipe sets
 # overlap_grad_reduce = False: DeepSeek-V3 on H100 (perf_recipes/deepseek/h100/deepseek_v3.py; 25.09's
 # scripts/performance/run_script.py at commit f37f883a8 too).
-NO_OVERLAP_GRAD_REDUCE = [("DeepSeekV3", {"DGX-H100"})]
+NO_OVERLAP_GRAD_REDUCE = [("DeepSeekV3", {"DGX-H100"}, None)]
 
 
 def tp_comm_overlap(row):
-    return int(size(row["TP"])) > 1 and not any(
-        row["base_model"] == model and row["System"] in systems and (precisions is None or
-                                                                      row["Precision"] in precisions)
-        for model, systems, precisions in NO_TP_COMM_OVERLAP)
+    return int(size(row["TP"])) > 1 and not any(recipe_matches(row, *entry) for entry in NO_TP_COMM_OVERLAP)
 
 
 def overlap_grad_reduce(row):
-    return not any(row["base_model"] == model and row["System"] in systems
-                   for model, systems in NO_OVERLAP_GRAD_REDUCE)
+    return not any(recipe_matches(row, *entry) for entry in NO_OVERLAP_GRAD_REDUCE)
 
 
 # Layers the row's mixed-precision recipe keeps in bf16 (Megatron's --first-last-layers-bf16): model,

@@ -70,9 +70,10 @@ PipelineOrder interleaved_order(int stages, int micro_batches, int chunks, int e
                            : std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages + extra_warmup);
     for (int k = 0; k < warmup; ++k) steps.push_back(step(k, true));
     for (int k = 0; k < total - warmup; ++k) {
-      steps.push_back(step(warmup + k, true));
-      steps.push_back(step(k, false));
-      steps.back().steady = (steps.end() - 2)->steady = true;
+      PipelineStep forward = step(warmup + k, true), backward = step(k, false);
+      forward.steady = backward.steady = true;
+      steps.push_back(forward);
+      steps.push_back(backward);
     }
     for (int k = total - warmup; k < total; ++k) steps.push_back(step(k, false));
   }
