@@ -31,6 +31,32 @@ bool mixes_representatives(const trace::CommunicatorGroup& group, const std::vec
   return false;
 }
 
+// Whether each communicator of `group` that holds a simulated rank (every communicator, with
+// `every_communicator`) also holds the representative of each of its members, so that the representatives
+// can send their members' flows in it (LockstepPlan::carried).
+bool holds_representatives(const trace::CommunicatorGroup& group, const std::vector<int>& representative,
+                           bool every_communicator) {
+  for (const auto& members : group.communicators) {
+    const bool simulated =
+        std::any_of(members.begin(), members.end(), [&](int rank) { return representative[rank] == rank; });
+    if (!simulated && !every_communicator) continue;
+    for (int rank : members)
+      if (std::find(members.begin(), members.end(), representative[rank]) == members.end()) return false;
+  }
+  return true;
+}
+
+// Whether a representative can send the flows of `group`'s collectives for its members: no point-to-point
+// transfer runs in the group (a transfer's receiver must be simulated), and its communicators hold their
+// members' representatives.
+bool can_carry(const trace::Trace& trace, int group, const std::vector<int>& representative) {
+  for (const trace::Program& program : trace.programs)
+    for (const trace::Op& op : program.ops)
+      if ((op.type == trace::OpType::Send || op.type == trace::OpType::Recv) && op.p2p.group == group)
+        return false;
+  return holds_representatives(trace.groups[group], representative, true);
+}
+
 // A group's communicators laid out as replica sampling needs them (sample_replicas): what the sample keeps,
 // and each rank's position in its communicator.
 struct SampleLayout {
@@ -122,7 +148,13 @@ LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_n
   }
   if (size <= 1 || covered != static_cast<std::size_t>(trace.world_size)) return none(trace);
 
-  if (!representatives_talk_among_themselves(trace, plan.representative, {group})) return none(trace);
+  plan.carried.assign(trace.groups.size(), 0);
+  for (int g = 0; g < static_cast<int>(trace.groups.size()); ++g) {
+    if (g == group || !mixes_representatives(trace.groups[g], plan.representative)) continue;
+    if (!can_carry(trace, g, plan.representative)) return none(trace);
+    plan.carried[g] = 1;
+  }
+  if (std::find(plan.carried.begin(), plan.carried.end(), 1) == plan.carried.end()) plan.carried.clear();
   plan.group = group;
   plan.size = size;
   return plan;
@@ -215,6 +247,12 @@ LockstepPlan sample_replicas(const trace::Trace& trace, const std::string& group
   std::vector<SampledGroup> groups{layout->facts};
   for (int g = 0; g < static_cast<int>(trace.groups.size()); ++g) {
     if (g == group || g == plan.group || !mixes_representatives(trace.groups[g], sampled)) continue;
+    if (plan.is_carried(g)) {
+      // Its communicators in the sample must hold their members' stand-ins, as they held their
+      // representatives; those outside it are not simulated.
+      if (!holds_representatives(trace.groups[g], sampled, false)) return plan;
+      continue;
+    }
     const std::optional<SampleLayout> along = sample_layout(trace, g, gpus_per_node, rings_only);
     if (!along) return plan;
     for (int rank = 0; rank < trace.world_size; ++rank)

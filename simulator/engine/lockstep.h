@@ -4,6 +4,7 @@
 // the node's uplinks. This divides simulated actors and operations by the group size.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,16 @@ struct LockstepPlan {
   // With replicas sampled (sample_replicas): the data-parallel group first, then the groups sampled with it;
   // empty when none.
   std::vector<SampledGroup> sampled;
+  // [group] -> 1 where a communicator holds both a representative and the members standing behind it (an
+  // MoE's expert-parallel group holding both ranks of each tensor-parallel pair): each representative sends
+  // its own flows and its members' from their GPUs, so every flow of the whole communicator runs. Empty
+  // when no group is carried.
+  std::vector<char> carried;
 
   bool is_representative(int rank) const { return representative[rank] == rank; }
+  bool is_carried(int group) const {
+    return group >= 0 && static_cast<std::size_t>(group) < carried.size() && carried[group];
+  }
   // The sampling of `group`, nullptr when it is not sampled.
   const SampledGroup* sampled_group(int group) const {
     for (const SampledGroup& s : sampled)
@@ -43,7 +52,9 @@ struct LockstepPlan {
 
 // Lockstep over the group named `group_name` when it is safe: every communicator of the group has the same
 // size, lies within one node and runs one program, and every other group's communicator that holds a
-// representative holds only representatives (so representatives talk only to representatives). Otherwise
+// representative either holds only representatives (so representatives talk only to representatives) or
+// is carried: it holds every member's representative, and its ops are collectives (no point-to-point
+// transfer), whose flows the representatives send for their members too (LockstepPlan::carried). Otherwise
 // every rank stands for itself.
 LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_name, int gpus_per_node);
 

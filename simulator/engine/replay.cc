@@ -132,9 +132,13 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   const bool asymmetric =
       !options.rank_slowdown.empty() || (!options.degraded_links.empty() && !route.shared_by_node);
   LockstepPlan lockstep = plan_lockstep(trace, asymmetric ? "" : options.lockstep_group, built.gpus_per_node);
-  if (lockstep.group < 0 && !asymmetric && !options.lockstep_group.empty() &&
-      built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives)
-    lockstep = plan_node_lockstep(trace, built.gpus_per_node);
+  // Node lockstep where no tensor-parallel lockstep applies, or where the latter must carry a group (an
+  // expert-parallel group over tensor-parallel pairs) and the node's one rank can stand for all of its GPUs.
+  if ((lockstep.group < 0 || !lockstep.carried.empty()) && !asymmetric && !options.lockstep_group.empty() &&
+      built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives) {
+    LockstepPlan node = plan_node_lockstep(trace, built.gpus_per_node);
+    if (node.whole_nodes) lockstep = std::move(node);
+  }
   // Replicas: `--fidelity fast` samples them where their layout allows it, whether or not the fabric could
   // bind (contention above the nodes is then only the sample's), and folds them into one otherwise; full
   // fidelity samples them only where that is exact (sample_replicas, fabric_never_binds).

@@ -97,6 +97,9 @@ struct ReplayState {
   double inter_node_bandwidth_Bps = 0;
   bool node_gpus_share_uplink = true;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
+  // Per collective instance of a carried group (LockstepPlan::carried): [position] -> the representative
+  // there has arrived, so the flows from and to its members can start (stream_actor.cc, carried_flows).
+  std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, std::vector<char>> carried_arrivals;
   std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
 
   // What a communicator's collectives need to know of it, worked out on its first collective.

@@ -146,6 +146,8 @@ class StreamActor {
     else if (const SampledGroup* sampled = state_.lockstep.sampled_group(op.collective.group);
              plan.steps > 0 && sampled)
       extra_latency_s = sampled_flows(op, plan, members, *sampled);
+    else if (plan.steps > 0 && state_.lockstep.is_carried(op.collective.group))
+      extra_latency_s = carried_flows(op, plan, members, facts);
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
@@ -192,7 +194,9 @@ class StreamActor {
     std::vector<sg4::CommPtr> comms;
     for (const auto& send : plan.sends)
       comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                          ->put_async(&payload_marker, rate_capped_bytes(send, send.bytes)));
+                          ->put_async(&payload_marker,
+                                      rate_capped_bytes(send, state_.wire_bytes(send.bytes, rank_, send.peer),
+                                                        rank_, send.peer)));
     std::vector<char*> received(plan.receives.size());
     for (std::size_t i = 0; i < plan.receives.size(); ++i)
       comms.push_back(
@@ -206,10 +210,9 @@ class StreamActor {
   // (NCCL's few point-to-point channels) by what that rate falls short of its route's slowest link, so that
   // alone on the route it takes bytes / max_rate_Bps. (SimGrid's own Comm::set_rate bound is dropped under
   // the exact network model's TCP-gamma of 0.) Under contention such a flow takes more than its share.
-  std::uint64_t rate_capped_bytes(const cost::CoalescedFlow& send, double bytes) {
-    const std::uint64_t wire = state_.wire_bytes(bytes, rank_, send.peer);
+  std::uint64_t rate_capped_bytes(const cost::CoalescedFlow& send, std::uint64_t wire, int from, int to) {
     if (send.max_rate_Bps <= 0) return wire;
-    const double route_Bps = state_.route_bandwidth(rank_, send.peer);
+    const double route_Bps = state_.route_bandwidth(from, to);
     if (!(route_Bps > send.max_rate_Bps) || !std::isfinite(route_Bps)) return wire;
     return static_cast<std::uint64_t>(std::llround(wire * route_Bps / send.max_rate_Bps));
   }
@@ -258,6 +261,54 @@ class StreamActor {
            (plan.sends.empty() ? 0 : std::max(0.0, hop_latency_s(plan) - charged_latency_s));
   }
 
+  // The flows of a collective of a carried group (LockstepPlan::carried): this representative's and those of
+  // the members standing behind it, each between the GPUs of its real ends with its own bytes (not scaled
+  // as a representative's flows elsewhere are). A flow starts once both its ends have reached the collective,
+  // as a matched send and receive do: each representative starts, on arriving, the flows of its members
+  // whose other end's representative is already there, and waits for them; the rendezvous after it waits
+  // for every simulated member, so the collective ends with its last flow, as when every rank runs. Returns
+  // the latency of the further steps, like run_flows().
+  double carried_flows(const trace::Op& op, const cost::RankCollectivePlan& plan,
+                       const std::vector<int>& members, const CommunicatorFacts& facts) {
+    const auto key = std::make_tuple(&members, stream_, self_.collectives_started[{&members, stream_}]);
+    std::vector<char>& arrived = state_.carried_arrivals[key];
+    arrived.resize(members.size(), 0);
+    const std::vector<int>& representative = state_.lockstep.representative;
+    const auto position = [&](int rank) { return state_.communicators.position(op.collective.group, rank); };
+    arrived[position(rank_)] = 1;
+    const auto here = [&](int rank) { return arrived[position(representative[rank])] != 0; };
+    // The flows are listed before any is started: starting one is a simcall, during which the other
+    // representatives run and the last to arrive drops `arrived`.
+    struct Flow {
+      int from, to;
+      std::uint64_t bytes;
+    };
+    std::vector<Flow> flows;
+    const auto list = [&](int from, int to, const cost::CoalescedFlow& flow) {
+      const auto wire = static_cast<std::uint64_t>(std::llround(flow.bytes));
+      flows.push_back({from, to, rate_capped_bytes(flow, wire, from, to)});
+    };
+    for (int member : members) {
+      if (representative[member] != rank_) continue;
+      cost::RankCollectivePlan other;
+      if (member != rank_) other = state_.collective_plan(op, member, members, facts);
+      const cost::RankCollectivePlan& own = member == rank_ ? plan : other;
+      for (const auto& send : own.sends)
+        if (here(send.peer)) list(member, send.peer, send);
+      for (const auto& receive : own.receives)
+        if (representative[receive.peer] != rank_ && here(receive.peer)) list(receive.peer, member, receive);
+    }
+    if (std::count(arrived.begin(), arrived.end(), 1) == facts.simulated_members)
+      state_.carried_arrivals.erase(key);
+    std::vector<sg4::CommPtr> comms;
+    for (const Flow& flow : flows)
+      comms.push_back(sg4::Comm::sendto_async(state_.platform.gpu_hosts[flow.from],
+                                              state_.platform.gpu_hosts[flow.to], flow.bytes));
+    state_.flows += flows.size();
+    sg4::Comm::wait_all(comms);
+    return further_steps_latency_s(plan);
+  }
+
   // The reference for coalescing: the same flows cut into the plan's steps, one step after the other, each
   // lasting until this rank's sends and receives of the step are done; SimGrid charges every step's
   // latency itself.
@@ -266,8 +317,12 @@ class StreamActor {
     for (int step = 0; step < plan.steps; ++step) {
       std::vector<sg4::CommPtr> comms;
       for (const auto& send : plan.sends)
-        comms.push_back(mailbox('c', op.collective.group, stream_, rank_, send.peer)
-                            ->put_async(&payload_marker, rate_capped_bytes(send, send.bytes / plan.steps)));
+        comms.push_back(
+            mailbox('c', op.collective.group, stream_, rank_, send.peer)
+                ->put_async(
+                    &payload_marker,
+                    rate_capped_bytes(send, state_.wire_bytes(send.bytes / plan.steps, rank_, send.peer),
+                                      rank_, send.peer)));
       for (std::size_t i = 0; i < plan.receives.size(); ++i)
         comms.push_back(mailbox('c', op.collective.group, stream_, plan.receives[i].peer, rank_)
                             ->get_async(&received[i]));

@@ -46,6 +46,31 @@ TEST_CASE("lockstep does not apply when it would be unsafe") {
   CHECK(none.representative == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
+TEST_CASE("a group holding both ranks of each tensor-parallel pair is carried by the representatives") {
+  // An expert-parallel group over all 8 ranks of 2 nodes (MoE parallel folding, etp 1).
+  trace::Trace t = two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}});
+  t.groups.push_back({"ep", {{0, 1, 2, 3, 4, 5, 6, 7}}});
+  const engine::LockstepPlan plan = engine::plan_lockstep(t, "tp", 4);
+  CHECK(plan.group == 0);
+  CHECK(plan.representative == std::vector<int>{0, 0, 2, 2, 4, 4, 6, 6});
+  CHECK(plan.is_carried(2));
+  CHECK_FALSE(plan.is_carried(1));
+  CHECK_FALSE(plan.is_carried(0));
+  // Groups that only hold representatives carry nothing.
+  CHECK(engine::plan_lockstep(two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}}), "tp", 4).carried.empty());
+  // A communicator holding a representative and a member without its own ({0, 1, 3}: 3 stands behind 2):
+  // refused.
+  trace::Trace split = t;
+  split.groups[2].communicators = {{0, 1, 3}, {2, 4, 5, 6, 7}};
+  CHECK(engine::plan_lockstep(split, "tp", 4).group == -1);
+  // A point-to-point transfer in the group: its receiver may not be simulated, so nothing can carry it.
+  trace::Op send;
+  send.type = trace::OpType::Send;
+  send.p2p.group = 2;
+  t.programs[0].ops.push_back(send);
+  CHECK(engine::plan_lockstep(t, "tp", 4).group == -1);
+}
+
 TEST_CASE("folding data-parallel replicas leaves one representative per tensor-parallel group of replica 0") {
   const trace::Trace t = two_by_four({{0, 2, 4, 6}, {1, 3, 5, 7}});
   const engine::LockstepPlan plan = engine::fold_replicas(t, "dp", engine::plan_lockstep(t, "tp", 4));

@@ -171,6 +171,38 @@ TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay
   CHECK(iteration_s(moe, c, false) > 0);
 }
 
+// MoE parallel folding (etp 1) puts both ranks of each tensor-parallel pair in one expert-parallel group; the
+// pair still runs as one actor, which sends its partner's all-to-all flows too (engine/lockstep.h,
+// carried groups). 32 GPUs on 4 nodes, TP 2, PP 2, EP 16 over each stage's 2 nodes: every flow of the
+// all-to-alls runs as when every rank is simulated, and the data-parallel and pipeline flows stand for the
+// pair as a representative's always do. Here the iteration is the same to the last rounding error. (Where
+// such a scaled flow shares a link with all-to-all flows, it takes one max-min share where the pair's two
+// flows would take two, and the iteration differs a little: README, Speed.) On one node, node lockstep
+// stands one rank for all 8 instead.
+TEST_CASE("an expert-parallel group holding tensor-parallel pairs keeps lockstep and its iteration time") {
+  workload::TransformerConfig moe = small_gpt(4);
+  moe.experts = 16;
+  moe.experts_per_token = 2;
+  moe.moe_ffn_hidden = 512;
+  ParallelConfig c = plan(2, 2, 8, 4);
+  c.sp = true;
+  c.ep = 16;
+  c.etp = 1;
+  c.distributed_optimizer = true;
+  const auto lockstep_size = [](const engine::ReplayResult& r) { return double(r.lockstep_size); };
+  CHECK(replayed(moe, c, false, "tp", "", "", lockstep_size) == 2);
+  const double lockstep = iteration_s(moe, c, false, "tp", "", "");
+  const double every_rank = iteration_s(moe, c, false, "", "", "");
+  REQUIRE(every_rank > 0);
+  CHECK(lockstep == simtrain::testing::Approx(every_rank).epsilon(1e-9));
+
+  ParallelConfig one_node = plan(2, 1, 4, 4);
+  one_node.sp = true;
+  one_node.ep = 8;
+  one_node.etp = 1;
+  CHECK(replayed(moe, one_node, false, "tp", "", "", lockstep_size) == 8);
+}
+
 // Sampling an MoE's replicas takes its expert-data-parallel group along (engine/lockstep.h): 4 nodes of 8
 // GPUs, experts spread over each node's GPUs, each expert's replicas one per node; the 2 nodes simulated
 // stand for the 4 to the last rounding error.
