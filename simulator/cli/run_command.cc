@@ -227,6 +227,7 @@ int run_command(const Arguments& args) {
       throw Error(std::string("--") + name + ": must be positive");
   request.allow_oom = vm.count("allow-oom") > 0;
   if (vm.count("no-lockstep")) request.lockstep_group.clear();
+  if (vm.count("no-comm-sms")) request.comm_sms = false;
   if (vm.count("every-replica")) request.sample_replicas = false;
   request.simulate_every_micro_batch = vm.count("simulate-every-micro-batch") > 0;
   const std::string fidelity = vm["fidelity"].as<std::string>();

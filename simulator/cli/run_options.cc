@@ -98,6 +98,9 @@ po::options_description run_options() {
       "rank=R,slowdown=S: rank R computes S times slower (repeatable; simulates every rank on its own)")(
       "allow-oom", "simulate even when the configuration does not fit in GPU memory")(
       "no-lockstep", "simulate every rank of a tensor-parallel group on its own (slower; to check lockstep)")(
+      "no-comm-sms",
+      "collectives take no SMs from the kernels running beside them (by default a collective holds one SM "
+      "per NCCL channel while it runs)")(
       "every-replica",
       "simulate every data-parallel replica, even where a sample of them gives the same result (slower; to "
       "check replica sampling)")(

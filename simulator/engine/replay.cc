@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/input_limits.h"
 #include "common/number_checks.h"
+#include "simulator/cost/nccl_channels.h"
 #include "simulator/engine/busy_intervals.h"
 #include "simulator/engine/exact_sampling.h"
 #include "simulator/engine/lockstep.h"
@@ -162,6 +163,11 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   state.inter_node_latency_s = route.latency_s;
   state.inter_node_bandwidth_Bps = route.ring_bandwidth_Bps;
   state.node_gpus_share_uplink = route.shared_by_node;
+  if (options.gpu_sm_count > 0) {
+    const int channels =
+        cost::nccl_collective_channels(state.platform.nccl_network_channels, options.nccl.min_channels);
+    state.comm_sm_fraction = std::min(0.5, std::max(0, channels) / static_cast<double>(options.gpu_sm_count));
+  }
   if (!full_sample.sampled.empty() &&
       std::all_of(full_sample.sampled.begin(), full_sample.sampled.end(),
                   [&](const SampledGroup& s) { return crosses_nodes_in_rings(state, s.group); })) {

@@ -48,6 +48,10 @@ struct ReplayOptions {
   // their algorithm steps and sent step after step, every rank waiting for its step's sends and receives
   // before the next; all-to-all one flow per rank pair. O(N^2) transfers: small N only.
   bool stepwise_collectives = false;
+  // The GPU's SM count (its profile's): a collective's NCCL kernels hold one SM per channel while they run,
+  // and kernels running beside them get the rest (replay_state.h, comm_sm_fraction). 0: communication takes
+  // no SMs from compute.
+  int gpu_sm_count = 0;
   // Called as simulated time advances with the simulated time so far and the number of advances: for a
   // progress line. It must be cheap (it runs on every advance) and must not throw.
   std::function<void(double simulated_s, std::uint64_t advances)> progress;

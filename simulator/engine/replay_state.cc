@@ -28,6 +28,20 @@ ProgramPlan plan_program(const trace::Program& program) {
   return plan;
 }
 
+void RankState::release_sms(double from, double to) {
+  sms_open.erase(std::find(sms_open.begin(), sms_open.end(), from));
+  sms_held.push_back({from, to});
+}
+
+double RankState::sms_held_s(double from, double to) const {
+  double held_s = 0;
+  // Intervals end in order, so those before the first that ended by `from` ended earlier still.
+  for (auto it = sms_held.rbegin(); it != sms_held.rend() && it->end_s > from; ++it)
+    held_s += std::max(0.0, std::min(to, it->end_s) - std::max(from, it->begin_s));
+  for (double start : sms_open) held_s += std::max(0.0, to - std::max(from, start));
+  return held_s;
+}
+
 const CommunicatorFacts& ReplayState::facts(const std::vector<int>& members) {
   auto it = communicator_facts.find(&members);
   if (it != communicator_facts.end()) return it->second;

@@ -51,6 +51,14 @@ struct RankState {
   int streams_finished = 0;
   // Collectives started so far per (communicator, stream): the instance a rendezvous belongs to.
   std::map<std::pair<const std::vector<int>*, int>, std::uint64_t> collectives_started;
+  // Collectives holding SMs (ReplayState::comm_sm_fraction): the start of each still running, and the
+  // intervals of those that ended, in order of their ends.
+  std::vector<double> sms_open;
+  std::vector<Interval> sms_held;
+
+  void release_sms(double from, double to);
+  // The collectives' SM-holding time within [from, to], summed over the collectives (seconds x holders).
+  double sms_held_s(double from, double to) const;
 };
 
 // Where the simulated members of one collective instance wait for each other: a ring's or tree's result
@@ -96,6 +104,11 @@ struct ReplayState {
   double inter_node_latency_s = 0;
   double inter_node_bandwidth_Bps = 0;
   bool node_gpus_share_uplink = true;
+  // The share of a GPU's SMs a collective's kernels hold while it runs, from its start to the end of its
+  // rendezvous: NCCL runs one CTA per channel on an SM of its own, so kernels running beside it get the
+  // other SMs. Compute then runs as SimGrid executions on the GPU's host, which a collective shares by a
+  // bounded execution of its own (stream_actor.cc); 0 = compute runs as plain sleeps, untouched.
+  double comm_sm_fraction = 0;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
   // Per collective instance of a carried group (LockstepPlan::carried): [position] -> the representative
   // there has arrived, so the flows from and to its members can start (stream_actor.cc, carried_flows).

@@ -21,6 +21,9 @@ sg4::Mailbox* mailbox(char kind, int group, int channel, int from, int to) {
 // The simulated payload: only its size matters.
 char payload_marker;
 
+// Kernels sharing their SMs with collectives end once the work left is below this share of theirs.
+constexpr double kNegligibleWorkFraction = 1e-4;
+
 class StreamActor {
  public:
   StreamActor(ReplayState& state, int rank, int stream)
@@ -33,7 +36,8 @@ class StreamActor {
         durations_(state.costs.duration_s[state.trace.rank_program[rank]]),
         // A straggler's GPU is slow, not its host.
         slowdown_(state.slowdown.empty() || plan_.host_stream[stream] ? 1.0 : state.slowdown[rank]),
-        host_stream_(plan_.host_stream[stream]) {}
+        host_stream_(plan_.host_stream[stream]),
+        contended_(state.comm_sm_fraction > 0 && !host_stream_) {}
 
   void operator()() {
     for (std::uint32_t index : plan_.stream_ops[stream_]) {
@@ -100,6 +104,12 @@ class StreamActor {
   void wait_for_launch(double ready_s) {
     const double now = sg4::Engine::get_clock();
     if (ready_s <= now + pending_s_) return;
+    if (contended_) {  // the kernels' end is known only once they have run
+      flush_compute();
+      const double after = sg4::Engine::get_clock();
+      if (ready_s > after) sg4::this_actor::sleep_for(ready_s - after);
+      return;
+    }
     record_pending_compute(now);
     sg4::this_actor::sleep_for(ready_s - now);
   }
@@ -117,6 +127,23 @@ class StreamActor {
   void flush_compute() {
     if (pending_s_ <= 0) return;
     const double pending_s = pending_s_;
+    if (contended_) {
+      // The kernels run at the rate the collectives holding SMs leave them (comm_sm_fraction in
+      // replay_state.h): sleep through the work left as if at full speed, which never overshoots, then take
+      // what the collectives held meanwhile as work still to do, until what is left is negligible.
+      const double start = sg4::Engine::get_clock();
+      pending_s_ = 0;
+      double left_s = pending_s;
+      for (double from = start; left_s > kNegligibleWorkFraction * pending_s;) {
+        ++state_.compute_waits;
+        sg4::this_actor::sleep_for(left_s);
+        const double to = sg4::Engine::get_clock();
+        left_s = std::min(to - from, state_.comm_sm_fraction * self_.sms_held_s(from, to));
+        from = to;
+      }
+      self_.compute_busy.push_back({start, sg4::Engine::get_clock()});
+      return;
+    }
     record_pending_compute(sg4::Engine::get_clock());
     sg4::this_actor::sleep_for(pending_s);
   }
@@ -137,6 +164,9 @@ class StreamActor {
       ++state_.algorithm_counts[static_cast<int>(plan.algorithm)][static_cast<int>(plan.protocol)];
     algorithm_ = plan.algorithm;
     protocol_ = plan.protocol;
+    // The collective's kernels hold their SMs until it ends (comm_sm_fraction in replay_state.h).
+    const double holds_from = sg4::Engine::get_clock();
+    if (state_.comm_sm_fraction > 0) self_.sms_open.push_back(holds_from);
     // The intra-node phases' transfers pipeline with the inter-node flows: the collective lasts as long as
     // the slower, plus every step's latency, intra-node and inter-node, one after the other.
     const double started = sg4::Engine::get_clock();
@@ -155,6 +185,7 @@ class StreamActor {
                           plan.intra_node_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
     wait_for_members(members, facts.simulated_members);
+    if (state_.comm_sm_fraction > 0) self_.release_sms(holds_from, sg4::Engine::get_clock());
   }
 
   // Blocks until the `expected` simulated members of this collective instance have all reached it.
@@ -357,6 +388,7 @@ class StreamActor {
   const std::vector<double>& durations_;
   const double slowdown_;   // a straggler's compute factor, 1 otherwise
   const bool host_stream_;  // the stream holds the host's work, not the GPU's
+  const bool contended_;  // the GPU's kernels share its SMs with collectives (ReplayState::comm_sm_fraction)
   double pending_s_ = 0;
   cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective
   cost::NcclProtocol protocol_ = cost::NcclProtocol::Simple;

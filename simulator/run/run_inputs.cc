@@ -174,6 +174,7 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
                           {"kernel_sigma", request.jitter.kernel_sigma}};
   if (request.fold_replicas) what_ifs["fidelity"] = "fast";
   if (request.lockstep_group.empty()) what_ifs["lockstep"] = false;
+  if (!request.comm_sms) what_ifs["comm_sms"] = false;
   if (!request.sample_replicas) what_ifs["replica_sampling"] = false;
   if (request.allow_oom) what_ifs["allow_oom"] = true;
   j["what_ifs"] = what_ifs;

@@ -178,6 +178,9 @@ RunOutput simulate(const RunRequest& request) {
   };
   phase("building the trace");
   RunOutput out;
+  // Kernel times recorded on a real run (Kineto, execution traces, Chakra) already include what the run's
+  // collectives took from them; simtrain's own traces and workloads do not.
+  bool recorded_kernels = false;
   // A long step is simulated at two shorter lengths and extrapolated (micro_batch_extrapolation.h), unless
   // asked for every micro-batch or for a timeline, or its kernels carry noise that would not repeat.
   std::optional<MicroBatchSample> sample;
@@ -201,6 +204,7 @@ RunOutput simulate(const RunRequest& request) {
     trace::ImportReport report;
     out.trace = trace::import_trace_files(request.trace_paths, request.import, report);
     out.warnings = std::move(report.warnings);
+    recorded_kernels = report.format != trace::TraceFormat::Native;
   }
 
   engine::PlatformSource source;
@@ -238,6 +242,7 @@ RunOutput simulate(const RunRequest& request) {
   options.rank_slowdown = request.rank_slowdown;
   options.nccl = request.nccl;
   options.stepwise_collectives = request.stepwise_collectives;
+  if (request.comm_sms && !recorded_kernels) options.gpu_sm_count = out.profile.device.sm_count;
   if (request.progress)
     options.progress = [&request](double simulated_s, std::uint64_t advances) {
       request.progress("simulating", simulated_s, advances);

@@ -39,6 +39,9 @@ struct RunRequest {
   bool allow_oom = false;  // simulate configurations that do not fit in GPU memory
   int timeline_ranks = 0;
   std::string lockstep_group = "tp";  // see engine/lockstep.h; empty = simulate every rank on its own
+  // Collectives hold one SM per NCCL channel while they run, slowing the kernels beside them
+  // (engine/replay.h, gpu_sm_count); not for traces recorded on a real run, whose kernel times include it.
+  bool comm_sms = true;
   bool fold_replicas = false;         // --fidelity fast: data-parallel replicas folded onto one
   bool sample_replicas = true;        // full fidelity: sample replicas where exact (engine/lockstep.h)
   cost::Jitter jitter;                // run-to-run noise; none unless a seed is given
