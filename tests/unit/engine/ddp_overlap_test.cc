@@ -79,16 +79,20 @@ Scenario one_program_per_rank(const std::vector<std::vector<trace::Op>>& ops,
   return s;
 }
 
-// Replays in a child process (one SimGrid engine per process) and returns one number read off the result.
+// Replays in a child process (one SimGrid engine per process) and returns one number read off the result;
+// `gpu_sms` > 0 lets collectives hold SMs (ReplayOptions::gpu_sm_count).
 double replayed(const Scenario& s, const std::function<double(const engine::ReplayResult&)>& read,
-                int timeline_ranks = 0) {
+                int timeline_ranks = 0, int gpu_sms = 0) {
   return testing::in_child_process([&] {
     calibration::Efficiencies ideal;  // no NCCL losses: the closed form has none
     ideal.nccl_intra_node = ideal.nccl_inter_node = 1.0;
     ideal.nccl_step_latency_s = 0;
     engine::PlatformSource source;
     source.spec = uniform_cluster(s.trace.world_size);
-    return read(engine::replay(s.trace, s.costs, ideal, source, {timeline_ranks}));
+    engine::ReplayOptions options;
+    options.timeline_ranks = timeline_ranks;
+    options.gpu_sm_count = gpu_sms;
+    return read(engine::replay(s.trace, s.costs, ideal, source, options));
   });
 }
 
@@ -133,6 +137,26 @@ TEST_CASE("a rank's compute, exposed communication and idle time add up to the i
           const auto& t = r.ranks[1];
           return t.compute_s + t.exposed_comm_s + t.idle_s - r.makespan_s;
         }) == simtrain::testing::Approx(0.0).epsilon(kRel));
+}
+
+// Collectives hold one SM per NCCL channel while they run; one NIC per node gives NCCL 2 channels
+// (ClusterSpec::nics.nccl_channels()), so on a GPU of 8 SMs the kernels beside the all-reduce get 3/4 of it.
+// The replay stops slowing kernels once what is left of their work is below 1e-4 of it.
+TEST_CASE("kernels beside a collective run on the SMs it leaves them") {
+  constexpr int kSms = 8;
+  constexpr double kLeft = 1 - 2.0 / kSms;
+  const Scenario s = overlapped_all_reduce();
+  // Rank 0's 2 ms of work from 1 ms on: at 3/4 speed under the all-reduce, then at full speed.
+  CHECK(replayed(
+            s, [](const auto& r) { return r.ranks[0].end_s; }, 0, kSms) ==
+        simtrain::testing::Approx(1e-3 + kAllReduceS + (2e-3 - kLeft * kAllReduceS)).epsilon(1e-4));
+  // Rank 1's 0.5 ms ends under the all-reduce, slowed throughout; the all-reduce is not.
+  CHECK(replayed(
+            s, [](const auto& r) { return r.ranks[1].compute_s; }, 0, kSms) ==
+        simtrain::testing::Approx(1e-3 + 0.5e-3 / kLeft).epsilon(1e-4));
+  CHECK(replayed(
+            s, [](const auto& r) { return r.ranks[1].end_s; }, 0, kSms) ==
+        simtrain::testing::Approx(1e-3 + kAllReduceS).epsilon(kRel));
 }
 
 TEST_CASE("an op that depends on a collective waits for it to end") {
