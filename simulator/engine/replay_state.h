@@ -106,8 +106,9 @@ struct ReplayState {
   bool node_gpus_share_uplink = true;
   // The share of a GPU's SMs a collective's kernels hold while it runs, from its start to the end of its
   // rendezvous: NCCL runs one CTA per channel on an SM of its own, so kernels running beside it get the
-  // other SMs. Compute then runs as SimGrid executions on the GPU's host, which a collective shares by a
-  // bounded execution of its own (stream_actor.cc); 0 = compute runs as plain sleeps, untouched.
+  // other SMs. The compute stream sleeps on for the work its kernels lost to the collectives that held SMs
+  // meanwhile (RankState::sms_held_s, stream_actor.cc); the compute in the breakdown shows it, the
+  // timeline's kernel events keep their own durations. 0 = no SMs held.
   double comm_sm_fraction = 0;
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, Rendezvous> rendezvous;
   // Per collective instance of a carried group (LockstepPlan::carried): [position] -> the representative

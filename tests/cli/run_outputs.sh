@@ -72,4 +72,15 @@ sys.exit(f['level'] != 'full' or not f['replicas'].startswith('4 of 16 data-para
 check "--every-replica gives the sampled iteration time" python3 -c "
 import json, sys; a, b = (json.load(open('$work/' + n + '.json')) for n in ('sampled', 'every'))
 sys.exit(a['iteration_time_s'] != b['iteration_time_s'] or a['breakdown'] != b['breakdown'])"
+# Collectives hold SMs (engine/replay_state.h, comm_sm_fraction): the data-parallel reduce-scatters under the
+# backward pass slow its kernels, so the step's compute grows; --no-comm-sms leaves it as alone.
+sms_run=(run --model llama2-7b --gpus 16 --platform dgx-h100 --tp 2 --sp --distributed-optimizer
+  --micro-batch 1 --global-batch 64 --omit-wall-time)
+"$simtrain" "${sms_run[@]}" --json "$work/sms.json" >/dev/null
+"$simtrain" "${sms_run[@]}" --no-comm-sms --json "$work/no-sms.json" >/dev/null
+check "collectives' SMs slow the kernels beside them; --no-comm-sms is recorded" python3 -c "
+import json, sys; a, b = (json.load(open('$work/' + n + '.json')) for n in ('sms', 'no-sms'))
+sys.exit(not (a['breakdown']['compute_s'] > b['breakdown']['compute_s'] and
+              a['iteration_time_s'] > b['iteration_time_s'] and
+              b['inputs']['what_ifs'].get('comm_sms') is False and 'comm_sms' not in a['inputs']['what_ifs']))"
 finish
