@@ -23,6 +23,10 @@ char payload_marker;
 
 // Kernels sharing their SMs with collectives end once the work left is below this share of theirs.
 constexpr double kNegligibleWorkFraction = 1e-4;
+// Collectives running at once hold at most this share of the GPU together (NCCL's channels are per
+// communicator, but the kernels beside them keep SMs), so kernels always progress and the rounds that
+// sleep through their lost work shrink at least this fast.
+constexpr double kMostHeldShare = 0.5;
 
 class StreamActor {
  public:
@@ -138,7 +142,7 @@ class StreamActor {
         ++state_.compute_waits;
         sg4::this_actor::sleep_for(left_s);
         const double to = sg4::Engine::get_clock();
-        left_s = std::min(to - from, state_.comm_sm_fraction * self_.sms_held_s(from, to));
+        left_s = std::min(kMostHeldShare * (to - from), state_.comm_sm_fraction * self_.sms_held_s(from, to));
         from = to;
       }
       self_.compute_busy.push_back({start, sg4::Engine::get_clock()});
