@@ -69,6 +69,15 @@ double replayed(const workload::TransformerConfig& model, const ParallelConfig& 
   });
 }
 
+// small_gpt with `experts` experts of FFN width 512 in every layer, two per token.
+workload::TransformerConfig small_moe(int layers, int experts) {
+  workload::TransformerConfig moe = small_gpt(layers);
+  moe.experts = experts;
+  moe.experts_per_token = 2;
+  moe.moe_ffn_hidden = 512;
+  return moe;
+}
+
 // The replayed iteration time (NaN when the replay threw, e.g. on a deadlock).
 double iteration_s(const workload::TransformerConfig& model, const ParallelConfig& config,
                    bool free_network = true, const std::string& lockstep_group = "tp",
@@ -160,10 +169,7 @@ TEST_CASE("sampling data-parallel replicas gives the iteration time of simulatin
 }
 
 TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay to the end") {
-  workload::TransformerConfig moe = small_gpt(4);
-  moe.experts = 4;
-  moe.experts_per_token = 2;
-  moe.moe_ffn_hidden = 512;
+  workload::TransformerConfig moe = small_moe(4, 4);
   moe.tied_embeddings = true;
   ParallelConfig c = plan(2, 2, 4, 4);
   c.sp = true;
@@ -180,10 +186,7 @@ TEST_CASE("an expert-parallel MoE model and tied embeddings across stages replay
 // flows would take two, and the iteration differs a little: README, Speed.) On one node, node lockstep
 // stands one rank for all 8 instead.
 TEST_CASE("an expert-parallel group holding tensor-parallel pairs keeps lockstep and its iteration time") {
-  workload::TransformerConfig moe = small_gpt(4);
-  moe.experts = 16;
-  moe.experts_per_token = 2;
-  moe.moe_ffn_hidden = 512;
+  workload::TransformerConfig moe = small_moe(4, 16);
   ParallelConfig c = plan(2, 2, 8, 4);
   c.sp = true;
   c.ep = 16;
@@ -207,10 +210,7 @@ TEST_CASE("an expert-parallel group holding tensor-parallel pairs keeps lockstep
 // GPUs, experts spread over each node's GPUs, each expert's replicas one per node; the 2 nodes simulated
 // stand for the 4 to the last rounding error.
 TEST_CASE("sampling an MoE's replicas with its expert-data-parallel group gives the iteration time of all") {
-  workload::TransformerConfig moe = small_gpt(2);
-  moe.experts = 8;
-  moe.experts_per_token = 2;
-  moe.moe_ffn_hidden = 512;
+  workload::TransformerConfig moe = small_moe(2, 8);
   ParallelConfig c = plan(1, 1, 32, 2);
   c.ep = 8;
   c.distributed_optimizer = true;
