@@ -1,9 +1,12 @@
 // The GPU kernels each layer type launches in forward and backward, with the FLOPs and HBM bytes that the
 // cost model turns into durations. Traffic follows what PyTorch's CUDA kernels read and write.
+#include <utility>
+
 #include "common/error.h"
 #include "simulator/workload/attention_shape.h"
 #include "simulator/workload/attention_work.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/ssd_kernels.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
@@ -258,22 +261,26 @@ LayerKernels attention(const Context& c) {
   return k;
 }
 
-// The Mamba-2 mixer's sequence part as one fused kernel per pass: the causal conv1d over x, B and C (2 x
-// kernel taps FLOPs per element), the chunked SSD scan (chunks of 128 tokens; the cost model of
-// mamba_kernels.cc) and the gated RMSNorm. dims {tokens, heads, head_dim, state, groups,
+// The Mamba-2 mixer's sequence part as one kernel per pass holding the bytes and FLOPs of the kernels
+// mamba_split_conv1d_scan_combined launches (ssd_kernels.h: the conv1d and the chunked SSD scan, its
+// recomputation in the backward) and of the RMSNorm after it. dims {tokens, heads, head_dim, state, groups,
 // conv_kernel}.
 LayerKernels mamba_ssm(const Context& c) {
-  const double tokens = c.n * dim(c, 0), heads = dim(c, 1), p = dim(c, 2), n = dim(c, 3), groups = dim(c, 4);
-  const double taps = dim(c, 5), q = 128, inner = heads * p, conv_channels = inner + 2 * groups * n;
-  const double flops =
-      tokens * (2 * taps * conv_channels + heads * (2 * q * p + 4 * n * p) + groups * 2 * q * n);
-  const double bytes = tokens * (2 * conv_channels + 2 * inner + heads + 3 * inner) * c.e;
+  const SsdShape ssd{c.n * dim(c, 0), dim(c, 1), dim(c, 2), dim(c, 4), dim(c, 3), dim(c, 5), c.e};
+  const double inner = ssd.tokens * ssd.heads * ssd.head_dim;
+  const auto total = [](const std::vector<SsdKernel>& kernels, double flops, double bytes) {
+    for (const SsdKernel& k : kernels) flops += k.flops, bytes += k.bytes;
+    return std::pair{flops, bytes};
+  };
+  const auto [forward_flops, forward_bytes] = total(ssd_forward_kernels(ssd), 5 * inner, 2 * inner * c.e);
+  const auto [backward_flops, backward_bytes] = total(ssd_backward_kernels(ssd), 8 * inner, 3 * inner * c.e);
   const std::vector<std::int64_t> shape = {static_cast<std::int64_t>(c.n), c.layer.dims.at(1),
                                            c.layer.dims.at(0), c.layer.dims.at(2)};
   LayerKernels k;
-  k.forward.push_back(spec(ComputeKind::Attention, Pass::Forward, c.matmul, flops, bytes, shape));
+  k.forward.push_back(
+      spec(ComputeKind::Attention, Pass::Forward, c.matmul, forward_flops, forward_bytes, shape));
   k.backward.push_back(
-      spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, 2.5 * flops, 2 * bytes, shape));
+      spec(ComputeKind::Attention, Pass::BackwardData, c.matmul, backward_flops, backward_bytes, shape));
   return k;
 }
 

@@ -8,6 +8,7 @@
 #include "simulator/workload/attention_shape.h"
 #include "simulator/workload/model_toml.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/ssd_kernels.h"
 #include "simulator/workload/transformer_kernels.h"
 #include "simulator/workload/zoo_builders.h"
 
@@ -108,10 +109,14 @@ double Model::forward_flops_per_sample() const {
       total += 2.0 * static_cast<double>(d.at(1)) * seq * keys * (qk + v);
       continue;
     }
+    if (layer.type == "mamba_ssm") {
+      // A Mamba-2 mixer's conv1d and SSD scan: dims {tokens, heads, head_dim, state, groups, conv_kernel}.
+      const auto dim = [&](std::size_t i) { return static_cast<double>(layer.dims.at(i)); };
+      total += ssd_model_flops({dim(0), dim(1), dim(2), dim(4), dim(3), dim(5)});
+      continue;
+    }
     for (const trace::ComputeSpec& kernel : kernels_for(layer, *this, 1, Precision::FP32).forward) {
-      // A Mamba-2 mixer's conv1d and SSD scan count as its attention does (layer_kernels.cc).
-      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv ||
-          layer.type == "mamba_ssm")
+      if (kernel.kind == trace::ComputeKind::Gemm || kernel.kind == trace::ComputeKind::Conv)
         total += kernel.flops;
     }
   }

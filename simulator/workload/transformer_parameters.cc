@@ -2,6 +2,7 @@
 #include "simulator/workload/transformer_kernels.h"
 
 #include "simulator/workload/attention_shape.h"
+#include "simulator/workload/ssd_kernels.h"
 
 namespace simtrain::workload {
 namespace {
@@ -69,14 +70,15 @@ double mamba_parameters(const TransformerConfig& m) {
   return m.hidden * (2 * inner + bc + m.mamba_heads) + conv + 3.0 * m.mamba_heads + inner + inner * m.hidden;
 }
 
-// Forward FLOPs per token of the Mamba-2 mixer: its GEMMs, the conv1d and the SSD scan (chunks of 128).
+// Forward FLOPs per token of the Mamba-2 mixer: its GEMMs, the conv1d and the SSD scan (ssd_kernels.h).
 double mamba_flops_per_token(const TransformerConfig& m) {
   const double inner = static_cast<double>(m.mamba_heads) * m.mamba_head_dim;
-  const double bc = 2.0 * m.mamba_groups * m.mamba_state, q = 128, n = m.mamba_state;
+  const double bc = 2.0 * m.mamba_groups * m.mamba_state;
   const double gemms = 2.0 * m.hidden * (2 * inner + bc + m.mamba_heads) + 2 * inner * m.hidden;
-  const double ssd =
-      m.mamba_heads * (2 * q * m.mamba_head_dim + 4 * n * m.mamba_head_dim) + m.mamba_groups * 2 * q * n;
-  return gemms + 2.0 * m.mamba_conv_kernel * (inner + bc) + ssd;
+  return gemms +
+         ssd_model_flops({1, static_cast<double>(m.mamba_heads), static_cast<double>(m.mamba_head_dim),
+                          static_cast<double>(m.mamba_groups), static_cast<double>(m.mamba_state),
+                          static_cast<double>(m.mamba_conv_kernel)});
 }
 
 PartParameters transformer_layer_parameters(const TransformerConfig& m, const LayerSharding& shard,

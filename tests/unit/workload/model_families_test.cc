@@ -259,9 +259,21 @@ TEST_CASE("a Mamba-2 block's Megatron kernels: GEMMs split over TP, the scan by 
   const LayerSteps mamba = hybrid_layer_steps(t, shard, 'M');
   const double tokens = 8192, gemm_weights = 4096.0 * (2 * 8192 + 2 * 8 * 128 + 128) + 8192.0 * 4096;
   CHECK(gemm_flops(mamba.forward) == simtrain::testing::Approx(tokens * 2 * gemm_weights / 2));
-  // The scan: per token and local head 2 Q P + 4 N P, per local group 2 Q N (Q = 128-token chunks).
+  // The scan's tensor-core kernels: per token and local head Q P (the causal half of each 128-token chunk's
+  // square) + 4 N P and the gate's 5 P, per local group 2 Q N.
   CHECK(attention_kernel_flops(mamba.forward) ==
-        simtrain::testing::Approx(tokens * (64 * (2 * 128 * 64 + 4 * 128 * 64) + 4 * 2 * 128 * 128)));
+        simtrain::testing::Approx(tokens * (64 * (128 * 64 + 4 * 128 * 64 + 5 * 64) + 4 * 2 * 128 * 128)));
+  // One sequence per micro-batch needs no (sequence, batch) -> (batch, sequence) copies; two do.
+  const auto copies = [&](int micro_batch) {
+    shard.micro_batch = micro_batch;
+    int n = 0;
+    for (const LayerStep& step : hybrid_layer_steps(t, shard, 'M').forward)
+      n += step.name.find(".transpose") != std::string::npos;
+    return n;
+  };
+  CHECK(copies(1) == 0);
+  CHECK(copies(2) == 2);
+  shard.micro_batch = 1;
   const PartParameters p = hybrid_layer_parameters(t, shard, 'M');
   CHECK(p.per_gpu == simtrain::testing::Approx((p.total - 4096) / 2 + 4096));
   // An MLP block is a layer's MLP half: its GEMMs and nothing of attention.
