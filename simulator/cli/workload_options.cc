@@ -72,7 +72,9 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "tp-comm-overlap",
                                             "overlap-moe-expert-parallel-comm",
                                             "moe-pad-expert-input-to-capacity",
-                                            "moe-expert-capacity-factor"};
+                                            "moe-expert-capacity-factor",
+                                            "cuda-graph-impl",
+                                            "cuda-graph-scope"};
 
 }  // namespace
 
@@ -140,15 +142,24 @@ void add_parallel_options(po::options_description& options) {
       "Megatron-Core's combined 1F1B: each forward runs with another micro-batch's backward, layer by layer, "
       "so one's expert-parallel all-to-alls hide under the other's kernels (with --ep; --vpp when --pp > 1)")(
       "moe-pad-expert-input-to-capacity",
-      "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher never "
-      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward pass)")(
+      "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
+      "never "
+      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward "
+      "pass)")(
       "moe-token-dispatcher-type", po::value<std::string>(),
       "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
       "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
-      "there)")(
-      "moe-expert-capacity-factor", po::value<double>(),
-      "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without it, "
-      "balanced routing drops nothing and it changes nothing)")(
+      "there)")("moe-expert-capacity-factor", po::value<double>(),
+                "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share "
+                "(without it, "
+                "balanced routing drops nothing and it changes nothing)")(
+      "cuda-graph-impl", po::value<std::string>(),
+      "Megatron's CUDA graphs: none | local | transformer_engine (per-layer graphs of --cuda-graph-scope) | "
+      "full_iteration (the whole forward-backward pass): a captured region costs the host one launch "
+      "(with --host)")(
+      "cuda-graph-scope", po::value<std::vector<std::string>>()->multitoken(),
+      "the layer parts per-layer graphs capture, Megatron's names (spaces or commas): attn mlp moe "
+      "moe_router moe_preprocess mamba (default: whole layers)")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
@@ -272,6 +283,19 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
       throw Error("--moe-expert-capacity-factor: must be in (0, 64], got " + std::to_string(capacity));
     c.moe_pad_to_capacity = true;
     c.capacity_factor = capacity;
+  }
+  if (vm.count("cuda-graph-impl") || vm.count("cuda-graph-scope")) {
+    std::string scope;
+    if (vm.count("cuda-graph-scope"))
+      for (const std::string& part : vm["cuda-graph-scope"].as<std::vector<std::string>>())
+        scope += (scope.empty() ? "" : ",") + part;
+    const std::string impl = vm.count("cuda-graph-impl") ? vm["cuda-graph-impl"].as<std::string>() : "none";
+    std::string why;
+    const auto graphs = workload::parse_cuda_graphs(impl, scope, &why);
+    if (!graphs)
+      throw Error("--cuda-graph-impl " + impl + (scope.empty() ? "" : " --cuda-graph-scope " + scope) + ": " +
+                  why);
+    c.cuda_graphs = *graphs;
   }
   if (vm.count("moe-token-dispatcher-type")) {
     const std::string dispatcher = vm["moe-token-dispatcher-type"].as<std::string>();

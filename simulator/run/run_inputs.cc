@@ -101,6 +101,11 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
               {"distributed_optimizer", c.distributed_optimizer}}}};
   if (c.host) j["host"] = host_inputs(*c.host);
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
+  if (c.cuda_graphs.impl != workload::CudaGraphs::Impl::None)
+    j["cuda_graphs"] = {
+        {"impl",
+         c.cuda_graphs.impl == workload::CudaGraphs::Impl::FullIteration ? "full_iteration" : "per_layer"},
+        {"scope", workload::cuda_graph_modules_string(c.cuda_graphs.modules)}};
   if (c.moe_flex_dispatcher) j["moe_token_dispatcher_type"] = "flex";
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;

@@ -3,6 +3,8 @@
 // Megatron-LM's ColumnParallelLinear / RowParallelLinear and Transformer Engine's cast kernels.
 #include "simulator/workload/layer_builders.h"
 
+#include <algorithm>
+
 namespace simtrain::workload::layer_builders {
 LayerStep kernel_step(std::string name, ComputeKind kind, Pass pass, DType dtype, double flops, double bytes,
                       std::vector<std::int64_t> shape) {
@@ -160,6 +162,10 @@ void leave_tp_region_backward(Steps& backward, const std::string& name, const Di
 
 void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules) {
   for (std::size_t i = from; i < steps.size(); ++i) steps[i].recompute |= modules;
+}
+
+void mark_graph_region(Steps& steps, std::size_t from, CudaGraphModules modules, std::size_t to) {
+  for (std::size_t i = from; i < std::min(to, steps.size()); ++i) steps[i].graph |= modules;
 }
 
 void norm_forward(Steps& steps, const std::string& name, const Dims& d) {

@@ -98,6 +98,8 @@ void leave_tp_region_backward(Steps& backward, const std::string& name, const Di
 
 // Marks steps[from...] as part of `modules` for selective recomputation (LayerStep::recompute).
 void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules);
+// Marks steps[from...to) (to: the end by default) as lying in the CUDA graph regions `modules`.
+void mark_graph_region(Steps& steps, std::size_t from, CudaGraphModules modules, std::size_t to = SIZE_MAX);
 
 void norm_forward(Steps& steps, const std::string& name, const Dims& d);
 void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters);

@@ -58,6 +58,8 @@ LayerSteps mamba_block(const TransformerConfig& m, const LayerSharding& shard, c
   copy(b, "mamba.in_proj.transpose.bwd_data", Pass::BackwardData, projected);
   column_parallel_backward(b, in_proj, d, shard.gemm, shard.sp);
   norm_backward(b, "input_norm", d, norm_parameters(m));
+  mark_graph_region(f, 0, kGraphMamba);
+  mark_graph_region(b, 0, kGraphMamba);
   return s;
 }
 

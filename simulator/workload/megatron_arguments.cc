@@ -101,6 +101,10 @@ constexpr KnownArgument kArguments[] = {
     {"moe-expert-capacity-factor", Arity::One, Effect::Read},
     {"moe-pad-expert-input-to-capacity", Arity::Switch, Effect::Read},
     {"moe-router-load-balancing-type", Arity::One, Effect::None},
+    // CUDA graphs (cuda_graphs.h); --cuda-graph-scope is the older name of --cuda-graph-modules.
+    {"cuda-graph-impl", Arity::One, Effect::Read},
+    {"cuda-graph-modules", Arity::List, Effect::Read},
+    {"cuda-graph-scope", Arity::List, Effect::Read},
     {"moe-aux-loss-coeff", Arity::One, Effect::None},
     {"multi-latent-attention", Arity::Switch, Effect::Read},
     {"q-lora-rank", Arity::One, Effect::Read},
@@ -439,7 +443,8 @@ bool MegatronArguments::has(const std::string& name) const {
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "overlap-moe-expert-parallel-comm" ||
          name == "moe-pad-expert-input-to-capacity" || name == "moe-expert-capacity-factor" ||
-         name == "moe-token-dispatcher-type" || name == "grad-reduce-in-bf16" || name == "recompute-modules";
+         name == "moe-token-dispatcher-type" || name == "grad-reduce-in-bf16" ||
+         name == "recompute-modules" || name == "cuda-graph-impl" || name == "cuda-graph-scope";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
@@ -530,6 +535,16 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
       throw Error("--moe-expert-capacity-factor: must be in (0, 64], got " + std::to_string(*capacity));
     c.moe_pad_to_capacity = true;
     c.capacity_factor = *capacity;
+  }
+
+  if (in.has("cuda-graph-impl") || in.has("cuda-graph-modules") || in.has("cuda-graph-scope")) {
+    const std::string* impl = in.value("cuda-graph-impl");
+    const std::string* modules = in.value("cuda-graph-modules");
+    if (!modules) modules = in.value("cuda-graph-scope");
+    std::string why;
+    const auto graphs = parse_cuda_graphs(impl ? *impl : "none", modules ? *modules : "", &why);
+    if (!graphs) throw Error("--cuda-graph-impl: " + why);
+    c.cuda_graphs = *graphs;
   }
 
   const bool fp16 = in.has("fp16"), bf16 = in.has("bf16");

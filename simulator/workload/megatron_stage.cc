@@ -106,7 +106,9 @@ class StageBuilder {
       }
     }
     finish();
-    if (plan_.config->host) add_host_launches(program_, *plan_.config->host, host_);
+    // A full-iteration CUDA graph replays the whole pass: the host launches nothing of it.
+    if (plan_.config->host && plan_.config->cuda_graphs.impl != CudaGraphs::Impl::FullIteration)
+      add_host_launches(program_, *plan_.config->host, host_);
     return std::move(program_);
   }
 
@@ -132,7 +134,27 @@ class StageBuilder {
 
   std::uint32_t append(trace::Op op) {
     host_.emplace_back();
+    graph_region_.clear();
     return trace::append(program_, std::move(op));
+  }
+
+  // The captured CUDA graph a step runs in ("" for none): its layer's micro-batch, layer and pass (the
+  // prefix; a forward and a backward graph are never adjacent) and its region (a scope's router and
+  // preprocessing parts are one graph; whole-layer capture is one graph).
+  std::string graph_region(const LayerStep& step, const std::string& prefix) const {
+    const CudaGraphs& graphs = plan_.config->cuda_graphs;
+    if (!graphs.captures(step.graph)) return "";
+    CudaGraphModules region = graphs.modules & step.graph;
+    if (region & kGraphMoePreprocess) region = (region & ~kGraphMoePreprocess) | kGraphMoeRouter;
+    return prefix + "/" + std::to_string(region);
+  }
+
+  // What the host does for a step: its own dispatches, or inside a captured graph one launch of the graph
+  // (on the region's first step) and nothing for the rest; a host wait stays, between graphs.
+  void set_host_launch(std::uint32_t op, const LayerStep& step, const std::string& region, bool continues) {
+    host_[op] = region.empty() ? HostLaunch{step.launches, step.looped_kernels, step.host_waits}
+                               : HostLaunch{continues ? 0.0 : 1.0, 0, step.host_waits};
+    graph_region_ = region;
   }
 
   // A virtual stage with no layer (an uneven split's) passes on what it received as soon as it arrives.
@@ -241,8 +263,10 @@ class StageBuilder {
   }
 
   void run_step(const LayerStep& step, const std::string& prefix) {
+    const std::string region = graph_region(step, prefix);
+    const bool continues = !region.empty() && region == graph_region_;
     if (step.type == LayerStep::Type::Kernel) {
-      host_[kernel(prefix + step.name, step.kernel)] = {step.launches, step.looped_kernels, step.host_waits};
+      set_host_launch(kernel(prefix + step.name, step.kernel), step, region, continues);
     } else if (step.chunked_with_gemm) {
       chunked_collective(step, prefix);
     } else if (step.type == LayerStep::Type::Collective) {
@@ -252,7 +276,7 @@ class StageBuilder {
                                                                          : g_.tp;
       const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group,
                                           expert_parallel ? kEp : kTp, after_last_kernel(), step.node_dedup);
-      host_[op] = {step.launches, step.looped_kernels, step.host_waits};
+      set_host_launch(op, step, region, continues);
       (step.overlaps_next_kernel ? lane_.deferred : lane_.pending).push_back(op);
     } else {
       ring_attention(step, prefix);
@@ -558,6 +582,7 @@ class StageBuilder {
   int stage_;
   trace::Program program_;
   std::vector<HostLaunch> host_;  // per op of program_: what the host does for it
+  std::string graph_region_;      // the captured graph the last op ran in ("" when it ran outside any)
   std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
   Lane lane_;  // the pass being built; under a combined step, the forward's while the backward's is aside
   bool gather_under_forward_ = false;     // --overlap-param-gather with the distributed optimizer

@@ -66,11 +66,14 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
     steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * width, 1, 1, 1));
   };
+  const std::size_t router_forward = forward.size();
   gemm_forward(forward, router, d, d.shard.activation);
   forward.push_back(
       elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
+  mark_graph_region(forward, router_forward, kGraphMoeRouter);
   if (m.moe_latent > 0) gemm_forward(forward, down, d, d.shard.gemm);
   move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
+  forward.back().graph |= kGraphMoePreprocess;
   // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
   // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
   forward.back().host_waits = !d.shard.moe_pad_to_capacity;
@@ -110,18 +113,24 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
   move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
+  backward.back().graph |= kGraphMoePreprocess;
   if (m.moe_latent > 0) {
     backward.push_back(gemm_data_grad(down, d, d.shard.gemm));
     gemm_weight_grad(backward, down, d, d.shard.gemm);
   }
+  const std::size_t router_backward = backward.size();
   backward.push_back(
       elementwise("moe.router.topk.bwd_data", ComputeKind::Softmax, Pass::BackwardData, d, scores, 2, 1, 4));
   backward.push_back(gemm_data_grad(router, d, d.shard.activation));
   gemm_weight_grad(backward, router, d, d.shard.activation);
+  mark_graph_region(backward, router_backward, kGraphMoeRouter);
   if (m.shared_experts > 0) {
-    const std::size_t shared = forward.size();
+    const std::size_t shared = forward.size(), shared_backward = backward.size();
     dense_mlp(forward, backward, m, d, ffn * m.shared_experts, "moe.shared", false);
     mark_recomputed(forward, shared, kRecomputeSharedExperts);
+    // Megatron's moe_router graph holds the shared experts unless they overlap the all-to-alls.
+    mark_graph_region(forward, shared, kGraphMoeRouter);
+    mark_graph_region(backward, shared_backward, kGraphMoeRouter);
   }
 }
 

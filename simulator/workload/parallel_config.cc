@@ -199,6 +199,17 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      flag + "with sharded parameters (--zero 3, --fsdp) is not modelled");
   }
 
+  // Megatron captures a MoE layer's whole MLP block (the moe scope, or whole layers) only with static
+  // shapes: drop-and-pad (CudaGraphModule.moe, transformer_config.py).
+  if (c.cuda_graphs.impl == CudaGraphs::Impl::PerLayer && model.experts > 0 && !c.moe_pad_to_capacity)
+    require_feasible(c.cuda_graphs.modules != 0 && !(c.cuda_graphs.modules & kGraphMoe),
+                     "--cuda-graph-scope " +
+                         (c.cuda_graphs.modules == 0 ? std::string("(whole layers)")
+                                                     : cuda_graph_modules_string(c.cuda_graphs.modules)) +
+                         ": Megatron captures a MoE layer's MLP block only for drop-and-pad MoE "
+                         "(--moe-pad-expert-input-to-capacity); dropless layers take moe_router and "
+                         "moe_preprocess");
+
   require(c.zero >= 0 && c.zero <= 3, "--zero " + str(c.zero) + ": ZeRO stage must be 0, 1, 2 or 3");
   require(c.zero == 0 || c.fsdp == FsdpMode::None,
           "--zero " + str(c.zero) + " --fsdp: ZeRO and FSDP both shard training state; choose one");

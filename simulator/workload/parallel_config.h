@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/workload/cuda_graphs.h"
 #include "simulator/workload/host_profile.h"
 #include "simulator/workload/precision.h"
 #include "simulator/workload/recompute_modules.h"
@@ -121,6 +122,9 @@ struct ParallelConfig {
   // The host thread launching the step's kernels (host_profile.h, --host); unset, the host never holds the
   // GPU back.
   std::optional<HostProfile> host;
+  // Megatron's CUDA graphs (cuda_graphs.h; --cuda-graph-impl, --cuda-graph-scope): a captured region costs
+  // the host one graph launch instead of a dispatch per kernel, and a full-iteration graph none at all.
+  CudaGraphs cuda_graphs;
 };
 
 std::string_view to_string(Recompute recompute);

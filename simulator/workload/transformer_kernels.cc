@@ -179,6 +179,8 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
     column_parallel_backward(b, qkv, d, shard.gemm, shard.sp);
   }
   norm_backward(b, "input_norm", d, norm_parameters(m));
+  mark_graph_region(s.forward, 0, kGraphAttention);
+  mark_graph_region(s.backward, 0, kGraphAttention);
   return s;
 }
 
@@ -197,7 +199,14 @@ LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
   dropout_add(s.forward, "mlp.dropout_add", d, true);
   dropout_add(s.backward, "mlp.dropout_add", d, false);
   s.backward.insert(s.backward.end(), mlp_backward.begin(), mlp_backward.end());
+  const std::size_t norm_backward_at = s.backward.size();
   norm_backward(s.backward, "mlp_norm", d, norm_parameters(m));
+  if (moe) {  // Megatron's moe_router graph begins at the block's norm
+    mark_graph_region(s.forward, 0, kGraphMoeRouter, 1);
+    mark_graph_region(s.backward, norm_backward_at, kGraphMoeRouter);
+  }
+  mark_graph_region(s.forward, 0, moe ? kGraphMoe : kGraphMlp);
+  mark_graph_region(s.backward, 0, moe ? kGraphMoe : kGraphMlp);
   return s;
 }
 

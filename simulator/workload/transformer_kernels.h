@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simulator/trace/trace.h"
+#include "simulator/workload/cuda_graphs.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/precision.h"
 #include "simulator/workload/recompute_modules.h"
@@ -80,6 +81,9 @@ struct LayerStep {
   // The submodules this forward step belongs to (recompute_modules.h): selective recomputation of any of
   // them reruns it before the layer's backward pass.
   RecomputeModules recompute = 0;
+  // The CUDA graph regions this step lies in (cuda_graphs.h), forward or backward: captured, the host does
+  // not dispatch it.
+  CudaGraphModules graph = 0;
   // The host's side (host_launch.h): operator dispatches the step costs, kernels its C++ code launches in a
   // loop beyond those (each a launch call), and whether the host then waits for the step to end (a dropless
   // MoE dispatcher reads the token counts per expert back before its all-to-all).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The host thread in front of a Megatron step (--host): at micro-batch 1 a dropless MoE model's layers are
 # too small to hide the launches, so the step is host-bound; padding the experts' input to capacity removes
-# the host's wait for the token counts; a large micro-batch hides the host again.
+# the host's wait for the token counts; CUDA graphs take launches off the host; a large micro-batch hides the
+# host again.
 source "$(dirname "$0")/lib.bash"
 
 field() { python3 -c 'import json, sys
@@ -26,6 +27,26 @@ check "padded to capacity, the host does not wait for token counts and the step 
 check "the Result records the host and the padding" python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["inputs"]["workload"]
 assert w["host"]["dispatch_per_kernel_s"] > 0 and w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
+
+# CUDA graphs: the router and preprocessing parts captured take launches off the host; the whole iteration
+# captured takes them all; Megatron's rule against capturing a dropless MoE block is a one-line error.
+"$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --cuda-graph-impl transformer_engine \
+  --cuda-graph-scope attn moe_router moe_preprocess --json "$work/graphs.json" >/dev/null
+"$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --cuda-graph-impl full_iteration \
+  --json "$work/full_graph.json" >/dev/null
+check "per-layer CUDA graphs shorten the host-bound step" \
+  less "$(field "$work/graphs.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
+check "a full-iteration graph leaves nothing host-bound" \
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["breakdown"]["host_bound_s"] == 0' \
+  "$work/full_graph.json"
+check "the Result records the graphs" python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["inputs"]["workload"]
+assert w["cuda_graphs"] == {"impl": "per_layer", "scope": "attn,moe_router,moe_preprocess"}, w["cuda_graphs"]' \
+  "$work/graphs.json"
+expect_infeasible "a dropless MoE block cannot be captured" "only for drop-and-pad MoE" \
+  run "${moe[@]}" --micro-batch 1 "${host[@]}" --cuda-graph-impl local --cuda-graph-scope moe
+expect_error "an unknown CUDA graph implementation" "unknown implementation 'te'" \
+  run "${moe[@]}" --micro-batch 1 "${host[@]}" --cuda-graph-impl te
 
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
 "$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null

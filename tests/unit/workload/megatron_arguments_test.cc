@@ -134,6 +134,23 @@ TEST_CASE("recomputation as Megatron names it") {
   CHECK(plan_of({}, base).config.recompute == Recompute::None);
 }
 
+TEST_CASE("CUDA graphs as Megatron names them, --cuda-graph-scope being --cuda-graph-modules' older name") {
+  ParallelConfig base;
+  base.model = "gpt3-175b";
+  const CudaGraphs te =
+      plan_of({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules", "attn", "moe_router"}, base)
+          .config.cuda_graphs;
+  CHECK(te.impl == CudaGraphs::Impl::PerLayer);
+  CHECK(te.modules == (kGraphAttention | kGraphMoeRouter));
+  CHECK(
+      plan_of({"--micro-batch-size", "1", "--cuda-graph-impl", "local", "--cuda-graph-scope", "mamba"}, base)
+          .config.cuda_graphs.modules == kGraphMamba);
+  CHECK(plan_of({"--micro-batch-size", "1", "--cuda-graph-impl", "full_iteration"}, base)
+            .config.cuda_graphs.impl == CudaGraphs::Impl::FullIteration);
+  CHECK_THROWS_WITH_AS(plan_of({"--cuda-graph-impl", "full_iteration", "--cuda-graph-modules", "attn"}, base),
+                       doctest::Contains("needs --cuda-graph-impl local or transformer_engine"), Error);
+}
+
 TEST_CASE("Megatron's defaults: gradient reduction after backward unless told, FP8 over bf16") {
   ParallelConfig base;
   base.model = "gpt3-175b";

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "common/error.h"
 #include "simulator/workload/megatron_trace.h"
 
 using namespace simtrain;
@@ -96,5 +97,49 @@ TEST_CASE("a dropless dispatcher's host waits for the permutation before launchi
       waits_for_permute |= p.ops[dep].name == "mb0.c0.layer0.moe.permute.fwd";
     CAPTURE(pad);
     CHECK(waits_for_permute == !pad);  // padded to capacity, the shapes are known without reading back
+  }
+}
+
+TEST_CASE("inside a per-layer CUDA graph the host launches the graph once, not each kernel") {
+  ParallelConfig c = expert_parallel(false);
+  c.cuda_graphs = *parse_cuda_graphs("transformer_engine", "attn moe_router moe_preprocess");
+  const trace::Trace t = generate_megatron_trace(small_moe(), "moe", c);
+  const trace::Program& p = t.programs[0];
+  // The attention block's forward graph: its first op carries the graph's launch, the rest none.
+  REQUIRE(launch_of(p, op_named(p, "mb0.c0.layer0.input_norm.fwd")) != nullptr);
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.input_norm.fwd"))->compute.duration_s ==
+        testing::Approx(kDispatch));
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.qkv.fwd")) == nullptr);
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.attention.fwd")) == nullptr);
+  // The router and the preprocessing are one graph, launched at the block's norm.
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.mlp_norm.fwd")) != nullptr);
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.moe.router.fwd")) == nullptr);
+  // The experts stay eager, and the dropless dispatcher still reads the token counts back between graphs.
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.moe.experts.fc1.fwd"))->compute.duration_s ==
+        testing::Approx(4 * kDispatch));
+  bool waits_for_permute = false;
+  for (std::uint32_t dep : launch_of(p, op_named(p, "mb0.c0.layer0.moe.dispatch_all_to_all"))->deps)
+    waits_for_permute |= p.ops[dep].name == "mb0.c0.layer0.moe.permute.fwd";
+  CHECK(waits_for_permute);
+}
+
+TEST_CASE("a full-iteration CUDA graph leaves the host nothing to launch") {
+  ParallelConfig c = expert_parallel(false);
+  c.cuda_graphs = *parse_cuda_graphs("full_iteration", "");
+  const trace::Trace t = generate_megatron_trace(small_moe(), "moe", c);
+  CHECK(stream(t.programs[0], "host") < 0);
+}
+
+TEST_CASE("Megatron captures whole MoE blocks only for drop-and-pad MoE") {
+  for (const char* scope : {"", "attn moe"}) {
+    CAPTURE(scope);
+    ParallelConfig c = expert_parallel(false);
+    c.cuda_graphs = *parse_cuda_graphs("local", scope);
+    CHECK_THROWS_AS(generate_megatron_trace(small_moe(), "moe", c), Error);
+    c.moe_pad_to_capacity = true;
+    c.capacity_factor = 1;
+    const trace::Trace t = generate_megatron_trace(small_moe(), "moe", c);
+    // Padded, the layer's whole MLP block is one graph: the experts cost the host nothing of their own.
+    CHECK(launch_of(t.programs[0], op_named(t.programs[0], "mb0.c0.layer0.moe.experts.fc1.fwd")) == nullptr);
   }
 }
