@@ -44,9 +44,13 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   keeps them (BF16_LAYERS: Nemotron 3 Super's NVFP4 recipe, the last 14 of its 88 layers).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
-  out). Dropless MoE layers make it wait for the token counts once per forward pass, so small micro-batches
-  of MoE models are host-bound as the table's micro-batch-1 rows are. CUDA graphs, which some recipes
-  capture parts of the layer in, are not modelled: their launches are counted as if eager.
+  out); the GB200 and GB300 rows' Grace CPUs at that cost times 2.75, Grace's measured slowdown on one PyTorch
+  call against a DGX H100's Xeon (calibration/hosts/grace-scaled-from-h200-run-a.json). Dropless MoE layers
+  make it wait for the token counts once per forward pass, so small micro-batches
+  of MoE models are host-bound as the table's micro-batch-1 rows are. CUDA graphs as the row's release's
+  recipe captures them (CUDA_GRAPHS: per-layer graphs of the attention, router, preprocessing or Mamba parts,
+  whole layers, or the full iteration): a captured region costs the host one launch, a full-iteration
+  graph nothing.
 Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
 overlapped gradient reduction (simtrain's default; NO_OVERLAP_GRAD_REDUCE lists the exception) and no
 activation recomputation beyond the recipes' modules (RECOMPUTE; the table never says); memory is not
@@ -232,6 +236,87 @@ def ep_overlap(row):
                row["Precision"] in precisions for release, system, model, precisions in EP_OVERLAP)
 
 
+# CUDA graphs as the row's own release's recipe sets them (release, system, model, precision): Megatron's
+# cuda_graph_impl and scope (cuda_graph_scope, later cuda_graph_modules; '' = whole layers), with the tag of
+# github NVIDIA-NeMo/Megatron-Bridge each release ships (25.09: v0.1.0rc4, 25.11: v0.2.0, 26.02: v0.3.0,
+# 26.02.01: v0.3.1, 26.04.01: v0.4.1, 26.06: v0.5.0, 26.06.01: v0.5.1, 26.08: v0.6.0) and the preset's file and
+# line (scripts/performance/configs/<family>/ until v0.5.1, src/megatron/bridge/perf_recipes/<family>/<gpu>/
+# in v0.6.0). 25.09's cuda_graphs: true is enable_cuda_graph, Megatron-Core's per-layer graphs of whole layers
+# (local); a "local" scope of ["full_iteration"] (25.11's Llama 3 8B) is the full-iteration graph. Rows not
+# listed capture nothing. The 26.04.01 B200 DeepSeek-V3 row takes v0.4.2's preset, where its layout first
+# appears (v0.4.1 has another layout and no graphs).
+TE, FULL = "transformer_engine", ("full_iteration", "")
+ROUTER = "moe_router moe_preprocess"
+ATTN_ROUTER, ATTN_MAMBA_ROUTER = "attn " + ROUTER, "attn mamba " + ROUTER
+CUDA_GRAPHS = {
+    ("26.08", "DGX-GB300", "DeepSeekV3", "MXFP8"): FULL,  # v0.6.0 deepseek_v3.py:133
+    ("26.08", "DGX-GB200", "DeepSeekV3", "MXFP8"): FULL,  # v0.6.0 deepseek_v3.py:134
+    ("26.08", "DGX-GB300", "DeepSeekV4 Flash", "MXFP8"): FULL,  # v0.6.0 deepseek_v4.py:29
+    ("26.08", "DGX-GB200", "DeepSeekV4 Flash", "MXFP8"): FULL,  # v0.6.0 deepseek_v4.py:27
+    ("26.08", "DGX-GB300", "GPT OSS 120B", "MXFP8"): FULL,  # v0.6.0 gpt_oss.py:216
+    ("26.08", "DGX-GB200", "GPT OSS 120B", "MXFP8"): FULL,  # v0.6.0 gpt_oss.py:221
+    ("26.08", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): FULL,  # v0.6.0 qwen3_moe.py:301
+    ("26.08", "DGX-GB200", "Qwen3_30B_a3B", "MXFP8"): FULL,  # v0.6.0 qwen3_moe.py:302
+    ("26.08", "DGX-GB300", "Qwen3_235B_a22B", "MXFP8"): FULL,  # v0.6.0 qwen3_moe.py:461
+    ("26.08", "DGX-GB200", "Qwen3_235B_a22B", "MXFP8"): FULL,  # v0.6.0 qwen3_moe.py:462
+    ("26.08", "DGX-GB300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:362
+    ("26.08", "DGX-GB200", "Nemotron_3_5_Lightning", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:492
+    ("26.08", "DGX-GB300", "Nemotron_3_Super", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:118
+    ("26.08", "DGX-GB300", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:165
+    ("26.08", "DGX-GB200", "Nemotron_3_Super", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:122
+    ("26.08", "DGX-GB200", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),  # v0.6.0 nemotronh.py:169
+    # v0.5.1 nemotron_3_workload_base_configs.py:53
+    ("26.06.01", "DGX-GB200", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.06", "DGX-GB300", "DeepSeekV3", "MXFP8"): FULL,  # v0.5.0 deepseek_workload_base_configs.py:323
+    ("26.06", "DGX-B300", "DeepSeekV3", "MXFP8"): (TE, ATTN_ROUTER),  # v0.5.0 deepseek_workload_base_configs.py:235
+    ("26.06", "DGX-B300", "GPT OSS 120B", "MXFP8"): (TE, ATTN_ROUTER),  # v0.5.0 gpt_oss_workload_base_configs.py:222
+    ("26.06", "DGX-B300", "Qwen3_30B_a3B", "MXFP8"): FULL,  # v0.5.0 qwen3_workload_base_configs.py:432
+    # v0.5.0 nemotron_3_workload_base_configs.py:64
+    ("26.06", "DGX-B300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.06", "DGX-H100", "Nemotron_3_Nano", "FP8"): (TE, "mamba"),  # v0.5.0 nemotron_3_workload_base_configs.py:87
+    # v0.5.0 nemotron_3_workload_base_configs.py:137
+    ("26.06", "DGX-B300", "Nemotron_3_Super", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.5.0 nemotron_3_workload_base_configs.py:138
+    ("26.06", "DGX-B300", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04.01", "DGX-GB300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.4.1 gpt_oss_workload_base_configs.py:96
+    ("26.04.01", "DGX-B300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.4.1 gpt_oss_workload_base_configs.py:110
+    ("26.04.01", "DGX-B200", "Qwen3_30B_a3B", "MXFP8"): (TE, ATTN_ROUTER),  # v0.4.1 qwen3_workload_base_configs.py:407
+    # v0.4.1 nemotron_3_workload_base_configs.py:67
+    ("26.04.01", "DGX-B200", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.4.1 nemotron_3_workload_base_configs.py:145
+    ("26.04.01", "DGX-B200", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.3.1 qwen3_workload_base_configs.py:198
+    ("26.02.01", "DGX-GB300", "Qwen3_235B_a22B", "MXFP8"): (TE, ATTN_ROUTER),
+    # v0.3.1 qwen3_workload_base_configs.py:216
+    ("26.02.01", "DGX-GB200", "Qwen3_235B_a22B", "MXFP8"): (TE, ATTN_ROUTER),
+    ("26.02", "DGX-B300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.3.0 gpt_oss_workload_base_configs.py:102
+    ("26.02", "DGX-B200", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.0 qwen3_workload_base_configs.py:405
+    ("25.11", "DGX-GB300", "LLAMA3_8B", "FP8-CS"): FULL,  # v0.2.0 workload_base_configs.py:158
+    ("25.11", "DGX-GB300", "DeepSeekV3", "BF16"): (TE, ATTN_ROUTER),  # v0.2.0 workload_base_configs.py:40
+    ("25.11", "DGX-GB300", "DeepSeekV3", "FP8-MX"): (TE, ATTN_ROUTER),  # v0.2.0 workload_base_configs.py:42
+    ("25.11", "DGX-GB300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.2.0 workload_base_configs.py:33
+    ("25.11", "DGX-GB300", "Qwen3_30B_a3B", "FP8-MX"): (TE, ROUTER),  # v0.2.0 workload_base_configs.py:170
+    ("25.11", "DGX-GB300", "Qwen3_235B_a22B", "BF16"): (TE, ROUTER),  # v0.2.0 workload_base_configs.py:42
+    ("25.11", "DGX-GB200", "LLAMA3_8B", "FP8-CS"): FULL,  # v0.2.0 workload_base_configs.py:182
+    ("25.11", "DGX-GB200", "DeepSeekV3", "BF16"): (TE, ROUTER),  # v0.2.0 workload_base_configs.py:58
+    ("25.11", "DGX-GB200", "DeepSeekV3", "FP8-MX"): (TE, ROUTER),  # v0.2.0 workload_base_configs.py:60
+    ("25.11", "DGX-GB200", "Qwen3_235B_a22B", "BF16"): (TE, ATTN_ROUTER),  # v0.2.0 workload_base_configs.py:71
+    ("25.11", "DGX-B200", "LLAMA3_8B", "FP8-CS"): FULL,  # v0.2.0 workload_base_configs.py:207
+    ("25.09", "DGX-GB200", "Qwen3_30B_a3B", ""): ("local", ""),  # v0.1.0rc4 qwen3_30b_a3b_llm_pretrain.yaml:81
+    ("25.09", "DGX-GB200", "Qwen3_235B_a22B", ""): ("local", ""),  # v0.1.0rc4 qwen3_235b_a22b_llm_pretrain.yaml:80
+    ("25.09", "DGX-B200", "Qwen3_30B_a3B", ""): ("local", ""),  # v0.1.0rc4 qwen3_30b_a3b_llm_pretrain.yaml:99
+    ("26.04.01", "DGX-B200", "DeepSeekV3", "MXFP8"): (TE, ATTN_ROUTER),  # v0.4.2, see above
+}
+
+
+def cuda_graph_options(row):
+    setting = CUDA_GRAPHS.get((row["release"], row["System"], row["base_model"], row["Precision"]))
+    if not setting:
+        return []
+    impl, scope = setting
+    return ["--cuda-graph-impl", impl] + (["--cuda-graph-scope", *scope.split()] if scope else [])
+
+
 # Where the row's recipe (commit 067f987) turns Transformer Engine's userbuffers off although TP > 1
 # (model, systems, precisions or None for all): DeepSeek-V3 on H100 (recipes/deepseek/h100/deepseek_v3.py sets
 # CommOverlapConfig(tp_comm_overlap=False) and perf_recipes/deepseek/h100 keeps it), Qwen3-235B-A22B on H100
@@ -330,8 +415,17 @@ def size(text):
     return "1" if text in ("", "n/a") else text
 
 
-HOST_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "calibration", "hosts",
-                            "h200-run-a.json")
+HOSTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "calibration", "hosts")
+# The x86 DGX systems (Xeon Platinum 8480C in DGX H100, 8570 in DGX B200, Xeon 6776P in DGX B300) take the
+# H200 machine's measured host; the Grace-Blackwell racks' Grace CPUs that host scaled by Grace's measured
+# slowdown on a PyTorch call (calibration/hosts/grace-scaled-from-h200-run-a.json: 2.75x).
+GRACE_SYSTEMS = {"DGX-GB200", "DGX-GB300"}
+
+
+def host_profile(row):
+    name = "grace-scaled-from-h200-run-a.json" if row["System"] in GRACE_SYSTEMS else "h200-run-a.json"
+    return os.path.join(HOSTS, name)
+
 
 
 def run_args(row, host=True):
@@ -374,7 +468,7 @@ def run_args(row, host=True):
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
     if host:
-        args += ["--host", HOST_PROFILE]
+        args += ["--host", host_profile(row), *cuda_graph_options(row)]
     return args
 
 

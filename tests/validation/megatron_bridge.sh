@@ -20,4 +20,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=35 dgx-b200=36 dgx-b300=35 dgx-gb200=31 dgx-gb300=19
+  --system-max-mape dgx-h100=35 dgx-b200=37.5 dgx-b300=35.5 dgx-gb200=27 dgx-gb300=18
