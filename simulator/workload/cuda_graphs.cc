@@ -3,10 +3,12 @@
 #include <array>
 #include <utility>
 
+#include "simulator/workload/module_names.h"
+
 namespace simtrain::workload {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, CudaGraphModule>, 6> kNames = {{
+constexpr std::array<ModuleName, 6> kNames = {{
     {"attn", kGraphAttention},
     {"mlp", kGraphMlp},
     {"moe", kGraphMoe},
@@ -14,7 +16,6 @@ constexpr std::array<std::pair<std::string_view, CudaGraphModule>, 6> kNames = {
     {"moe_preprocess", kGraphMoePreprocess},
     {"mamba", kGraphMamba},
 }};
-constexpr std::string_view kKnown = "attn, mlp, moe, moe_router, moe_preprocess, mamba";
 
 std::nullopt_t fail(std::string* error, std::string why) {
   if (error) *error = std::move(why);
@@ -35,24 +36,9 @@ std::optional<CudaGraphs> parse_cuda_graphs(std::string_view impl, std::string_v
   else
     return fail(error, "unknown implementation '" + std::string(impl.substr(0, 64)) +
                            "' (none, local, transformer_engine, full_iteration)");
-  std::size_t start = 0;
-  while (start <= scope.size()) {
-    const std::size_t end = scope.find_first_of(", ", start);
-    const std::string_view name = scope.substr(start, end == std::string_view::npos ? end : end - start);
-    if (!name.empty()) {
-      bool known = false;
-      for (const auto& [megatron_name, module] : kNames) {
-        if (name != megatron_name) continue;
-        graphs.modules |= module;
-        known = true;
-      }
-      if (!known)
-        return fail(error,
-                    "unknown module '" + std::string(name.substr(0, 64)) + "' (" + std::string(kKnown) + ")");
-    }
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
+  const std::optional<CudaGraphModules> modules = parse_module_names(scope, kNames, error);
+  if (!modules) return std::nullopt;
+  graphs.modules = *modules;
   if (graphs.modules != 0 && graphs.impl != CudaGraphs::Impl::PerLayer)
     return fail(error, "a scope needs --cuda-graph-impl local or transformer_engine");
   if ((graphs.modules & kGraphMoePreprocess) && !(graphs.modules & kGraphMoeRouter))
@@ -61,13 +47,7 @@ std::optional<CudaGraphs> parse_cuda_graphs(std::string_view impl, std::string_v
 }
 
 std::string cuda_graph_modules_string(CudaGraphModules modules) {
-  std::string text;
-  for (const auto& [name, module] : kNames) {
-    if ((modules & module) == 0) continue;
-    if (!text.empty()) text += ',';
-    text += name;
-  }
-  return text;
+  return module_names_string(modules, kNames, ',');
 }
 
 }  // namespace simtrain::workload
