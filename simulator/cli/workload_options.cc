@@ -143,16 +143,15 @@ void add_parallel_options(po::options_description& options) {
       "so one's expert-parallel all-to-alls hide under the other's kernels (with --ep; --vpp when --pp > 1)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
-      "never "
-      "waits for the token counts (with --host; dropless MoE layers make the host wait once per forward "
-      "pass)")(
+      "never waits for the token counts (with --host; dropless MoE layers make the host wait once per "
+      "forward pass)")(
       "moe-token-dispatcher-type", po::value<std::string>(),
       "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
       "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
-      "there)")("moe-expert-capacity-factor", po::value<double>(),
-                "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share "
-                "(without it, "
-                "balanced routing drops nothing and it changes nothing)")(
+      "there)")(
+      "moe-expert-capacity-factor", po::value<double>(),
+      "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without "
+      "it, balanced routing drops nothing and it changes nothing)")(
       "cuda-graph-impl", po::value<std::string>(),
       "Megatron's CUDA graphs: none | local | transformer_engine (per-layer graphs of --cuda-graph-scope) | "
       "full_iteration (the whole forward-backward pass): a captured region costs the host one launch "
