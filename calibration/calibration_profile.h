@@ -87,6 +87,16 @@ struct Efficiencies {
   // kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q, writing O and its
   // softmax statistics), so short sequences run slower (trace::ComputeSpec::kv_tiles). 0 = not known.
   double attention_fixed_tiles = 0;
+  // Head sizes below the one `attention` was measured at (attention_head_dim) run slower: per score element
+  // a kernel's matrix products shrink with the head size d while its softmax does not (one exponential each,
+  // at 16 per clock per SM on every generation since Volta, against tensor cores that doubled twice). A pass
+  // doing m d FLOPs of products per element (m = 4 forward, 10 backward) then runs at
+  // [d / (d + x)] / [attention_head_dim / (attention_head_dim + x)] of `attention`, x =
+  // attention_softmax_cost x (tensor-core FLOPs per clock per SM) / (16 m): attention_softmax_cost is the
+  // softmax's unhidden work per element in exponential-unit slots. Larger head sizes keep the measured rate.
+  // 0 = not modelled.
+  int attention_head_dim = 0;
+  double attention_softmax_cost = 0;
   // FlashAttention-2's kernels (the flash-attn package, PyTorch SDPA's flash backend), which some stacks
   // outside Transformer Engine run: where they reach less than `attention` (cuDNN's fused attention,
   // FlashAttention-3-class on Hopper), the fraction trace::ComputeSpec::flash_attention_2 kernels run at.

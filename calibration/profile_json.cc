@@ -49,6 +49,8 @@ constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-l
 constexpr NumberRange kEfficiency{0, false, 1e3};
 constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
 constexpr NumberRange kOptionalTiles{0, true, 1024, true};   // [0, 1024] key tiles, 0 = not known
+constexpr NumberRange kOptionalSoftmaxCost{0, true, 64,
+                                           true};  // exponential slots per element, 0 = not known
 
 // Reads the fields of one JSON object found at `path`, rejecting unknown keys, and turns every violation into
 // an Error that names the field.
@@ -233,6 +235,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
                          "conv_fp32",
                          "attention",
                          "attention_fixed_tiles",
+                         "attention_head_dim",
+                         "attention_softmax_cost",
                          "attention_flash2",
                          "memory_bound",
                          "memory_bound_unvectorized",
@@ -259,6 +263,9 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
   eff.attention = in.number("attention", kFraction, eff.attention);
   eff.attention_fixed_tiles = in.number("attention_fixed_tiles", kOptionalTiles, eff.attention_fixed_tiles);
+  eff.attention_head_dim = in.small_integer("attention_head_dim", 0, eff.attention_head_dim);
+  eff.attention_softmax_cost =
+      in.number("attention_softmax_cost", kOptionalSoftmaxCost, eff.attention_softmax_cost);
   eff.attention_flash2 = in.number("attention_flash2", kOptionalFraction, eff.attention_flash2);
   eff.memory_bound = in.number("memory_bound", kFraction, eff.memory_bound);
   eff.memory_bound_unvectorized =
@@ -411,6 +418,8 @@ json to_json(const CalibrationProfile& profile) {
         {"conv_fp32", eff.conv_fp32},
         {"attention", eff.attention},
         {"attention_fixed_tiles", eff.attention_fixed_tiles},
+        {"attention_head_dim", eff.attention_head_dim},
+        {"attention_softmax_cost", eff.attention_softmax_cost},
         {"attention_flash2", eff.attention_flash2},
         {"memory_bound", eff.memory_bound},
         {"memory_bound_unvectorized", eff.memory_bound_unvectorized},

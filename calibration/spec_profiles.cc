@@ -58,6 +58,10 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 // - attention_flash2 0.298: FlashAttention-2 itself, as frameworks outside Transformer Engine run it, by the
 //   same rule from its forward on H100 and H200 (azure_microbench_hbm_nvbw_flashattn.csv: 327.9 and 329.3
 //   TFLOP/s at hdim 128, batch 2, seq 8192; their mean 0.332 of peak).
+// - both at head size 128; smaller heads run slower by the softmax's cost per score element, 1.53 slots of
+//   the exponential unit: fitted on cuDNN's H100 forward and backward at head size 64 against 128 (the
+//   FlashAttention-3 paper's figures, validation/reference/kernels/flashattention3_h100_head_dim.csv;
+//   tools/fit_attention_head_dim.py). Leave one pass out: forward +5.0%, backward -3.9%.
 // - misaligned GEMMs, from calibration/profiles/h200-sxm.json (cuBLAS 13 on an H200): each GEMM with BERT's
 //   vocabulary of 30,522 (4-byte aligned) or GPT-2's 50,257 (2-byte aligned) at 4,096 tokens, in all three
 //   orders and in fp16 and bf16, against the median rate of the aligned GEMMs measured within 4x its work:
@@ -73,6 +77,8 @@ Efficiencies hopper_efficiencies() {
   eff.memory_bound = 0.863;
   eff.attention = 0.558;
   eff.attention_flash2 = 0.298;
+  eff.attention_head_dim = 128;
+  eff.attention_softmax_cost = 1.53;
   return eff;
 }
 
@@ -91,6 +97,8 @@ Efficiencies hopper_efficiencies() {
 // 9.13's forward on B200 at 1,605 / 1.3 TFLOP/s (FlashAttention-4, arXiv 2025: 1,605 TFLOP/s, 1.3x cuDNN
 // 9.13) = 0.549 of peak, the backward and the combination as on Hopper. No attention_flash2:
 // FlashAttention-2 supports Ampere, Ada and Hopper GPUs (its README), so it runs as `attention` here.
+// Head sizes below 128 as on Hopper: the same softmax cost in exponential slots, against tensor cores twice
+// as fast per clock and SM, so a head of 64 loses more (no published Blackwell figure to check it on).
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.724;
@@ -102,6 +110,8 @@ Efficiencies blackwell_efficiencies() {
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.memory_bound = 0.863;
   eff.attention = 0.493;
+  eff.attention_head_dim = 128;
+  eff.attention_softmax_cost = 1.53;
   return eff;
 }
 

@@ -62,6 +62,8 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("conv_fp32", e.conv_fp32);
   w.field("attention", e.attention);
   w.field("attention_fixed_tiles", e.attention_fixed_tiles);
+  w.field("attention_head_dim", e.attention_head_dim);
+  w.field("attention_softmax_cost", e.attention_softmax_cost);
   w.field("attention_flash2", e.attention_flash2);
   w.field("memory_bound", e.memory_bound);
   w.field("memory_bound_unvectorized", e.memory_bound_unvectorized);

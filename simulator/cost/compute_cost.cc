@@ -90,6 +90,29 @@ double short_sequence_fraction(const calibration::Efficiencies& eff, const trace
   return n / (n + n0) * (kAttentionReferenceKvTiles + n0) / kAttentionReferenceKvTiles;
 }
 
+// The rate of an attention kernel (shape {batch, heads, seq, head_dim}) at its head size relative to the head
+// size the profile's `attention` was measured at (Efficiencies::attention_head_dim): the softmax's work per
+// score element does not shrink with the head size, so at small heads it weighs more against the matrix
+// products, the more so the faster the tensor cores (`peak` over the SMs and clock) are against the
+// exponential unit. 1 when not modelled, for head sizes at or above the reference, and for other shapes.
+constexpr double kExponentialsPerClockPerSm = 16;
+
+double head_size_fraction(const calibration::Efficiencies& eff, const calibration::DeviceFacts& device,
+                          const trace::ComputeSpec& kernel, double peak) {
+  const double reference = eff.attention_head_dim;
+  if (reference <= 0 || eff.attention_softmax_cost <= 0 || kernel.shape.size() != 4 || device.sm_count <= 0 ||
+      device.clock_mhz <= 0 || peak <= 0)
+    return 1;
+  const double head_dim = static_cast<double>(kernel.shape[3]);
+  if (head_dim <= 0 || head_dim >= reference) return 1;
+  // Matrix-product FLOPs per score element and unit of head size: QK^T and PV forward; the recomputed QK^T,
+  // dV, dP, dQ and dK backward (2.5x the forward).
+  const double products = kernel.pass == trace::Pass::Forward ? 4 : 10;
+  const double flops_per_clock = peak / (device.sm_count * device.clock_mhz * 1e6);
+  const double x = eff.attention_softmax_cost * flops_per_clock / (products * kExponentialsPerClockPerSm);
+  return (head_dim / (head_dim + x)) / (reference / (reference + x));
+}
+
 // One GEMM of a grouped GEMM (shape {m, n, k, groups}: each group's own {m, n, k}, the FLOPs and bytes of
 // all groups): Transformer Engine's GroupedLinear issues one cuBLAS GEMM per local expert
 // (transformer_engine/common/gemm/cublaslt_gemm.cu, nvte_multi_stream_cublas_gemm), so each expert's GEMM
@@ -143,7 +166,7 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
       case trace::ComputeKind::Attention:
         efficiency =
             (kernel.flash_attention_2 && eff.attention_flash2 > 0 ? eff.attention_flash2 : eff.attention) *
-            short_sequence_fraction(eff, kernel);
+            short_sequence_fraction(eff, kernel) * head_size_fraction(eff, profile_.device, kernel, peak);
         break;
       default:
         // Memory-bound kernels do their few FLOPs on the vector units, never on tensor cores.

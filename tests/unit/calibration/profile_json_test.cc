@@ -67,6 +67,8 @@ CalibrationProfile sample_measured() {
   p.efficiencies.memory_bound_unvectorized = 0.491;
   p.efficiencies.memory_bound_multi_tensor = 0.709;
   p.efficiencies.attention_fixed_tiles = 6.3;
+  p.efficiencies.attention_head_dim = 128;
+  p.efficiencies.attention_softmax_cost = 1.53;
   p.gemm = {{4096, 4096, 4096, DType::BF16, false, true, 1.0 / 7.0 * 1e-3},
             {1, 50257, 768, DType::FP16, true, false, 0.1e-5},
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
@@ -209,6 +211,10 @@ TEST_CASE("every validation error names the file and the exact field path") {
        [](json& d) { d["efficiencies"]["memory_bound_unvectorized"] = 1.5; }},
       {"efficiencies.attention_fixed_tiles", "got 5000",
        [](json& d) { d["efficiencies"]["attention_fixed_tiles"] = 5000; }},
+      {"efficiencies.attention_head_dim", "got -64",
+       [](json& d) { d["efficiencies"]["attention_head_dim"] = -64; }},
+      {"efficiencies.attention_softmax_cost", "got 100",
+       [](json& d) { d["efficiencies"]["attention_softmax_cost"] = 100; }},
       {"efficiencies.memory_bound_multi_tensor", "got -0.2",
        [](json& d) { d["efficiencies"]["memory_bound_multi_tensor"] = -0.2; }},
       // NCCL efficiencies may exceed 1 (imported trees beat the ring model) but must stay positive.

@@ -2,6 +2,9 @@
 // launch, which efficiency each kernel family and dtype gets, the tf32 and unsupported-dtype rules, and the
 // precedence trace duration > measured table > roofline.
 #include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -123,6 +126,74 @@ TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below
     trace::ComputeSpec k = short_keys;
     k.kv_tiles = tiles;
     CHECK(model.cost(k).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
+  }
+}
+
+TEST_CASE("an attention kernel with heads below the profile's reference size loses rate to its softmax") {
+  auto profile = test_profile();
+  // 4 SMs whose fp16 tensor cores do 1,280 FLOPs per clock each: 200 TFLOP/s at 39,062.5 MHz.
+  profile.device.sm_count = 4;
+  profile.device.clock_mhz = 200e12 / (4 * 1280 * 1e6);
+  const auto attention = [](std::int64_t head_dim, trace::Pass pass) {
+    trace::ComputeSpec k = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
+    k.shape = {2, 16, 4096, head_dim};
+    k.pass = pass;
+    return k;
+  };
+  const auto seconds = [&](const trace::ComputeSpec& k) {
+    return cost::ComputeCostModel(profile).cost(k).duration_s;
+  };
+  constexpr double kReferenceRate = 50e-3;  // 1e12 FLOPs at 200 TFLOP/s x 0.1
+  // Not modelled: every head size at the profile's rate.
+  CHECK(seconds(attention(64, trace::Pass::Forward)) ==
+        simtrain::testing::Approx(kReferenceRate + kLaunch).epsilon(kRel));
+  profile.efficiencies.attention_head_dim = 128;
+  profile.efficiencies.attention_softmax_cost = 3.2;
+  // Forward x = 3.2 x 1280 / (4 x 16) = 64: (64 / 128) / (128 / 192) = 0.75 of the rate.
+  CHECK(seconds(attention(64, trace::Pass::Forward)) ==
+        simtrain::testing::Approx(kReferenceRate / 0.75 + kLaunch).epsilon(kRel));
+  // Backward x = 3.2 x 1280 / (10 x 16) = 25.6: (64 / 89.6) / (128 / 153.6) = 6/7 of the rate.
+  CHECK(seconds(attention(64, trace::Pass::BackwardData)) ==
+        simtrain::testing::Approx(kReferenceRate * 7 / 6 + kLaunch).epsilon(kRel));
+  for (std::int64_t head_dim : {128, 192, 256})  // the reference size and above keep the measured rate
+    CHECK(seconds(attention(head_dim, trace::Pass::Forward)) ==
+          simtrain::testing::Approx(kReferenceRate + kLaunch).epsilon(kRel));
+  // Tensor cores half as fast per clock (x = 32): (64 / 96) / (128 / 160) = 5/6 of the rate.
+  profile.device.clock_mhz *= 2;
+  CHECK(seconds(attention(64, trace::Pass::Forward)) ==
+        simtrain::testing::Approx(kReferenceRate * 6 / 5 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("Hopper's head-size rule predicts cuDNN's published H100 rates at head size 64 within 5%") {
+  // validation/reference/kernels/flashattention3_h100_head_dim.csv: the FlashAttention-3 paper's H100
+  // figures; cuDNN's rate at head size 64 over its rate at 128, each pass at the longest sequence.
+  std::ifstream table(std::string(SIMTRAIN_REFERENCE_DIR) + "/kernels/flashattention3_h100_head_dim.csv");
+  REQUIRE(table);
+  std::map<std::pair<std::string, int>, double> rate;  // (pass, head size) -> TFLOP/s at 16,384 tokens
+  for (std::string line; std::getline(table, line);) {
+    if (line.empty() || line[0] == '#' || line.rfind("pass,", 0) == 0) continue;
+    std::vector<std::string> field;
+    std::stringstream row(line);
+    for (std::string f; std::getline(row, f, ',');) field.push_back(f);
+    REQUIRE(field.size() == 5);
+    if (field[1] == "cuDNN" && field[3] == "16384")
+      rate[{field[0], std::stoi(field[2])}] = std::stod(field[4]);
+  }
+  const auto h100 = calibration::load_profile("h100-sxm5");
+  const cost::ComputeCostModel model(h100);
+  for (const auto& [name, pass] :
+       {std::pair{"forward", trace::Pass::Forward}, std::pair{"backward", trace::Pass::BackwardData}}) {
+    REQUIRE(rate.contains({name, 64}));
+    REQUIRE(rate.contains({name, 128}));
+    const auto seconds = [&](std::int64_t head_dim) {
+      trace::ComputeSpec k = kernel(ComputeKind::Attention, DType::BF16, 1e12, 0);
+      k.shape = {1, 16, 16384, head_dim};
+      k.pass = pass;
+      return model.cost(k).duration_s - h100.efficiencies.kernel_launch_s;
+    };
+    const double predicted = seconds(128) / seconds(64), measured = rate[{name, 64}] / rate[{name, 128}];
+    INFO(std::string(name) << ": predicted " << predicted << ", measured " << measured);
+    CHECK(predicted == simtrain::testing::Approx(measured).epsilon(0.05));
   }
 }
 
