@@ -309,6 +309,13 @@ CUDA_GRAPHS = {
 }
 
 
+# Rows whose recipe runs the routed experts through Transformer Engine's op fuser (`--use-transformer-engine-
+# op-fuser`): GPT-OSS-120B MXFP8 on GB200 and GB300 in 26.08 (Megatron-Bridge v0.6.0
+# perf_recipes/gpt_oss/common.py:42, _apply_gpt_oss_120b_full_iter_fp8mx_configs). Listed for GPT-OSS only: the
+# op fuser changes simtrain's kernels only where experts carry biases or the clamped activation.
+TE_OP_FUSER = {("26.08", "DGX-GB200", "GPT OSS 120B", "MXFP8"), ("26.08", "DGX-GB300", "GPT OSS 120B", "MXFP8")}
+
+
 def cuda_graph_options(row):
     setting = CUDA_GRAPHS.get((row["release"], row["System"], row["base_model"], row["Precision"]))
     if not setting:
@@ -463,6 +470,8 @@ def run_args(row, host=True):
                  "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):
         args += ["--moe-token-dispatcher-type", "flex"]
+    if (row["release"], row["System"], row["base_model"], row["Precision"]) in TE_OP_FUSER:
+        args.append("--use-transformer-engine-op-fuser")
     if ep_overlap(row):
         args += ["--overlap-moe-expert-parallel-comm"]
     if "(tokendrop)" in row["label"]:

@@ -71,6 +71,7 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "no-overlap-p2p-communication",
                                             "tp-comm-overlap",
                                             "overlap-moe-expert-parallel-comm",
+                                            "use-transformer-engine-op-fuser",
                                             "moe-pad-expert-input-to-capacity",
                                             "moe-expert-capacity-factor",
                                             "cuda-graph-impl",
@@ -141,6 +142,10 @@ void add_parallel_options(po::options_description& options) {
       "overlap-moe-expert-parallel-comm",
       "Megatron-Core's combined 1F1B: each forward runs with another micro-batch's backward, layer by layer, "
       "so one's expert-parallel all-to-alls hide under the other's kernels (with --ep; --vpp when --pp > 1)")(
+      "use-transformer-engine-op-fuser",
+      "Megatron-Core: the routed experts' MLP as Transformer Engine's fused grouped ops (biases and "
+      "GPT-OSS's "
+      "clamped activation inside them, not in PyTorch)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
       "never waits for the token counts (with --host; dropless MoE layers make the host wait once per "
@@ -273,6 +278,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
   c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
   c.overlap_moe_expert_parallel_comm = vm.count("overlap-moe-expert-parallel-comm") > 0;
+  c.te_op_fuser = vm.count("use-transformer-engine-op-fuser") > 0;
   c.grad_reduce_in_bf16 = vm.count("grad-reduce-in-bf16") > 0;
   if (vm.count("moe-pad-expert-input-to-capacity")) {
     if (!vm.count("moe-expert-capacity-factor"))

@@ -107,6 +107,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
          c.cuda_graphs.impl == workload::CudaGraphs::Impl::FullIteration ? "full_iteration" : "per_layer"},
         {"scope", workload::cuda_graph_modules_string(c.cuda_graphs.modules)}};
   if (c.moe_flex_dispatcher) j["moe_token_dispatcher_type"] = "flex";
+  if (c.te_op_fuser) j["use_transformer_engine_op_fuser"] = true;
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;
   if (c.mtp_layers) j["mtp_layers"] = *c.mtp_layers;

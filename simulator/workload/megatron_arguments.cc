@@ -51,6 +51,7 @@ constexpr KnownArgument kArguments[] = {
     {"no-overlap-p2p-communication", Arity::Switch, Effect::Read},
     {"tp-comm-overlap", Arity::Switch, Effect::Read},
     {"overlap-moe-expert-parallel-comm", Arity::Switch, Effect::Read},
+    {"use-transformer-engine-op-fuser", Arity::Switch, Effect::Read},
     {"grad-reduce-in-bf16", Arity::Switch, Effect::Read},
     {"DDP-impl", Arity::One, Effect::Read},
     {"recompute-granularity", Arity::One, Effect::Read},
@@ -437,14 +438,16 @@ bool MegatronArguments::has(const std::string& name) const {
 
 // Megatron names that simtrain's own options also use: Megatron's only on a line that has other Megatron
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
-// `--tp-comm-overlap`, `--overlap-moe-expert-parallel-comm`, `--moe-pad-expert-input-to-capacity`,
+// `--tp-comm-overlap`, `--overlap-moe-expert-parallel-comm`, `--use-transformer-engine-op-fuser`,
+// `--moe-pad-expert-input-to-capacity`,
 // `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16` and
 // `--recompute-modules` mean the same either way).
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "overlap-moe-expert-parallel-comm" ||
-         name == "moe-pad-expert-input-to-capacity" || name == "moe-expert-capacity-factor" ||
-         name == "moe-token-dispatcher-type" || name == "grad-reduce-in-bf16" ||
-         name == "recompute-modules" || name == "cuda-graph-impl" || name == "cuda-graph-scope";
+         name == "use-transformer-engine-op-fuser" || name == "moe-pad-expert-input-to-capacity" ||
+         name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
+         name == "grad-reduce-in-bf16" || name == "recompute-modules" || name == "cuda-graph-impl" ||
+         name == "cuda-graph-scope";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
@@ -522,6 +525,7 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (in.has("no-overlap-p2p-communication")) c.overlap_p2p_communication = false;
   if (in.has("tp-comm-overlap")) c.tp_comm_overlap = true;
   if (in.has("overlap-moe-expert-parallel-comm")) c.overlap_moe_expert_parallel_comm = true;
+  if (in.has("use-transformer-engine-op-fuser")) c.te_op_fuser = true;
   if (in.has("grad-reduce-in-bf16")) c.grad_reduce_in_bf16 = true;
   const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
   if (dispatcher == "allgather")

@@ -101,7 +101,7 @@ class Section {
 // [moe]: every layer from first_moe_layer on routes each token to experts_per_token of `experts`.
 void read_moe(const Section& moe, TransformerConfig& t) {
   moe.only_keys({"experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "first_moe_layer",
-                 "latent", "layer_step"});
+                 "latent", "layer_step", "clamped_quick_geglu"});
   t.experts = moe.integer("experts");
   t.experts_per_token = moe.integer("experts_per_token");
   if (t.experts_per_token > t.experts) {
@@ -113,6 +113,7 @@ void read_moe(const Section& moe, TransformerConfig& t) {
   t.first_moe_layer = moe.integer_or("first_moe_layer", 0, 0);
   t.moe_latent = moe.integer_or("latent", 0, 1);
   t.moe_layer_step = moe.integer_or("layer_step", 1, 1);
+  t.clamped_quick_geglu = moe.boolean_or("clamped_quick_geglu", false);
   if (t.first_moe_layer >= t.layers) {
     moe.fail("first_moe_layer", "must be less than layers = " + std::to_string(t.layers) + ", got " +
                                     std::to_string(t.first_moe_layer));

@@ -61,6 +61,11 @@ struct TransformerConfig {
   // (fc2_latent_proj), so the all-to-alls and the routed experts work in it; the router and the shared
   // experts see the full hidden state.
   int moe_latent = 0;
+  // GPT-OSS's expert activation: quick-GELU of the gate half clamped at 7, times the linear half clamped to
+  // +-7 plus 1 (Megatron's quick_gelu with activation_func_clamp_value 7 and glu_linear_offset 1). Without
+  // Transformer Engine's op fuser Megatron clamps the two halves and concatenates them again in PyTorch
+  // before its fused activation (moe_kernels.cc).
+  bool clamped_quick_geglu = false;
   // Attention head size when it is not hidden / heads (Megatron's --kv-channels, Hugging Face's head_dim:
   // Qwen3, GPT-OSS); 0 = hidden / heads. The projections are hidden x heads * head_dim.
   int head_dim = 0;

@@ -21,6 +21,47 @@ void launch_per_local_expert(Steps& steps, std::size_t from, double local_expert
   }
 }
 
+// TEGroupedMLP's own PyTorch code around Transformer Engine's grouped linears when the op fuser is off
+// (Megatron-Core's moe/experts.py), in the order it runs:
+// - GPT-OSS's clamped activation (TransformerConfig::clamped_quick_geglu; fused_bias_geglu.py,
+//   weighted_bias_quick_geglu_impl): the gate half and the linear half of fc1's output are clamped apart and
+//   concatenated again, then a scalar tensor is made on the device for the linear offset, a blocking copy
+//   after which the host waits for the stream; backward, the two clamps' masked gradients and their
+//   concatenation. These run inside the activation's recomputation.
+// - fc2's biases (_apply_bias): for each local expert its rows plus its bias times the rows' routing
+//   probabilities, a multiply and an add per expert, then one concatenation; backward, the bias's and the
+//   probabilities' gradients, a multiply and a sum each per expert.
+void clamp_activation_input(Steps& forward, Steps& backward, const Dims& d, double rows, double width) {
+  const double halves = rows * width;  // fc1's output: the gate and the linear half
+  forward.push_back(
+      elementwise("moe.experts.act_clamp.fwd", ComputeKind::Elementwise, Pass::Forward, d, halves, 1, 1, 1));
+  forward.back().launches = 2;  // one clamp per half
+  forward.back().recompute = kRecomputeMoeActivation;
+  forward.push_back(elementwise("moe.experts.act_clamp_cat.fwd", ComputeKind::Elementwise, Pass::Forward, d,
+                                halves, 1, 1, 0));
+  forward.back().recompute = kRecomputeMoeActivation;
+  forward.back().host_waits = true;
+  backward.push_back(elementwise("moe.experts.act_clamp.bwd_data", ComputeKind::Elementwise,
+                                 Pass::BackwardData, d, halves, 2, 1, 1));
+  backward.back().launches = 2;
+  backward.push_back(elementwise("moe.experts.act_clamp_cat.bwd_data", ComputeKind::Elementwise,
+                                 Pass::BackwardData, d, halves, 1, 1, 0));
+}
+
+void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double width, double local_experts) {
+  if (pass == Pass::Forward) {
+    steps.push_back(
+        elementwise("moe.experts.out_bias.fwd", ComputeKind::Elementwise, pass, d, rows * width, 2, 2, 2));
+    steps.back().launches = 2 * local_experts;
+    steps.push_back(elementwise("moe.experts.out_bias_cat.fwd", ComputeKind::Elementwise, pass, d,
+                                rows * width, 1, 1, 0));
+    return;
+  }
+  steps.push_back(
+      elementwise("moe.experts.out_bias.bwd_data", ComputeKind::Elementwise, pass, d, rows * width, 4, 2, 4));
+  steps.back().launches = 4 * local_experts;
+}
+
 }  // namespace
 
 // Router, all-to-all dispatch over the EP group, all-gather over the expert-TP group (experts are split
@@ -78,14 +119,19 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
   forward.back().host_waits = !d.shard.moe_pad_to_capacity;
   const std::size_t experts_forward = forward.size(), experts_backward = backward.size();
+  Steps backward_clamp;  // the clamped activation's backward, after the activation's
   comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
   comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
   if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
   gemm_forward(forward, fc1, d, d.shard.gemm);
+  const bool pytorch_experts = !d.shard.te_op_fuser;  // TEGroupedMLP's own code between the grouped GEMMs
+  if (m.clamped_quick_geglu && pytorch_experts)
+    clamp_activation_input(forward, backward_clamp, d, arriving, ffn / etp * gated(m));
   forward.push_back(elementwise("moe.experts.act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
                                 m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
   forward.back().recompute = kRecomputeMoeActivation;
   gemm_forward(forward, fc2, d, d.shard.gemm);
+  if (m.bias && pytorch_experts) add_fc2_bias(forward, Pass::Forward, d, arriving, width, local_experts);
   if (sort_chunks) move_rows(forward, "moe.unsort_chunks.fwd", Pass::Forward, arriving);
   comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
   comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
@@ -102,9 +148,12 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
   comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
   if (sort_chunks) move_rows(backward, "moe.unsort_chunks.bwd_data", Pass::BackwardData, arriving);
+  if (m.bias && pytorch_experts)
+    add_fc2_bias(backward, Pass::BackwardData, d, arriving, width, local_experts);
   row_parallel_backward(backward, fc2, d, d.shard.gemm);
   backward.push_back(elementwise("moe.experts.act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
                                  elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+  backward.insert(backward.end(), backward_clamp.begin(), backward_clamp.end());
   backward.push_back(gemm_data_grad(fc1, d, d.shard.gemm));
   gemm_weight_grad(backward, fc1, d, d.shard.gemm);
   launch_per_local_expert(forward, experts_forward, local_experts);

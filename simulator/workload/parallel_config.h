@@ -115,6 +115,10 @@ struct ParallelConfig {
   // each token once to every node holding one of its experts and fan it out over NVLink there
   // (trace::NodeDedupRouting). alltoall (false) sends it once per chosen expert, through NCCL.
   bool moe_flex_dispatcher = false;
+  // Megatron-Core's use_transformer_engine_op_fuser: the routed experts' MLP runs as Transformer Engine's
+  // fused grouped ops, biases and the clamped activation inside them. Off, TEGroupedMLP adds fc2's biases
+  // and clamps the activation's input in PyTorch (moe_kernels.cc).
+  bool te_op_fuser = false;
   // Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's grad_reduce_in_fp32 = False, which its
   // performance recipes set): bf16 training accumulates and reduces gradients in bf16 main_grad buffers,
   // half the bytes of the default fp32 ones.

@@ -50,6 +50,7 @@ struct LayerSharding {
   // slots, so the dispatcher knows its shapes without reading the routing back to the host.
   bool moe_pad_to_capacity = false;
   bool moe_flex_dispatcher = false;  // ParallelConfig::moe_flex_dispatcher
+  bool te_op_fuser = false;          // ParallelConfig::te_op_fuser
 };
 
 // The communicator a communication step uses.

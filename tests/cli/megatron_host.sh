@@ -48,6 +48,19 @@ expect_infeasible "a dropless MoE block cannot be captured" "only for drop-and-p
 expect_error "an unknown CUDA graph implementation" "unknown implementation 'te'" \
   run "${moe[@]}" --micro-batch 1 "${host[@]}" --cuda-graph-impl te
 
+# GPT-OSS's experts without Transformer Engine's op fuser: Megatron clamps the activation's input and adds
+# fc2's biases expert by expert in PyTorch, and the host waits once more per MoE forward; the op fuser does
+# both inside its fused ops.
+oss=(--model gpt-oss-120b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 32 --seq-len 4096
+  --distributed-optimizer --allow-oom --omit-wall-time "${host[@]}")
+"$simtrain" run "${oss[@]}" --json "$work/oss_pytorch.json" >/dev/null
+"$simtrain" run "${oss[@]}" --use-transformer-engine-op-fuser --json "$work/oss_fused.json" >/dev/null
+check "the op fuser shortens GPT-OSS's step" \
+  less "$(field "$work/oss_fused.json" iteration_time_s)" "$(field "$work/oss_pytorch.json" iteration_time_s)"
+check "the Result records the op fuser" python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["inputs"]["workload"]
+assert w["use_transformer_engine_op_fuser"] is True, w' "$work/oss_fused.json"
+
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
 "$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null
 "$simtrain" run "${moe[@]}" --micro-batch 8 "${host[@]}" --json "$work/big_host.json" >/dev/null

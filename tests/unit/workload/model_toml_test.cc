@@ -165,7 +165,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "window_size, window_skip_freq, mtp_layers, hybrid_pattern, attention_chunk, chunk_skip_freq)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
-              "first_moe_layer, latent, layer_step)");
+              "first_moe_layer, latent, layer_step, clamped_quick_geglu)");
   check_error(kValid + "[optimizer]\nlr = 1\n", 18, "optimizer",
               "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
               "multi-latent attention, [mla]; for a hybrid model, [mamba])");

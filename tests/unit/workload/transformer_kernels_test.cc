@@ -298,6 +298,53 @@ TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirror
   for (const auto& step : one_expert.forward) CHECK(step.name.find("sort_chunks") == std::string::npos);
 }
 
+TEST_CASE("without the op fuser GPT-OSS's experts clamp in PyTorch and add fc2's biases expert by expert") {
+  const TransformerConfig m = *build_model("gpt-oss-120b").transformer;
+  REQUIRE(m.bias);
+  REQUIRE(m.clamped_quick_geglu);
+  LayerSharding s = sharding(1, false, 1, 4096);
+  s.ep = 8;  // 16 of the 128 experts per rank
+  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  // 4096 tokens x 4 experts arrive on average; fc1's output is 2 x 2880 wide, fc2's 2880, all bf16.
+  const double rows = 4096.0 * 4, halves = rows * 2 * 2880, out = rows * 2880;
+  const LayerStep& clamp = find(layer.forward, "moe.experts.act_clamp.fwd");
+  CHECK(clamp.kernel.bytes == 2 * halves * 2);  // both halves read and written, by two clamps
+  CHECK(clamp.launches == 2);
+  CHECK((clamp.recompute & kRecomputeMoeActivation) != 0);
+  // The linear offset's blocking copy to the device makes the host wait after the concatenation.
+  CHECK(find(layer.forward, "moe.experts.act_clamp_cat.fwd").host_waits);
+  CHECK(find(layer.backward, "moe.experts.act_clamp.bwd_data").kernel.bytes == 3 * halves * 2);
+  // fc2's biases: a multiply and an add per local expert, then one concatenation.
+  const LayerStep& bias = find(layer.forward, "moe.experts.out_bias.fwd");
+  CHECK(bias.kernel.bytes == 4 * out * 2);
+  CHECK(bias.launches == 2 * 16);
+  CHECK(find(layer.forward, "moe.experts.out_bias_cat.fwd").launches == 1);
+  CHECK(find(layer.backward, "moe.experts.out_bias.bwd_data").launches == 4 * 16);
+  // In execution order: fc1, clamp, activation, fc2, biases; backward the mirror.
+  const auto position = [](const std::vector<LayerStep>& steps, const std::string& name) {
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].name == name) return i;
+    return steps.size();
+  };
+  CHECK(position(layer.forward, "moe.experts.act_clamp.fwd") <
+        position(layer.forward, "moe.experts.act.fwd"));
+  CHECK(position(layer.forward, "moe.experts.out_bias.fwd") > position(layer.forward, "moe.experts.fc2.fwd"));
+  CHECK(position(layer.backward, "moe.experts.out_bias.bwd_data") <
+        position(layer.backward, "moe.experts.fc2.bwd_data"));
+  CHECK(position(layer.backward, "moe.experts.act_clamp.bwd_data") >
+        position(layer.backward, "moe.experts.act.bwd_data"));
+  // Transformer Engine's op fuser does both inside its fused ops; bias-free experts have neither.
+  s.te_op_fuser = true;
+  for (const LayerSteps& other :
+       {transformer_layer_steps(m, s, true),
+        transformer_layer_steps(with_mixtral_experts(llama3_70b()), sharding(1, false), true)})
+    for (const std::vector<LayerStep>* steps : {&other.forward, &other.backward})
+      for (const LayerStep& step : *steps) {
+        CHECK(step.name.find("act_clamp") == std::string::npos);
+        CHECK(step.name.find("out_bias") == std::string::npos);
+      }
+}
+
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
   const TransformerConfig m = gpt3_175b();
   const LayerSharding s = sharding(8, true);
