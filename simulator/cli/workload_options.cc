@@ -143,9 +143,8 @@ void add_parallel_options(po::options_description& options) {
       "Megatron-Core's combined 1F1B: each forward runs with another micro-batch's backward, layer by layer, "
       "so one's expert-parallel all-to-alls hide under the other's kernels (with --ep; --vpp when --pp > 1)")(
       "use-transformer-engine-op-fuser",
-      "Megatron-Core: the routed experts' MLP as Transformer Engine's fused grouped ops (biases and "
-      "GPT-OSS's "
-      "clamped activation inside them, not in PyTorch)")(
+      "Megatron-Core: the routed experts' MLP as Transformer Engine's fused grouped ops (biases and the "
+      "clamped activation of GPT-OSS inside them, not in PyTorch)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
       "never waits for the token counts (with --host; dropless MoE layers make the host wait once per "
