@@ -3,21 +3,20 @@
 # GB300), predicted from the spec profiles; no figure is fitted to this table. The issue's target is 10% MAPE
 # per system and it is not met. Measured 2026-12-03, all 96 expressible configurations counted, with MoE
 # layers costed as Megatron-Core's dispatchers and TE's per-expert grouped GEMMs run them (the flex
-# dispatcher, the recompute modules and the 16-bit last layers where the row's recipe sets them, the
-# combined 1F1B where the row's release sets it), userbuffers and overlapped gradient reduction except where
-# the recipe turns them off, gradients reduced in bf16 as the recipes do, the H200 machine's host
-# launching every kernel, and collectives holding their NCCL channels' SMs (README "Megatron-Bridge on
-# Hopper and Blackwell"): H100 34.6%, B200 36.2%, B300 35.6%, GB200 31.3%, GB300 19.2% (Llama 11.6%, Qwen3
-# 31.7%, GPT-OSS 64.1%, DeepSeek-V3 and Kimi K2 14.0%, Nemotron 3 Nano and Super 47.5%); GPT-OSS and
-# Nemotron stay far too fast. The limits below sit just above
-# those figures and guard against regressions; they are not the target. (H100's went from 34 to 36.5 when
-# the combined 1F1B followed the releases: DeepSeek-V3 and Qwen3-235B-A22B, which run it, went from 11-17% too
-# slow to 14-20% too fast, Qwen3-30B-A3B's outlier from +157.5% to +181.8%.) Rows that run past --timeout are listed and not counted. Configurations whose model simtrain lacks
-# (Nemotron 3 Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not
-# counted.
+# dispatcher, the recompute modules, the CUDA graphs and the 16-bit last layers where the row's recipe sets
+# them, the combined 1F1B where the row's release sets it), userbuffers and overlapped gradient reduction
+# except where the recipe turns them off, gradients reduced in bf16 as the recipes do, the H200 machine's
+# host (Grace's on GB200/GB300), collectives holding their NCCL channels' SMs, attention slower at heads
+# below 128, and GPT-OSS's experts as Megatron runs them without TE's op fuser (README "Megatron-Bridge on
+# Hopper and Blackwell"): H100 30.6%, B200 34.1%, B300 29.3%, GB200 23.2%, GB300 15.0% (Llama 11.6%, Qwen3
+# 32.5%, GPT-OSS 43.0%, DeepSeek-V3 and Kimi K2 13.6%, Nemotron 3 Nano and Super 31.4%); GPT-OSS, Qwen3 and
+# Nemotron stay too fast. The limits below sit just above those figures and guard against regressions; they
+# are not the target. Rows that run past --timeout are listed and not counted. Configurations whose model
+# simtrain lacks (Nemotron 3 Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are
+# listed and not counted.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=35 dgx-b200=37.5 dgx-b300=35.5 dgx-gb200=27 dgx-gb300=18
+  --system-max-mape dgx-h100=31.5 dgx-b200=35 dgx-b300=30 dgx-gb200=24 dgx-gb300=16
