@@ -106,7 +106,8 @@ TransformerConfig qwen3_moe(int layers, int hidden, int heads, int moe_ffn) {
 // (layer_types: sliding_attention first, then full_attention; Megatron's --window-size 128
 // --window-attn-skip-freq 2), vocabulary 201,088, untied head. Its attention sinks (one learned logit per
 // head, 64 parameters per layer) are left out: they change neither GEMMs nor the attention's tile count.
-// Its experts' activation is the clamped quick-GeGLU (swiglu_limit 7.0 in the config).
+// Its experts' activation is the clamped quick-GeGLU (swiglu_limit 7.0 in the config), its rotary embedding
+// YaRN with factor 32 (rope_scaling).
 // Published (OpenAI's model card): 116.8 B parameters, 5.1 B active.
 TransformerConfig gpt_oss_120b() {
   TransformerConfig t = with_experts(llama(36, 2880, 64, 8, 2880, 201088), 128, 4, 2880);
@@ -115,6 +116,7 @@ TransformerConfig gpt_oss_120b() {
   t.window_size = 128;
   t.window_skip_freq = 2;
   t.clamped_quick_geglu = true;
+  t.yarn_scaling_factor = 32;
   return t;
 }
 

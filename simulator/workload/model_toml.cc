@@ -161,29 +161,12 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (!document.contains("model")) throw Error(origin, 0, "model", "missing the [model] table");
 
   const Section model(*document["model"].as_table(), origin, "model");
-  model.only_keys({"name",
-                   "description",
-                   "layers",
-                   "hidden",
-                   "heads",
-                   "kv_heads",
-                   "ffn_hidden",
-                   "vocab",
-                   "seq_len",
-                   "gated_mlp",
-                   "causal",
-                   "tied_embeddings",
-                   "rms_norm",
-                   "bias",
-                   "positions",
-                   "dropout",
-                   "head_dim",
-                   "window_size",
-                   "window_skip_freq",
-                   "mtp_layers",
-                   "hybrid_pattern",
-                   "attention_chunk",
-                   "chunk_skip_freq"});
+  model.only_keys({"name",       "description",    "layers",           "hidden",
+                   "heads",      "kv_heads",       "ffn_hidden",       "vocab",
+                   "seq_len",    "gated_mlp",      "causal",           "tied_embeddings",
+                   "rms_norm",   "bias",           "positions",        "dropout",
+                   "head_dim",   "window_size",    "window_skip_freq", "yarn_scaling_factor",
+                   "mtp_layers", "hybrid_pattern", "attention_chunk",  "chunk_skip_freq"});
   zoo::DecoderSpec spec;
   spec.name = model.string("name");
   if (spec.name.empty()) model.fail("name", "must not be empty");
@@ -217,6 +200,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (document.contains("mla")) read_mla(Section(*document["mla"].as_table(), origin, "mla"), t);
   t.window_size = model.integer_or("window_size", 0);
   t.window_skip_freq = model.integer_or("window_skip_freq", 0);
+  t.yarn_scaling_factor = model.integer_or("yarn_scaling_factor", 0, 0);
   if (t.window_skip_freq > 0 && t.window_size == 0) model.fail("window_skip_freq", "needs window_size");
   t.attention_chunk = model.integer_or("attention_chunk", 0);
   t.chunk_skip_freq = model.integer_or("chunk_skip_freq", 0);

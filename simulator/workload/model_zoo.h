@@ -83,6 +83,10 @@ struct TransformerConfig {
   // layer (1-based, Megatron's --window-attn-skip-freq) keeps full attention; 0 = every layer windowed.
   int window_size = 0;
   int window_skip_freq = 0;
+  // YaRN's context-extension factor of the rotary embedding (Hugging Face's rope_scaling.factor; GPT-OSS 32);
+  // 0 = plain RoPE. YaRN scales cosine and sine by 0.1 ln(factor) + 1, which Transformer Engine's fused RoPE
+  // cannot, so Megatron-Core rotates q and k with its unfused PyTorch code (transformer_kernels.cc).
+  int yarn_scaling_factor = 0;
   // Chunked attention (Llama 4's attention_chunk_size): the tokens of each chunk of attention_chunk attend,
   // causally, only to their own chunk, on every layer but each chunk_skip_freq-th (1-based: Llama 4's NoPE
   // layers, every 4th, attend over the whole sequence); 0 = no chunking. A model chunks or slides a window,

@@ -153,9 +153,17 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
     projection_backward = mla_projections(f, m, d, shard.gemm);
   else
     gemm_forward(f, qkv, d, shard.gemm);
-  // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings).
+  // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings), in one fused kernel, or under
+  // YaRN's scaling in Megatron-Core's unfused code (rope_utils.py, _apply_rotary_pos_emb_bshd), for q and
+  // for k apart: t cos, the rotated half (a negation and a cat), times sin, their sum, and a cat with the
+  // (empty) unrotated part, plus the cosines and sines themselves (cos, scale, cast: small); backward the
+  // gradients through both products, the negation and the halves' cat, summed.
+  const bool unfused_rope = m.yarn_scaling_factor > 1 && !mla;
   if (m.rms_norm) {
-    f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
+    f.push_back(unfused_rope
+                    ? elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 6.5, 5.5, 3)
+                    : elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
+    if (unfused_rope) f.back().launches = 2 * 12;
     if (mla) f.back().recompute = kRecomputeMlaUpProjection;
   }
   Steps core_backward;
@@ -167,8 +175,13 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   Steps& b = s.backward;
   block_output(f, b, proj, "out_proj", "attention.dropout_add", d);
   b.insert(b.end(), core_backward.begin(), core_backward.end());
-  if (m.rms_norm)
-    b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
+  if (m.rms_norm) {
+    b.push_back(
+        unfused_rope
+            ? elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 5.5, 4.5, 3)
+            : elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
+    if (unfused_rope) b.back().launches = 2 * 5;
+  }
   if (mla) {
     b.insert(b.end(), projection_backward.begin(), projection_backward.end());
     // With sequence parallelism the whole-sequence input gradient goes back to sequence shards.

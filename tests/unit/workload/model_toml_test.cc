@@ -162,7 +162,8 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "unknown key (did you mean 'bias'?) (expected one of: name, description, layers, hidden, "
       "heads, kv_heads, ffn_hidden, "
       "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout, head_dim, "
-      "window_size, window_skip_freq, mtp_layers, hybrid_pattern, attention_chunk, chunk_skip_freq)");
+      "window_size, window_skip_freq, yarn_scaling_factor, mtp_layers, hybrid_pattern, attention_chunk, "
+      "chunk_skip_freq)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
               "first_moe_layer, latent, layer_step, clamped_quick_geglu)");

@@ -345,6 +345,24 @@ TEST_CASE("without the op fuser GPT-OSS's experts clamp in PyTorch and add fc2's
       }
 }
 
+TEST_CASE("under YaRN's scaling q and k are rotated by Megatron's unfused code, else by one fused kernel") {
+  const TransformerConfig oss = *build_model("gpt-oss-120b").transformer;
+  REQUIRE(oss.yarn_scaling_factor == 32);
+  const LayerSteps yarn = transformer_layer_steps(oss, sharding(1, false, 1, 4096), true);
+  // q: 64 heads, k: 8 heads, of 64 each, bf16; six kernels each forward, five backward.
+  const double elements = 4096.0 * (64 + 8) * 64;
+  CHECK(find(yarn.forward, "rope.fwd").kernel.bytes == 12 * elements * 2);
+  CHECK(find(yarn.forward, "rope.fwd").launches == 24);
+  CHECK(find(yarn.backward, "rope.bwd_data").kernel.bytes == 10 * elements * 2);
+  CHECK(find(yarn.backward, "rope.bwd_data").launches == 10);
+  TransformerConfig plain = oss;
+  plain.yarn_scaling_factor = 0;
+  const LayerSteps fused = transformer_layer_steps(plain, sharding(1, false, 1, 4096), true);
+  CHECK(find(fused.forward, "rope.fwd").kernel.bytes == 2 * elements * 2);
+  CHECK(find(fused.forward, "rope.fwd").launches == 1);
+  CHECK(find(fused.backward, "rope.bwd_data").launches == 1);
+}
+
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
   const TransformerConfig m = gpt3_175b();
   const LayerSharding s = sharding(8, true);
