@@ -316,8 +316,13 @@ CUDA_GRAPHS = {
 TE_OP_FUSER = {("26.08", "DGX-GB200", "GPT OSS 120B", "MXFP8"), ("26.08", "DGX-GB300", "GPT OSS 120B", "MXFP8")}
 
 
+def release_recipe_key(row):
+    """The key of the per-release recipe tables (CUDA_GRAPHS, TE_OP_FUSER)."""
+    return (row["release"], row["System"], row["base_model"], row["Precision"])
+
+
 def cuda_graph_options(row):
-    setting = CUDA_GRAPHS.get((row["release"], row["System"], row["base_model"], row["Precision"]))
+    setting = CUDA_GRAPHS.get(release_recipe_key(row))
     if not setting:
         return []
     impl, scope = setting
@@ -470,7 +475,7 @@ def run_args(row, host=True):
                  "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):
         args += ["--moe-token-dispatcher-type", "flex"]
-    if (row["release"], row["System"], row["base_model"], row["Precision"]) in TE_OP_FUSER:
+    if release_recipe_key(row) in TE_OP_FUSER:
         args.append("--use-transformer-engine-op-fuser")
     if ep_overlap(row):
         args += ["--overlap-moe-expert-parallel-comm"]

@@ -160,10 +160,9 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   // gradients through both products, the negation and the halves' cat, summed.
   const bool unfused_rope = m.yarn_scaling_factor > 1 && !mla;
   if (m.rms_norm) {
-    f.push_back(unfused_rope
-                    ? elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 6.5, 5.5, 3)
-                    : elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, 1, 1, 3));
-    if (unfused_rope) f.back().launches = 2 * 12;
+    f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope,
+                            unfused_rope ? 6.5 : 1, unfused_rope ? 5.5 : 1, 3));
+    f.back().launches = unfused_rope ? 2 * 12 : 1;
     if (mla) f.back().recompute = kRecomputeMlaUpProjection;
   }
   Steps core_backward;
@@ -176,11 +175,9 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   block_output(f, b, proj, "out_proj", "attention.dropout_add", d);
   b.insert(b.end(), core_backward.begin(), core_backward.end());
   if (m.rms_norm) {
-    b.push_back(
-        unfused_rope
-            ? elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 5.5, 4.5, 3)
-            : elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope, 1, 1, 3));
-    if (unfused_rope) b.back().launches = 2 * 5;
+    b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope,
+                            unfused_rope ? 5.5 : 1, unfused_rope ? 4.5 : 1, 3));
+    b.back().launches = unfused_rope ? 2 * 5 : 1;
   }
   if (mla) {
     b.insert(b.end(), projection_backward.begin(), projection_backward.end());
