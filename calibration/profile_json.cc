@@ -49,8 +49,8 @@ constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-l
 constexpr NumberRange kEfficiency{0, false, 1e3};
 constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
 constexpr NumberRange kOptionalTiles{0, true, 1024, true};   // [0, 1024] key tiles, 0 = not known
-constexpr NumberRange kOptionalSoftmaxCost{0, true, 64,
-                                           true};  // exponential slots per element, 0 = not known
+// Exponential-unit slots per score element (Efficiencies::attention_softmax_cost), 0 = not known.
+constexpr NumberRange kOptionalSoftmaxCost{0, true, 64, true};
 
 // Reads the fields of one JSON object found at `path`, rejecting unknown keys, and turns every violation into
 // an Error that names the field.
