@@ -31,6 +31,10 @@ struct DeviceFacts {
   // The board power the GPU is held to (its TDP, or a platform's cap), in watts; 0 = unknown, and then no
   // power limit is applied (Efficiencies' *_flops_per_joule).
   double power_limit_w = 0;
+  // Exponentials (MUFU.EX2) the special-function units do per clock per SM; 0 = unknown, read as 16, the rate
+  // of every generation from Volta to Blackwell. Blackwell Ultra (B300, GB300) doubles it to 32. An attention
+  // kernel's softmax runs on them (Efficiencies::attention_softmax_cost).
+  double exponentials_per_clock_per_sm = 0;
 
   bool operator==(const DeviceFacts&) const = default;
 };
@@ -89,12 +93,13 @@ struct Efficiencies {
   double attention_fixed_tiles = 0;
   // Head sizes below the one `attention` was measured at (attention_head_dim) run slower: per score element
   // a kernel's matrix products shrink with the head size d while its softmax does not (one exponential each,
-  // at 16 per clock per SM on every generation since Volta, against tensor cores that doubled twice). A pass
-  // doing m d FLOPs of products per element (m = 4 forward, 10 backward) then runs at
-  // [d / (d + x)] / [attention_head_dim / (attention_head_dim + x)] of `attention`, x =
-  // attention_softmax_cost x (tensor-core FLOPs per clock per SM) / (16 m): attention_softmax_cost is the
-  // softmax's unhidden work per element in exponential-unit slots. Larger head sizes keep the measured rate.
-  // 0 = not modelled.
+  // at 16 per clock per SM on every generation from Volta to Blackwell, against tensor cores that doubled
+  // twice). A pass doing m d FLOPs of products per element (m = 4 forward, 10 backward) then runs at
+  // [d / (d + x)] / [attention_head_dim / (attention_head_dim + x_16)] of `attention`, x =
+  // attention_softmax_cost x (tensor-core FLOPs per clock per SM) / (e m) with e the GPU's exponentials per
+  // clock per SM (DeviceFacts; x_16 at e = 16, the rate `attention` was measured at): attention_softmax_cost
+  // is the softmax's unhidden work per element in exponential-unit slots. Larger head sizes keep the rate of
+  // attention_head_dim. 0 = not modelled.
   int attention_head_dim = 0;
   double attention_softmax_cost = 0;
   // FlashAttention-2's kernels (the flash-attn package, PyTorch SDPA's flash backend), which some stacks

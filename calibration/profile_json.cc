@@ -44,6 +44,7 @@ constexpr NumberRange kOptionalRate{0, true, kMaxRate};  // 0 = absent (no NVLin
 constexpr NumberRange kBytes{0, false, kMaxBytes};
 constexpr NumberRange kClock_MHz{0, false, 1e6};
 constexpr NumberRange kOptionalPower_W{0, true, 1e5};         // 0 = unknown
+constexpr NumberRange kOptionalPerClock{0, true, 4096, true};  // [0, 4096] per clock per SM, 0 = unknown
 constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-limited
 // NCCL efficiencies are relative to the ring model; imported tables may beat it (trees), so no cap at 1.
 constexpr NumberRange kEfficiency{0, false, 1e3};
@@ -167,10 +168,10 @@ class ObjectReader {
 };
 
 DeviceFacts read_device(const ObjectReader& top) {
-  const ObjectReader in(top.need("device"), "device", top.origin(),
-                        {"name", "sm_count", "clock_mhz", "memory_bytes", "memory_bandwidth_Bps",
-                         "peak_flops_per_s", "nvlink_bandwidth_Bps", "pcie_bandwidth_Bps",
-                         "power_limit_w"});
+  const ObjectReader in(
+      top.need("device"), "device", top.origin(),
+      {"name", "sm_count", "clock_mhz", "memory_bytes", "memory_bandwidth_Bps", "peak_flops_per_s",
+       "nvlink_bandwidth_Bps", "pcie_bandwidth_Bps", "power_limit_w", "exponentials_per_clock_per_sm"});
   DeviceFacts device;
   device.name = in.text("name", true, false);
   device.sm_count = in.small_integer("sm_count", 1);
@@ -181,6 +182,7 @@ DeviceFacts read_device(const ObjectReader& top) {
   device.nvlink_bandwidth_Bps = in.number("nvlink_bandwidth_Bps", kOptionalRate, 0.0);
   device.pcie_bandwidth_Bps = in.number("pcie_bandwidth_Bps", kOptionalRate, 0.0);
   device.power_limit_w = in.number("power_limit_w", kOptionalPower_W, 0.0);
+  device.exponentials_per_clock_per_sm = in.number("exponentials_per_clock_per_sm", kOptionalPerClock, 0.0);
 
   const std::string peaks_path = in.path("peak_flops_per_s");
   const json& peaks = in.need("peak_flops_per_s");
@@ -390,7 +392,8 @@ json to_json(const CalibrationProfile& profile) {
         {"peak_flops_per_s", peaks},
         {"nvlink_bandwidth_Bps", d.nvlink_bandwidth_Bps},
         {"pcie_bandwidth_Bps", d.pcie_bandwidth_Bps},
-        {"power_limit_w", d.power_limit_w}}},
+        {"power_limit_w", d.power_limit_w},
+        {"exponentials_per_clock_per_sm", d.exponentials_per_clock_per_sm}}},
       {"environment",
        {{"driver", env.driver},
         {"cuda", env.cuda},

@@ -156,6 +156,15 @@ std::map<DType, double> hopper_peaks() {
           {DType::FP8, tflops(1979)}};
 }
 
+// Blackwell Ultra (B300, GB300) doubles the exponentials its special-function units do per clock, which
+// attention's softmax runs on (NVIDIA technical blog, "Making Softmax More Efficient with NVIDIA Blackwell
+// Ultra": SFU throughput doubled over Blackwell; Blackwell's 16 per clock per SM as every generation since
+// Volta).
+CalibrationProfile blackwell_ultra(CalibrationProfile profile) {
+  profile.device.exponentials_per_clock_per_sm = 32;
+  return profile;
+}
+
 // B200 and B300 (HGX boards): the same dense 16- and 8-bit rates; Blackwell Ultra (B300) raised FP4.
 std::map<DType, double> blackwell_peaks(double fp4_tflops) {
   return {{DType::FP32, tflops(80)},   {DType::TF32, tflops(1125)}, {DType::FP16, tflops(2250)},
@@ -197,12 +206,14 @@ const std::map<std::string, CalibrationProfile>& catalogue() {
       // B300 and the Grace-Blackwell GPUs take B200's enabled SM count (148) and clock: no published figures.
       {"b200", spec("B200-180GB", 148, 1965, 180 * kGB, gb_per_s(8000), blackwell_peaks(9000),
                     gb_per_s(1800) / 2, kPcieGen5, 1000, blackwell_efficiencies())},
-      {"b300", spec("B300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), blackwell_peaks(12600),
-                    gb_per_s(1800) / 2, kPcieGen6, 1100, blackwell_efficiencies())},
+      {"b300",
+       blackwell_ultra(spec("B300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), blackwell_peaks(12600),
+                            gb_per_s(1800) / 2, kPcieGen6, 1100, blackwell_efficiencies()))},
       {"gb200", spec("GB200-186GB", 148, 1965, 186 * kGB, gb_per_s(8000), grace_blackwell_peaks(10000),
                      gb_per_s(1800) / 2, kNvlinkC2C, 1200, blackwell_efficiencies())},
-      {"gb300", spec("GB300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), grace_blackwell_peaks(15000),
-                     gb_per_s(1800) / 2, kNvlinkC2C, 1400, blackwell_efficiencies())},
+      {"gb300",
+       blackwell_ultra(spec("GB300-288GB", 148, 1965, 288 * kGB, gb_per_s(8000), grace_blackwell_peaks(15000),
+                            gb_per_s(1800) / 2, kNvlinkC2C, 1400, blackwell_efficiencies()))},
   };
   return profiles;
 }

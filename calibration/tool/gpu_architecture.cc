@@ -56,6 +56,10 @@ std::optional<PerSmRates> per_sm_rates(ComputeCapability cc) {
   }
 }
 
+double exponentials_per_clock_per_sm(ComputeCapability cc) {
+  return 10 * cc.major + cc.minor == 103 ? 32 : 16;
+}
+
 bool supports(ComputeCapability cc, DType dtype) {
   if (const auto rates = per_sm_rates(cc)) return rates->of(dtype) > 0;
   const int sm = 10 * cc.major + cc.minor;

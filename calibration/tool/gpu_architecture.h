@@ -32,6 +32,10 @@ std::optional<PerSmRates> per_sm_rates(ComputeCapability cc);
 // unknown newer capability is assumed to run everything; an unknown older one only fp32 and fp16.
 bool supports(ComputeCapability cc, DType dtype);
 
+// Exponentials (MUFU.EX2) one SM's special-function units do per clock: 16 on every generation from Volta to
+// Blackwell, 32 on Blackwell Ultra (sm_103: B300, GB300), whose SFUs NVIDIA doubled for attention's softmax.
+double exponentials_per_clock_per_sm(ComputeCapability cc);
+
 // SM count x clock x per-SM rate for every supported dtype of a known generation; empty for an unknown one
 // (the caller then records the fastest measured GEMM rate instead). Datasheet peaks of some boards use a
 // lower "tensor" clock than the maximum clock the driver reports (H100 SXM: 1.83 vs 1.98 GHz), so these can

@@ -99,6 +99,7 @@ int run(const std::vector<std::string>& args) {
   profile.device.clock_mhz = device.clock_mhz;
   profile.device.memory_bytes = device.memory_bytes;
   profile.device.memory_bandwidth_Bps = device.memory_bandwidth_Bps;
+  profile.device.exponentials_per_clock_per_sm = exponentials_per_clock_per_sm(device.capability);
 
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");

@@ -27,6 +27,7 @@ void write_device(JsonWriter& w, const DeviceFacts& d) {
   w.field("nvlink_bandwidth_Bps", d.nvlink_bandwidth_Bps);
   w.field("pcie_bandwidth_Bps", d.pcie_bandwidth_Bps);
   w.field("power_limit_w", d.power_limit_w);
+  w.field("exponentials_per_clock_per_sm", d.exponentials_per_clock_per_sm);
   w.end_object();
 }
 

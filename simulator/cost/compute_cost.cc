@@ -90,27 +90,33 @@ double short_sequence_fraction(const calibration::Efficiencies& eff, const trace
   return n / (n + n0) * (kAttentionReferenceKvTiles + n0) / kAttentionReferenceKvTiles;
 }
 
-// The rate of an attention kernel (shape {batch, heads, seq, head_dim}) at its head size relative to the head
-// size the profile's `attention` was measured at (Efficiencies::attention_head_dim): the softmax's work per
+// The rate of an attention kernel (shape {batch, heads, seq, head_dim}) at its head size and its GPU's
+// exponential rate, relative to the rate `attention` stands for: at the head size it was measured at
+// (Efficiencies::attention_head_dim), on a GPU of 16 exponentials per clock per SM. The softmax's work per
 // score element does not shrink with the head size, so at small heads it weighs more against the matrix
 // products, the more so the faster the tensor cores (`peak` over the SMs and clock) are against the
-// exponential unit. 1 when not modelled, for head sizes at or above the reference, and for other shapes.
-constexpr double kExponentialsPerClockPerSm = 16;
+// exponential unit, and the less so the faster that unit is (Blackwell Ultra's doubled one). Head sizes above
+// the reference count as the reference (cuDNN's head-256 forward is no faster than its head-128 one). 1 when
+// not modelled and for other shapes.
+constexpr double kMeasuredExponentialsPerClockPerSm = 16;
 
-double head_size_fraction(const calibration::Efficiencies& eff, const calibration::DeviceFacts& device,
-                          const trace::ComputeSpec& kernel, double peak) {
+double softmax_fraction(const calibration::Efficiencies& eff, const calibration::DeviceFacts& device,
+                        const trace::ComputeSpec& kernel, double peak) {
   const double reference = eff.attention_head_dim;
   if (reference <= 0 || eff.attention_softmax_cost <= 0 || kernel.shape.size() != 4 || device.sm_count <= 0 ||
-      device.clock_mhz <= 0 || peak <= 0)
+      device.clock_mhz <= 0 || peak <= 0 || kernel.shape[3] <= 0)
     return 1;
-  const double head_dim = static_cast<double>(kernel.shape[3]);
-  if (head_dim <= 0 || head_dim >= reference) return 1;
+  const double head_dim = std::min(static_cast<double>(kernel.shape[3]), reference);
+  const double exponentials = device.exponentials_per_clock_per_sm > 0 ? device.exponentials_per_clock_per_sm
+                                                                       : kMeasuredExponentialsPerClockPerSm;
   // Matrix-product FLOPs per score element and unit of head size: QK^T and PV forward; the recomputed QK^T,
   // dV, dP, dQ and dK backward (2.5x the forward).
   const double products = kernel.pass == trace::Pass::Forward ? 4 : 10;
   const double flops_per_clock = peak / (device.sm_count * device.clock_mhz * 1e6);
-  const double x = eff.attention_softmax_cost * flops_per_clock / (products * kExponentialsPerClockPerSm);
-  return (head_dim / (head_dim + x)) / (reference / (reference + x));
+  const double x_per_exponential = eff.attention_softmax_cost * flops_per_clock / products;
+  const double x = x_per_exponential / exponentials;
+  const double x_measured = x_per_exponential / kMeasuredExponentialsPerClockPerSm;
+  return (head_dim / (head_dim + x)) / (reference / (reference + x_measured));
 }
 
 // One GEMM of a grouped GEMM (shape {m, n, k, groups}: each group's own {m, n, k}, the FLOPs and bytes of
@@ -166,7 +172,7 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
       case trace::ComputeKind::Attention:
         efficiency =
             (kernel.flash_attention_2 && eff.attention_flash2 > 0 ? eff.attention_flash2 : eff.attention) *
-            short_sequence_fraction(eff, kernel) * head_size_fraction(eff, profile_.device, kernel, peak);
+            short_sequence_fraction(eff, kernel) * softmax_fraction(eff, profile_.device, kernel, peak);
         break;
       default:
         // Memory-bound kernels do their few FLOPs on the vector units, never on tensor cores.

@@ -69,6 +69,7 @@ CalibrationProfile sample_measured() {
   p.efficiencies.attention_fixed_tiles = 6.3;
   p.efficiencies.attention_head_dim = 128;
   p.efficiencies.attention_softmax_cost = 1.53;
+  p.device.exponentials_per_clock_per_sm = 32;
   p.gemm = {{4096, 4096, 4096, DType::BF16, false, true, 1.0 / 7.0 * 1e-3},
             {1, 50257, 768, DType::FP16, true, false, 0.1e-5},
             {8192, 8192, 8192, DType::FP8, false, false, 1.2e-3}};
@@ -199,6 +200,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
       {"device.nvlink_bandwidth_Bps", ">= 0", [](json& d) { d["device"]["nvlink_bandwidth_Bps"] = -1; }},
       {"device.power_limit_w", ">= 0", [](json& d) { d["device"]["power_limit_w"] = -700; }},
       {"device.power_limit_w", "got 1e+09", [](json& d) { d["device"]["power_limit_w"] = 1e9; }},
+      {"device.exponentials_per_clock_per_sm", "got -16",
+       [](json& d) { d["device"]["exponentials_per_clock_per_sm"] = -16; }},
       {"efficiencies.gemm_fp8_flops_per_joule", ">= 0",
        [](json& d) { d["efficiencies"]["gemm_fp8_flops_per_joule"] = -1; }},
       {"device.color", "unknown key", [](json& d) { d["device"]["color"] = "green"; }},

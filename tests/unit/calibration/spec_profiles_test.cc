@@ -189,6 +189,17 @@ TEST_CASE("GB300's figures are NVIDIA's GB300 NVL72 rack figures per GPU, dense"
   CHECK(spec_profile("h100-sxm5")->peak_flops(DType::FP4) == 0);
 }
 
+TEST_CASE("Blackwell Ultra doubles the exponentials per clock; the other GPUs keep the default 16") {
+  for (const char* name : {"b300", "gb300"}) {
+    CAPTURE(name);
+    CHECK(spec_profile(name)->device.exponentials_per_clock_per_sm == 32);
+  }
+  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5", "h200-sxm", "b200", "gb200"}) {
+    CAPTURE(name);
+    CHECK(spec_profile(name)->device.exponentials_per_clock_per_sm == 0);
+  }
+}
+
 TEST_CASE("the datasheet's headline figures are the expected ones") {
   // Spot checks written out by hand, so a change to the CSV or the table cannot silently move both.
   CHECK(spec_profile("a100-sxm4-80gb")->peak_flops(DType::BF16) == 312e12);

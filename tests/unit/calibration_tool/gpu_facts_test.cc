@@ -28,6 +28,12 @@ TEST_CASE("peaks from SM count, clock and per-SM rate match datasheets") {
   CHECK(peak_flops_per_s({42, 0}, 100, 1000).empty());  // unknown: the tool measures instead
 }
 
+TEST_CASE("Blackwell Ultra's special-function units do twice the exponentials per clock") {
+  CHECK(exponentials_per_clock_per_sm({9, 0}) == 16);
+  CHECK(exponentials_per_clock_per_sm({10, 0}) == 16);  // B200, GB200
+  CHECK(exponentials_per_clock_per_sm({10, 3}) == 32);  // B300, GB300
+}
+
 TEST_CASE("dtypes a GPU cannot run are skipped with a warning unless asked for by name") {
   std::vector<std::string> warnings;
   const auto v100 = dtypes_to_measure({7, 0}, "Tesla V100", {}, warnings);

@@ -164,6 +164,31 @@ TEST_CASE("an attention kernel with heads below the profile's reference size los
         simtrain::testing::Approx(kReferenceRate * 6 / 5 + kLaunch).epsilon(kRel));
 }
 
+TEST_CASE("a GPU whose special-function units do more exponentials per clock runs attention faster") {
+  auto profile = test_profile();
+  // As above: 4 SMs of 1,280 fp16 tensor-core FLOPs per clock, the rate measured at head size 128.
+  profile.device.sm_count = 4;
+  profile.device.clock_mhz = 200e12 / (4 * 1280 * 1e6);
+  profile.efficiencies.attention_head_dim = 128;
+  profile.efficiencies.attention_softmax_cost = 3.2;
+  const auto seconds = [&](std::int64_t head_dim) {
+    trace::ComputeSpec k = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
+    k.shape = {2, 16, 4096, head_dim};
+    k.pass = trace::Pass::Forward;
+    return cost::ComputeCostModel(profile).cost(k).duration_s;
+  };
+  constexpr double kReferenceRate = 50e-3;            // 1e12 FLOPs at 200 TFLOP/s x 0.1
+  profile.device.exponentials_per_clock_per_sm = 16;  // what `attention` was measured at: as unknown (0)
+  CHECK(seconds(128) == simtrain::testing::Approx(kReferenceRate + kLaunch).epsilon(kRel));
+  // Twice the exponentials: forward x = 3.2 x 1280 / (4 x 32) = 32 against 64 at the measured rate, so
+  // (128 / 160) / (128 / 192) = 1.2 times the rate at head size 128 and above.
+  profile.device.exponentials_per_clock_per_sm = 32;
+  for (std::int64_t head_dim : {128, 256})
+    CHECK(seconds(head_dim) == simtrain::testing::Approx(kReferenceRate / 1.2 + kLaunch).epsilon(kRel));
+  // Head size 64: (64 / 96) / (128 / 192) = 1, the smaller head's loss and the faster unit cancelling.
+  CHECK(seconds(64) == simtrain::testing::Approx(kReferenceRate + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("Hopper's head-size rule predicts cuDNN's published H100 rates at head size 64 within 5%") {
   // validation/reference/kernels/flashattention3_h100_head_dim.csv: the FlashAttention-3 paper's H100
   // figures; cuDNN's rate at head size 64 over its rate at 128, each pass at the longest sequence.
