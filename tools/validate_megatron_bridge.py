@@ -512,14 +512,20 @@ def mape(pairs):
     return statistics.mean(abs(p / m - 1) for p, m in pairs) * 100 if pairs else float("nan")
 
 
-def main():
+def argument_parser(description):
+    """The options every script predicting this table's rows takes: the simtrain, the table, jobs, timeout."""
     here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(here, "..", "build", "simulator", "cli", "simtrain"))
     parser.add_argument("--reference", default=os.path.join(
         here, "..", "validation", "reference", "training", "nemo_megatron_bridge_pretrain_perf.csv"))
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300, help="seconds per row")
+    return parser
+
+
+def main():
+    parser = argument_parser(__doc__)
     parser.add_argument("--max-mape", type=float, default=10.0, help="per system, percent")
     parser.add_argument("--system-max-mape", nargs="*", default=[], metavar="SYSTEM=PCT",
                         help="per-system overrides, e.g. dgx-b200=15")
