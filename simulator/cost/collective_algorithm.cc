@@ -277,8 +277,13 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
     option.latency_s += 2 * depth * std::min(chunk, bytes / layout.network.channels) / channel_Bps;
   }
   if (algorithm == NcclAlgorithm::NVLSTree) {
+    // NCCL's tuner gives NVLS-tree the NVLS bus bandwidth of one node (tuning.cc: the same intraBw, in bus
+    // bandwidth, for NVLS and NVLS-tree), so its NVLS part moves the buffer that much slower than one node's
+    // NVLS all-reduce as the communicator's bus factor exceeds the node's: on 2 H100 nodes 480 GB/s of bus
+    // bandwidth where one node's algorithm bandwidth would give 514; the two 2-node tables measure 467.
     const double nvls_s = nvls_all_reduce_s(bytes, nvls_figures(layout));
-    option.intra_node_s = nvls_s - std::min(nvls_s, layout.nvls_latency_s);
+    const double bus_ratio = bus_bandwidth_factor(kind, n) / bus_bandwidth_factor(kind, l);
+    option.intra_node_s = (nvls_s - std::min(nvls_s, layout.nvls_latency_s)) * bus_ratio;
     if (layout.multi_node_nvlink) {
       // NCCL ranks NVLS-tree by the estimate above; its kernel runs the pipeline, the network leg of every
       // step after the NVLS one, through the heads' NICs, each paying the tuner's NVLS-tree network hops.

@@ -11,6 +11,7 @@
 #include "simulator/cost/collective_algorithm.h"
 #include "simulator/cost/double_binary_tree.h"
 #include "simulator/cost/nccl_tuner.h"
+#include "simulator/cost/nvls_pipeline.h"
 
 namespace simtrain {
 namespace {
@@ -598,6 +599,22 @@ TEST_CASE(
   CHECK(plan(1e9, 2 * line_Bps).software_latency_s ==
         simtrain::testing::Approx(
             cost::nccl_tuner_base_latency_s(cost::NcclAlgorithm::Ring, cost::NcclProtocol::Simple)));
+}
+
+TEST_CASE("NVLS-tree's NVLS stages run at one node's NVLS bus bandwidth, as NCCL's tuner prices them") {
+  const MultiNode c{ranks(2 * 8), 8};  // 2 nodes of 8 GPUs
+  cost::CollectiveLayout layout = c.tuned_layout(0);
+  layout.nvls_bandwidth_Bps = 300e9;
+  layout.nvls_latency_s = 20e-6;
+  layout.forced.algorithm = cost::NcclAlgorithm::NVLSTree;
+  layout.inter_node_bandwidth_Bps = 1e15;  // a network that never binds: the NVLS stages set the time
+  const double bytes = 8e9;
+  const auto plan = cost::plan_collective(CollectiveKind::AllReduce, bytes, layout, efficiencies());
+  REQUIRE(plan.algorithm == cost::NcclAlgorithm::NVLSTree);
+  // One node's NVLS all-reduce of the buffer, its latency apart, times 2(16-1)/16 over 2(8-1)/8.
+  const double one_node_s = cost::nvls_all_reduce_s(bytes, {300e9, 20e-6, 0, 8, 16}) - 20e-6;
+  CHECK(plan.intra_node_before_s + plan.intra_node_after_s ==
+        simtrain::testing::Approx(one_node_s * (30.0 / 16) / (14.0 / 8)).epsilon(kRel));
 }
 
 TEST_CASE(
