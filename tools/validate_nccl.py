@@ -20,9 +20,10 @@ Each table is held to its GUARDS entry (the figures it reaches now, rounded up: 
 and compared with the issue's targets (--max-mape, --max-small-error; "meets" / "misses target").
 Exit status 1 when a table misses its guard, 2 on other failures.
 usage: tools/validate_nccl.py [--simtrain PATH] [--reference DIR] [--max-mape 10] [--max-small-error 25]
-                              [--only NAME-PART] [--verbose] [--no-fit]
+                              [--only NAME-PART] [--verbose] [--no-fit] [-j JOBS]
 """
 import argparse
+import concurrent.futures
 import csv
 import itertools
 import json
@@ -31,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass, field
 
 
@@ -39,8 +41,10 @@ class Table:
     """One published table and how to replay it."""
     name: str  # file name under the reference directory
     platform: str  # spec name, or a file under platforms/
-    # (table nodes, GPUs, simtrain nodes): the table's rows of that node and GPU count, replayed on that many
-    # simtrain nodes (an NVLink domain is one simtrain node: a GB200 rack's 16 hosts are one).
+    # (table nodes, GPUs, simtrain nodes[, GPUs used per node]): the table's rows of that node and GPU count,
+    # replayed on that many simtrain nodes (an NVLink domain is one simtrain node: a GB200 rack's 16 hosts are
+    # one). With a fourth figure the run used that many GPUs of each node, each with its own NICs: the spec is
+    # replayed as nodes of that many GPUs and NICs (spec_with_gpus_per_node).
     runs: list
     operation: str = "all_reduce"
     forced: list = field(default_factory=list)  # NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE the run set
@@ -90,6 +94,10 @@ TABLES = [
           operation="alltoall"),
     Table(M + "anoncluster01_h100_10node8gpu_sendrecv.csv", "dgx-h100", [(10, 80, 10)], forced=V229,
           operation="sendrecv"),
+    # The same nodes running 1, 2 and 4 of their GPUs (10, 20, 40 ranks), each GPU with its own NIC.
+    *[Table(M + f"anoncluster01_h100_10node1to4gpu_{operation}.csv", "dgx-h100",
+            [(10, 10, 10, 1), (10, 20, 10, 2), (10, 40, 10, 4)], forced=V229, operation=operation)
+      for operation in ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv")],
     Table(M + "anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "hgx-h100-roce", [(128, 1024, 128)],
           forced=["--nccl-algo", "ring", "--nccl-proto", "ll128", "--nccl-min-nchannels", "32"]),
     # The reporter opened nccl-tests#290 because this cluster underperforms; reported, not counted.
@@ -118,9 +126,15 @@ class FitGroup:
         return ", ".join(f"{section}.{key} = {v}" for (section, key, _), v in zip(self.params, value))
 
 
-# ConnectX-7 at 400 Gb/s (InfiniBand NDR or RoCE) under H100 nodes: what NCCL reaches of the NICs.
+# ConnectX-7 at 400 Gb/s (InfiniBand NDR or RoCE) under H100 nodes: what NCCL's rings and trees reach of the
+# NICs, and apart from them what its point-to-point operations (all-to-all, sendrecv) reach.
+POINT_TO_POINT = ("alltoall", "sendrecv")
 NDR400_TABLES = [(t.name, t.operation) for t in TABLES
-                 if t.platform in ("dgx-h100", "hgx-h100-roce") and t.name.startswith(M)]
+                 if t.platform in ("dgx-h100", "hgx-h100-roce") and t.name.startswith(M)
+                 and t.operation not in POINT_TO_POINT]
+NDR400_P2P_TABLES = [(t.name, t.operation) for t in TABLES
+                     if t.platform in ("dgx-h100", "hgx-h100-roce") and t.name.startswith(M)
+                     and t.operation in POINT_TO_POINT]
 # NVLink 5 NVSwitch trays (GB200/GB300 NVL72): what NVLS reaches of the NVLink bandwidth, for all-reduce.
 NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
                        if t.platform.startswith("oci-gb") and t.operation == "all_reduce"]
@@ -128,12 +142,16 @@ NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
 # channel moves at most (cost/nccl_channels.h: the default's two channels per NIC fall short of the line,
 # the MIN_CTAS runs' three or four do not), and NCCL's own network post overhead (NCCL_NET_OVERHEAD; its
 # default is 1 us on Intel hosts, 2 us on AMD ones), which sets a multi-node ring's cost per step. The
-# overhead's grid is where an earlier, wider search (2-7 us) landed.
+# overhead's grid is where an earlier, wider search (2-7 us) landed. The point-to-point share has its own
+# tables: the rings' figures do not price all-to-all or sendrecv once it is given.
 FIT_GROUPS = [
     FitGroup("ConnectX-7 400G (H100 nodes)",
              [("nics", "nccl_efficiency", [round(0.90 + 0.02 * i, 2) for i in range(6)]),
               ("nics", "nccl_channel_GBps", [round(19.0 + 0.5 * i, 1) for i in range(7)]),
               ("nics", "nccl_net_overhead_us", [5.0, 6.0, 7.0])], NDR400_TABLES),
+    FitGroup("ConnectX-7 400G point-to-point (H100 nodes)",
+             [("nics", "nccl_p2p_efficiency", [round(0.80 + 0.01 * i, 2) for i in range(19)])],
+             NDR400_P2P_TABLES),
     FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72)",
              [("intra_node", "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)])],
              NVLINK5_NVLS_TABLES),
@@ -146,15 +164,15 @@ GUARDS = {
     ("multinode/anonib400_h100_2node8gpu_all_reduce_ring_minctas24_qps2.csv", "all_reduce"): (16, 25),
     ("multinode/anonib400_h100_4node8gpu_all_reduce.csv", "all_reduce"): (11, 25),
     ("multinode/anonib400_h100_8node8gpu_all_reduce.csv", "all_reduce"): (17, 25),
-    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (35, 25),
-    ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (7, 17),
+    ("multinode/anonib400_h100_8node8gpu_all_reduce_minctas24_qps2.csv", "all_reduce"): (34, 25),
+    ("multinode/dellxe9680_h100_2node8gpu_all_reduce.csv", "all_reduce"): (7, 18),
     ("multinode/dellxe9680vm_h100_4node8gpu_all_reduce.csv", "all_reduce"): (12, 12),
-    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (19, 25),
+    ("multinode/anoncluster01_h100_10node8gpu_all_reduce.csv", "all_reduce"): (18, 25),
     ("multinode/anoncluster01_h100_10node8gpu_all_gather.csv", "all_gather"): (9, 25),
     ("multinode/anoncluster01_h100_10node8gpu_reduce_scatter.csv", "reduce_scatter"): (9, 25),
-    ("multinode/anoncluster01_h100_10node8gpu_alltoall.csv", "alltoall"): (12, 25),
     ("multinode/anoncluster01_h100_10node8gpu_sendrecv.csv", "sendrecv"): (8, 25),
-    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (16, 25),
+    ("multinode/anoncluster01_h100_10node1to4gpu_sendrecv.csv", "sendrecv"): (11, 25),
+    ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (8, 25),
     ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 13),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (6, 25),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "alltoall"): (18, 25),
@@ -212,6 +230,26 @@ def spec_with(path, section, key, value, tmp):
     return name
 
 
+def spec_with_gpus_per_node(path, gpus, tmp):
+    """A copy of the spec at `path` (a file) as nodes of `gpus` GPUs, each GPU keeping the NICs it has in the
+    full node: gpus_per_node and [nics] count scaled alike. The count must scale to a whole number."""
+    with open(path, "rb") as f:
+        spec = tomllib.load(f)
+    full, nics = spec["gpus_per_node"], spec["nics"]["count"]
+    if (nics * gpus) % full != 0:
+        raise RuntimeError(f"{path}: {nics} NICs for {full} GPUs do not scale to {gpus} GPUs per node")
+    with open(path) as f:
+        text = f.read()
+    text = re.sub(r"(?m)^gpus_per_node\s*=.*$", f"gpus_per_node = {gpus}", text, count=1)
+    # The first `count =` after [nics] is the NICs' count.
+    head, nics_header, tail = text.partition("[nics]")
+    tail = re.sub(r"(?m)^count\s*=.*$", f"count = {nics * gpus // full}", tail, count=1)
+    name = os.path.join(tmp, f"{os.path.basename(path)[:-5]}-{gpus}-gpus-per-node.toml")
+    with open(name, "w") as f:
+        f.write(head + nics_header + tail)
+    return name
+
+
 def is_doubling(sizes):
     return all(b == 2 * a for a, b in zip(sizes, sizes[1:]))
 
@@ -221,7 +259,7 @@ def simulate(simtrain, platform, operation, nodes, gpus, sizes, forced, tmp):
     sizes = sorted(set(sizes))
     sweeps = [(sizes[0], sizes[-1])] if is_doubling(sizes) else [(size, size) for size in sizes]
     rows = {}
-    out = os.path.join(tmp, "c.json")
+    out = os.path.join(tempfile.mkdtemp(dir=tmp), "c.json")  # one per call: the fit runs calls in parallel
     for low, high in sweeps:
         args = [simtrain, "collective", operation, "--platform", platform, "--nodes", str(nodes), "--gpus",
                 str(gpus), "-b", str(int(low)), "-e", str(int(high)), "-f", "2", "--json", out, *forced]
@@ -254,9 +292,13 @@ class Score:
 
 def score(table, args, platform, tmp):
     large, small, runs = [], [], []
-    for table_nodes, gpus, nodes in table.runs:
+    for table_nodes, gpus, nodes, *used_per_node in table.runs:
         rows = read_table(os.path.join(args.reference, table.name), table, table_nodes, gpus)
-        predicted = simulate(args.simtrain, platform, table.operation, nodes, gpus, [s for s, _, _ in rows],
+        spec = platform
+        if used_per_node:
+            spec = spec_with_gpus_per_node(platform if platform.endswith(".toml") else
+                                           os.path.join(args.platforms, platform + ".toml"), used_per_node[0], tmp)
+        predicted = simulate(args.simtrain, spec, table.operation, nodes, gpus, [s for s, _, _ in rows],
                              table.forced, tmp)
         run_large, run_small, detail = [], [], []
         for size, time_us, busbw in rows:
@@ -283,13 +325,18 @@ def platform_path(args, platform):
 def cross_validate(group, tables, args, tmp):
     """{table key: (fitted value, Score)}: each table predicted with the figure fitted on the others."""
     members = [t for t in tables if table_key(t) in group.tables and t.counted]
-    scores = {}  # (table key, value) -> Score
-    for t in members:
-        for value in group.values():
-            spec = os.path.join(args.platforms, t.platform + ".toml")
-            for (section, key, _), v in zip(group.params, value):
-                spec = spec_with(spec, section, key, v, tmp)
-            scores[(table_key(t), value)] = score(t, args, spec, tmp)
+
+    def score_with(t, value):
+        work = tempfile.mkdtemp(dir=tmp)  # each task its own spec files
+        spec = os.path.join(args.platforms, t.platform + ".toml")
+        for (section, key, _), v in zip(group.params, value):
+            spec = spec_with(spec, section, key, v, work)
+        return score(t, args, spec, work)
+
+    tasks = [(t, value) for t in members for value in group.values()]
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda task: score_with(*task), tasks))
+    scores = {(table_key(t), value): s for (t, value), s in zip(tasks, results)}  # (table key, value) -> Score
     out = {}
     for t in members:
         others = [o for o in members if o is not t]
@@ -330,6 +377,8 @@ def main():
     parser.add_argument("--verbose", action="store_true", help="print every size")
     parser.add_argument("--only", help="replay only the tables whose file name contains this")
     parser.add_argument("--no-fit", action="store_true", help="use the shipped specs' figures, fit nothing")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="simulations run at once while fitting (default: one per CPU)")
     args = parser.parse_args()
     tables = [t for t in TABLES if not args.only or args.only in t.name]
     failed = False

@@ -23,6 +23,21 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
   return bytes / (same_node ? efficiencies.nccl_intra_node : efficiencies.nccl_inter_node);
 }
 
+// What a point-to-point transfer's bytes are divided by across nodes (CollectiveLayout above).
+double point_to_point_inter_node_efficiency(const CollectiveLayout& layout,
+                                            const calibration::Efficiencies& efficiencies) {
+  return layout.point_to_point_inter_node_efficiency > 0 ? layout.point_to_point_inter_node_efficiency
+                                                         : efficiencies.nccl_inter_node;
+}
+
+// wire_bytes for a point-to-point transfer (all-to-all, sendrecv).
+double point_to_point_wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout,
+                                 const calibration::Efficiencies& efficiencies) {
+  bool same_node = from / layout.gpus_per_node == to / layout.gpus_per_node;
+  return bytes / (same_node ? efficiencies.nccl_intra_node
+                            : point_to_point_inter_node_efficiency(layout, efficiencies));
+}
+
 // A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
 // under the forced protocol or the fastest one the platform has.
 struct IntraNodeRing {
@@ -168,11 +183,12 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
     const int from = (node + nodes - i) % nodes;
     if (carrier(to) == local) {
       const int peer = placement.by_node[to * per_node + carrier(node)];
-      plan.sends.push_back({peer, wire_bytes(flow_bytes, self, peer, layout, efficiencies)});
+      plan.sends.push_back({peer, point_to_point_wire_bytes(flow_bytes, self, peer, layout, efficiencies)});
     }
     if (carrier(from) == local) {
       const int peer = placement.by_node[from * per_node + carrier(node)];
-      plan.receives.push_back({peer, wire_bytes(flow_bytes, peer, self, layout, efficiencies)});
+      plan.receives.push_back(
+          {peer, point_to_point_wire_bytes(flow_bytes, peer, self, layout, efficiencies)});
     }
   }
   plan.steps = 1;
@@ -198,12 +214,13 @@ void plan_sendrecv(RankCollectivePlan& plan, double bytes, const CollectiveLayou
           n, layout.network.channels, layout.inter_node_bandwidth_Bps,
           std::max(1, layout.network.channels / 2 / std::max(1, layout.gpus_per_node))) *
       kNcclP2pChannelNetBandwidth_Bps;
-  // A flow across nodes (its bytes divided by the inter-node efficiency) runs at most at the GPU's share of
-  // the NICs, even alone on a node's aggregated uplink, and at most at its channels' bandwidth.
+  // A flow across nodes (its bytes divided by the point-to-point efficiency) runs at most at the GPU's share
+  // of the NICs, even alone on a node's aggregated uplink, and at most at its channels' bandwidth.
   const auto flow = [&](int from, int to) {
-    CoalescedFlow f{to == self ? from : to, wire_bytes(bytes, from, to, layout, efficiencies)};
+    CoalescedFlow f{to == self ? from : to, point_to_point_wire_bytes(bytes, from, to, layout, efficiencies)};
     if (!same_node(from, to) && layout.inter_node_bandwidth_Bps > 0)
-      f.max_rate_Bps = std::min(layout.inter_node_bandwidth_Bps, channels_Bps / efficiencies.nccl_inter_node);
+      f.max_rate_Bps = std::min(layout.inter_node_bandwidth_Bps,
+                                channels_Bps / point_to_point_inter_node_efficiency(layout, efficiencies));
     return f;
   };
   plan.steps = 1;
@@ -621,8 +638,9 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       for (int i = 1; i < n; ++i) {
         int to = members[(layout.position + i) % n];
         int from = members[(layout.position + n - i) % n];
-        plan.sends.push_back({to, wire_bytes(bytes / n, self, to, layout, efficiencies)});
-        plan.receives.push_back({from, wire_bytes(bytes / n, from, self, layout, efficiencies)});
+        plan.sends.push_back({to, point_to_point_wire_bytes(bytes / n, self, to, layout, efficiencies)});
+        plan.receives.push_back(
+            {from, point_to_point_wire_bytes(bytes / n, from, self, layout, efficiencies)});
       }
       break;
     case trace::CollectiveKind::SendRecv:  // planned above

@@ -115,6 +115,11 @@ struct CollectiveLayout {
   // node's channels x nccl_channel_GBps, cost/nccl_channels.h); 0 = not modelled. Where it exceeds the
   // NICs' line share, a ring's channels take turns on the NIC (nccl_tuner, collective_algorithm.cc).
   double channels_Bps = 0;
+  // What NCCL's point-to-point operations (all-to-all, sendrecv) reach of the NICs across nodes, where the
+  // platform gives it (nics.nccl_p2p_efficiency); 0 = efficiencies.nccl_inter_node, as the rings. A
+  // point-to-point channel drives connections to several peers at once, so the rate that caps a ring's
+  // channel does not cap it, and many-to-many traffic reaches less of the line than a ring's.
+  double point_to_point_inter_node_efficiency = 0;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of
@@ -156,11 +161,12 @@ struct CollectiveLayout {
 // the node's first rank). On one node, with pairwise_all_to_all, or when nodes hold different numbers of
 // members: one flow to every peer of 1/N. A token dispatch routed per node (layout.node_dedup) carries
 // node_dedup_fraction of those bytes between nodes, and its GPUs also forward over NVLink the remote
-// tokens meant for their node's other GPUs.
+// tokens meant for their node's other GPUs. Its bytes across nodes are divided by the point-to-point
+// efficiency (layout.point_to_point_inter_node_efficiency), as sendrecv's.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the
-// least of the GPU's NIC share times the inter-node efficiency and NCCL's point-to-point channels to a
+// least of the GPU's NIC share times the point-to-point efficiency and NCCL's point-to-point channels to a
 // network peer (nccl_p2p_channels_per_net_peer) at 14 GB/s each. The slowest pair sets everyone's time.
 // A communicator of one rank gives an empty plan.
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,

@@ -84,6 +84,7 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.node_dedup = op.collective.node_dedup;
   layout.channels_Bps =
       platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
+  layout.point_to_point_inter_node_efficiency = platform.nccl_p2p_efficiency;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

@@ -56,9 +56,9 @@ PcieTreeSpec read_pcie_tree(const Section& section, int gpus_per_node) {
 }
 
 // An optional efficiency in (0, 1]; 0 when absent.
-double read_nccl_efficiency(const Section& section) {
-  const double efficiency = section.number_or("nccl_efficiency", 0);
-  if (efficiency > 1) section.fail("nccl_efficiency", "must be in (0, 1]");
+double read_nccl_efficiency(const Section& section, const std::string& key = "nccl_efficiency") {
+  const double efficiency = section.number_or(key, 0);
+  if (efficiency > 1) section.fail(key, "must be in (0, 1]");
   return efficiency;
 }
 
@@ -121,7 +121,8 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 
 NicSpec read_nics(const Section& section, int gpus_per_node) {
   section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
-                     "nccl_channel_latency_us", "nccl_net_overhead_us", "nccl_channel_GBps"});
+                     "nccl_channel_latency_us", "nccl_net_overhead_us", "nccl_channel_GBps",
+                     "nccl_p2p_efficiency"});
   NicSpec spec;
   spec.count = section.positive_int("count");
   // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
@@ -137,6 +138,7 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   spec.nccl_channel_latency_s = section.number_or("nccl_channel_latency_us", 0) * kMicrosecond;
   spec.nccl_net_overhead_s = section.number_or("nccl_net_overhead_us", 1.0) * kMicrosecond;
   spec.nccl_channel_bandwidth_Bps = section.number_or("nccl_channel_GBps", 0) * 1e9;
+  spec.nccl_p2p_efficiency = read_nccl_efficiency(section, "nccl_p2p_efficiency");
   return spec;
 }
 

@@ -79,10 +79,16 @@ struct NicSpec {
   // The most one NCCL channel moves across the network (cost/nccl_channels.h), so that a NIC reaches the
   // least of nccl_efficiency and its channels' rates together; 0 = not given (nccl_efficiency alone).
   double nccl_channel_bandwidth_Bps = 0;
+  // What NCCL's point-to-point operations (all-to-all, sendrecv) reach of the NICs' line rate, where it
+  // differs from a ring's: a point-to-point channel drives several peers' connections at once, so
+  // nccl_channel_bandwidth_Bps does not cap it, and many-to-many traffic reaches less of the line than a
+  // ring's one peer per channel. 0 = what the rings reach.
+  double nccl_p2p_efficiency = 0;
 
-  // NCCL's channels across the network: two per NIC (its topology search finds one per NIC and
-  // duplicates them), at most 32 (MAXCHANNELS).
-  int nccl_channels() const { return count * 2 < 32 ? count * 2 : 32; }
+  // NCCL's channels across the network (nic_channels.cc): its ring search finds one ring per NIC, duplicates
+  // them unless they are slow or (Hopper and later) more than four, and setup doubles them again; at most 32.
+  // So an 8-NIC node of 400 Gb/s runs two channels per NIC, a node using four or fewer such NICs four.
+  int nccl_channels() const;
 };
 
 // SimGrid's dragonfly (Cray Cascade's naming): `groups` groups joined all-to-all by global links (blue),

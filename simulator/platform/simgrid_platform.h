@@ -35,6 +35,7 @@ struct BuiltPlatform {
   double nccl_chunk_latency_s = 0, nccl_channel_latency_s = 0;
   double nccl_net_overhead_s = 1e-6;  // NicSpec::nccl_net_overhead_s
   double nccl_channel_bandwidth_Bps = 0;  // NicSpec::nccl_channel_bandwidth_Bps
+  double nccl_p2p_efficiency = 0;         // NicSpec::nccl_p2p_efficiency
   std::string gpu;                    // profile name from the spec, empty for XML platforms
 
   int node_of(int rank) const { return rank / gpus_per_node; }

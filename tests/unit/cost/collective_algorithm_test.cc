@@ -435,6 +435,35 @@ TEST_CASE("all-to-all across nodes is one flow per node pair, spread over the no
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, pairwise, efficiencies()).sends.size() == 9);
 }
 
+TEST_CASE(
+    "point-to-point bytes across nodes follow the point-to-point efficiency where the platform gives one") {
+  // 5 nodes of 2 GPUs: the all-to-all's node-pair flows and sendrecv's flow to the next node; inside a node
+  // the intra-node efficiency stays.
+  const MultiNode c{ranks(10), 2};
+  const double s = 10e6, pair = 2 * 2 * s / 10, p2p = 0.8;
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.point_to_point_inter_node_efficiency = p2p;
+  const auto all_to_all = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+  REQUIRE(!all_to_all.sends.empty());
+  for (const auto& send : all_to_all.sends)
+    CHECK(send.bytes == simtrain::testing::Approx(pair / p2p).epsilon(kRel));
+  layout.position = 1;  // its next member, rank 2, is on the next node
+  const auto sendrecv = cost::plan_collective(CollectiveKind::SendRecv, s, layout, efficiencies());
+  REQUIRE(sendrecv.sends.size() == 1);
+  CHECK(sendrecv.sends[0].bytes == simtrain::testing::Approx(s / p2p).epsilon(kRel));
+  // Rings keep the inter-node efficiency: the same flows with it unset.
+  const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
+  layout.point_to_point_inter_node_efficiency = 0;
+  const auto unset = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
+  REQUIRE(!all_gather.sends.empty());
+  REQUIRE(all_gather.sends.size() == unset.sends.size());
+  for (std::size_t i = 0; i < unset.sends.size(); ++i)
+    CHECK(all_gather.sends[i].bytes == unset.sends[i].bytes);
+  // Unset, point-to-point is priced as the rings.
+  CHECK(cost::plan_collective(CollectiveKind::SendRecv, s, layout, efficiencies()).sends[0].bytes ==
+        simtrain::testing::Approx(s / kInterEff).epsilon(kRel));
+}
+
 TEST_CASE("routed once per node, a token dispatch sends the chance that a node holds one of its experts") {
   // Top-1: a token reaches one node either way, so nothing is saved.
   CHECK(cost::node_dedup_fraction(1, 64, 8) == simtrain::testing::Approx(1).epsilon(kRel));

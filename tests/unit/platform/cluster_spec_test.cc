@@ -185,7 +185,7 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
   CHECK(plain.nics.nccl_efficiency == 0);
   CHECK(plain.nics.nccl_chunk_latency_s == 0);
   CHECK(plain.nics.nccl_channel_latency_s == 0);
-  CHECK(plain.nics.nccl_channels() == 16);        // two per NIC
+  CHECK(plain.nics.nccl_channels() == 16);        // two per NIC of 8
   CHECK(plain.nics.nccl_net_overhead_s == 1e-6);  // NCCL's default on Intel hosts
   CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = 2"),
                            "amd.toml")
@@ -214,6 +214,14 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
             .nics.nccl_channel_bandwidth_Bps == simtrain::testing::Approx(20.5e9));
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_GBps = 0"), 13,
               "nics.nccl_channel_GBps", "positive");
+  CHECK(plain.nics.nccl_p2p_efficiency == 0);
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_efficiency = 0.9"),
+                           "cx7.toml")
+            .nics.nccl_p2p_efficiency == 0.9);
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_efficiency = 1.5"), 13,
+              "nics.nccl_p2p_efficiency", "(0, 1]");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_efficiency = 0"), 13,
+              "nics.nccl_p2p_efficiency", "positive");
 }
 
 TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NICs for 8 GPUs)") {
@@ -223,14 +231,28 @@ TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NIC
               "12 NICs do not divide gpus_per_node = 8 and are not a multiple of it");
 }
 
-TEST_CASE("NCCL uses two channels per NIC across the network, at most 32") {
-  NicSpec nics;
-  nics.count = 4;
-  CHECK(nics.nccl_channels() == 8);
-  nics.count = 16;
-  CHECK(nics.nccl_channels() == 32);
-  nics.count = 32;
-  CHECK(nics.nccl_channels() == 32);
+TEST_CASE("NCCL's channels across the network: its rings per NIC, duplicated as its topology search does") {
+  const auto channels = [](int count, double gbit_per_s) {
+    NicSpec nics;
+    nics.count = count;
+    nics.bandwidth_Bps = gbit_per_s * 1e9 / 8;
+    return nics.nccl_channels();
+  };
+  // More than four rings of 48 GB/s are not duplicated on Hopper and later; setup doubles them: 2 per NIC.
+  CHECK(channels(8, 400) == 16);
+  // Four or fewer are (ncclTopoDupChannels), then doubled again: 4 per NIC, as a node using 1, 2 or 4 of
+  // its GPUs gets.
+  CHECK(channels(4, 400) == 16);
+  CHECK(channels(2, 400) == 8);
+  CHECK(channels(1, 400) == 4);
+  // Rings under 25 GB/s (200 Gb/s and slower NICs) are never duplicated.
+  CHECK(channels(8, 200) == 16);
+  CHECK(channels(2, 100) == 4);
+  // 800 Gb/s NICs reach NCCL's 96 GB/s ring speed, which is duplicated however many rings there are.
+  CHECK(channels(8, 800) == 32);
+  // At most 32.
+  CHECK(channels(32, 100) == 32);
+  CHECK(channels(0, 400) == 0);
 }
 
 TEST_CASE("NVSwitch-3 and later specs carry NVLS; the H100 and H200 fits are the same generation's") {
