@@ -30,7 +30,8 @@ int NicSpec::nccl_channels() const {
   // One ring per NIC: each ring takes a NIC's worth of the speed the search settled on.
   int rings = count;
   // ncclTopoDupChannels: no copies of rings under 25 GB/s, nor (compute capability above 8.0) of more than
-  // four rings under 50 GB/s; else twice the rings at half the speed each.
+  // four rings under 50 GB/s; else twice the rings at half the speed each. (On Ampere and older NCCL copies
+  // more than four rings too where they reach 25 GB/s; no shipped spec pairs those GPUs with such NICs.)
   const double speed = ring_speed_GBps(bandwidth_Bps);
   if (speed >= 25.0 && !(speed < 50.0 && rings > 4)) rings *= 2;
   // ncclTopoPostset copies every channel once more (connect.cc, nChannels * 2, up to MAXCHANNELS = 64 in
