@@ -32,7 +32,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 
 
@@ -43,8 +42,8 @@ class Table:
     platform: str  # spec name, or a file under platforms/
     # (table nodes, GPUs, simtrain nodes[, GPUs used per node]): the table's rows of that node and GPU count,
     # replayed on that many simtrain nodes (an NVLink domain is one simtrain node: a GB200 rack's 16 hosts are
-    # one). With a fourth figure the run used that many GPUs of each node, each with its own NICs: the spec is
-    # replayed as nodes of that many GPUs and NICs (spec_with_gpus_per_node).
+    # one). With a fourth figure the run used that many GPUs of each node, each with its own NICs
+    # (`simtrain collective --gpus-per-node`).
     runs: list
     operation: str = "all_reduce"
     forced: list = field(default_factory=list)  # NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE the run set
@@ -230,26 +229,6 @@ def spec_with(path, section, key, value, tmp):
     return name
 
 
-def spec_with_gpus_per_node(path, gpus, tmp):
-    """A copy of the spec at `path` (a file) as nodes of `gpus` GPUs, each GPU keeping the NICs it has in the
-    full node: gpus_per_node and [nics] count scaled alike. The count must scale to a whole number."""
-    with open(path, "rb") as f:
-        spec = tomllib.load(f)
-    full, nics = spec["gpus_per_node"], spec["nics"]["count"]
-    if (nics * gpus) % full != 0:
-        raise RuntimeError(f"{path}: {nics} NICs for {full} GPUs do not scale to {gpus} GPUs per node")
-    with open(path) as f:
-        text = f.read()
-    text = re.sub(r"(?m)^gpus_per_node\s*=.*$", f"gpus_per_node = {gpus}", text, count=1)
-    # The first `count =` after [nics] is the NICs' count.
-    head, nics_header, tail = text.partition("[nics]")
-    tail = re.sub(r"(?m)^count\s*=.*$", f"count = {nics * gpus // full}", tail, count=1)
-    name = os.path.join(tmp, f"{os.path.basename(path)[:-5]}-{gpus}-gpus-per-node.toml")
-    with open(name, "w") as f:
-        f.write(head + nics_header + tail)
-    return name
-
-
 def is_doubling(sizes):
     return all(b == 2 * a for a, b in zip(sizes, sizes[1:]))
 
@@ -294,12 +273,9 @@ def score(table, args, platform, tmp):
     large, small, runs = [], [], []
     for table_nodes, gpus, nodes, *used_per_node in table.runs:
         rows = read_table(os.path.join(args.reference, table.name), table, table_nodes, gpus)
-        spec = platform
-        if used_per_node:
-            spec = spec_with_gpus_per_node(platform if platform.endswith(".toml") else
-                                           os.path.join(args.platforms, platform + ".toml"), used_per_node[0], tmp)
-        predicted = simulate(args.simtrain, spec, table.operation, nodes, gpus, [s for s, _, _ in rows],
-                             table.forced, tmp)
+        forced = table.forced + (["--gpus-per-node", str(used_per_node[0])] if used_per_node else [])
+        predicted = simulate(args.simtrain, platform, table.operation, nodes, gpus, [s for s, _, _ in rows],
+                             forced, tmp)
         run_large, run_small, detail = [], [], []
         for size, time_us, busbw in rows:
             p = predicted.get(size)

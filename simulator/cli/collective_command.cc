@@ -108,6 +108,8 @@ int collective_command(const Arguments& args) {
       "platform", po::value<std::string>()->default_value("dgx-a100"), "cluster spec name or TOML file")(
       "nodes", po::value<int>(), "nodes (default: as many as --gpus needs)")(
       "gpus", po::value<int>(), "GPUs taking part in all (default: every GPU of --nodes, else one node)")(
+      "gpus-per-node", po::value<int>(),
+      "GPUs used on each node, each with its own NICs, as a run on part of every node (default: all)")(
       "profile", po::value<std::string>(), "calibration profile (default: the platform's GPU)")(
       "minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (8, 64K, 1M, 8G)")(
       "maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size")(
@@ -174,7 +176,10 @@ int collective_command(const Arguments& args) {
   if (vm.count("profile")) request.run.profile = vm["profile"].as<std::string>();
   request.run.nccl = nccl_override_from_options(vm);
   request.run.stepwise_collectives = vm.count("stepwise") > 0;
-  const platform::ClusterSpec spec = platform::load_cluster_spec(request.run.platform);
+  if (vm.count("gpus-per-node")) request.run.gpus_per_node = vm["gpus-per-node"].as<int>();
+  platform::ClusterSpec spec = platform::load_cluster_spec(request.run.platform);
+  if (request.run.gpus_per_node)
+    spec = platform::using_gpus_per_node(std::move(spec), *request.run.gpus_per_node);
   request.gpus = vm.count("gpus") ? vm["gpus"].as<int>()
                                   : spec.gpus_per_node * (request.run.nodes ? *request.run.nodes : 1);
   // nccl-tests runs one process per -t threads x -g GPUs: they must tile a node's GPUs.

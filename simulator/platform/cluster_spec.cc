@@ -197,6 +197,23 @@ void check_nodes_fit(const ClusterSpec& spec) {
                   std::to_string(capacity));
 }
 
+ClusterSpec using_gpus_per_node(ClusterSpec spec, int gpus) {
+  if (gpus < 1 || gpus > spec.gpus_per_node)
+    throw Error("--gpus-per-node " + std::to_string(gpus) + ": platform '" + spec.name + "' has " +
+                std::to_string(spec.gpus_per_node) + " GPUs per node");
+  if (gpus == spec.gpus_per_node) return spec;
+  if (spec.intra_node.fabric != IntraNodeFabric::NVSwitch)
+    throw Error("--gpus-per-node " + std::to_string(gpus) + ": platform '" + spec.name +
+                "' is not an NVSwitch node, whose GPUs could be used in part");
+  if (spec.nics.count * gpus % spec.gpus_per_node != 0)
+    throw Error("--gpus-per-node " + std::to_string(gpus) + ": platform '" + spec.name + "' shares " +
+                std::to_string(spec.nics.count) + " NICs among " + std::to_string(spec.gpus_per_node) +
+                " GPUs, which does not split over " + std::to_string(gpus));
+  spec.nics.count = spec.nics.count * gpus / spec.gpus_per_node;
+  spec.gpus_per_node = gpus;
+  return spec;
+}
+
 ClusterSpec read_cluster_spec(const std::string& path) { return parse_cluster_spec(read_file(path), path); }
 
 std::string platform_directory() {

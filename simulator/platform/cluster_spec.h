@@ -155,6 +155,12 @@ struct ClusterSpec {
 // a node count set after parsing (--nodes).
 void check_nodes_fit(const ClusterSpec& spec);
 
+// `spec` with only `gpus` of each node's GPUs in use, each keeping the NICs it has in the full node
+// (nccl-tests run with fewer GPUs than a node holds: NCCL then sees nodes of that many GPUs and NICs). Throws
+// Error (naming --gpus-per-node) unless 1 <= gpus <= spec.gpus_per_node, the fabric is NVSwitch (a PCIe
+// tree's switches and sockets have no such subset) and the NICs scale to a whole number.
+ClusterSpec using_gpus_per_node(ClusterSpec spec, int gpus);
+
 // Parses a cluster spec; throws Error with file, line and field on malformed or impossible values.
 ClusterSpec read_cluster_spec(const std::string& path);
 ClusterSpec parse_cluster_spec(const std::string& toml_text, const std::string& origin);

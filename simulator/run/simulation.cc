@@ -216,6 +216,7 @@ RunOutput simulate(const RunRequest& request) {
     if (profile_name.empty()) throw Error("--profile: required with a SimGrid XML platform");
   } else {
     platform::ClusterSpec spec = platform::load_cluster_spec(request.platform);
+    if (request.gpus_per_node) spec = platform::using_gpus_per_node(std::move(spec), *request.gpus_per_node);
     fit_nodes(spec, out.trace.world_size, request.nodes);
     platform_name = spec.name;
     if (profile_name.empty()) profile_name = spec.gpu;

@@ -33,6 +33,8 @@ struct RunRequest {
 
   std::string platform = "dgx-a100";  // shipped spec name, TOML path, or SimGrid XML path (*.xml)
   std::optional<int> nodes;           // overrides the spec's node count
+  // Uses only this many GPUs of each node, each with its own NICs (platform::using_gpus_per_node).
+  std::optional<int> gpus_per_node;
   int xml_gpus_per_node = 8;          // for XML platforms
   std::string profile;                // profile name or file; empty = the spec's GPU
   report::JobLength job;

@@ -167,3 +167,17 @@ expect_error "an infinite size" "-b/-e: need 1 <= min <= max bytes, finite" coll
 expect_error "one GPU" "--gpus: a collective needs at least 2 GPUs" collective all_reduce --gpus 1
 expect_error "step factor" "-f: the size factor must be at least 2" collective all_reduce -f 1
 finish
+
+# A run on part of every node (nccl-tests' 1 GPU per node): each GPU keeps its own NIC, and NCCL's ring
+# search gives a lone 400G NIC four channels, which reach its line share (0.98 of 50 GB/s on dgx-h100).
+"$simtrain" collective all_reduce --platform dgx-h100 --nodes 10 --gpus-per-node 1 -b 1G -e 1G \
+  --json "$work/g1.json" >"$work/g1.txt"
+check "10 nodes x 1 GPU: 10 ranks, one per node, at the NIC's line share" python3 - "$work/g1.json" "$work/g1.txt" <<'PY'
+import json, re, sys
+row = json.load(open(sys.argv[1]))[0]
+assert 47.0 <= row["busbw_GBps"] <= 49.0, row
+ranks = [line for line in open(sys.argv[2]) if re.match(r"#\s+Rank\s+\d+", line)]
+assert len(ranks) == 10 and len({re.search(r" on\s+(\S+)", line).group(1) for line in ranks}) == 10, ranks
+PY
+expect_error "part of a PCIe node" "--gpus-per-node 2: platform 'pcie-v100' is not an NVSwitch node, whose GPUs could be used in part" \
+  collective all_reduce --platform pcie-v100 --nodes 2 --gpus-per-node 2 -b 1M -e 1M

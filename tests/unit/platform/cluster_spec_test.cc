@@ -231,6 +231,24 @@ TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NIC
               "12 NICs do not divide gpus_per_node = 8 and are not a multiple of it");
 }
 
+TEST_CASE("a run on part of every node keeps each GPU's NICs") {
+  const ClusterSpec dgx = parse_cluster_spec(kValid, "dgx.toml");  // 8 GPUs, 8 NICs of 200 Gb/s
+  const ClusterSpec one = using_gpus_per_node(dgx, 1);
+  CHECK(one.gpus_per_node == 1);
+  CHECK(one.nics.count == 1);
+  CHECK(one.nics.bandwidth_Bps == dgx.nics.bandwidth_Bps);
+  CHECK(using_gpus_per_node(dgx, 4).nics.count == 4);
+  CHECK(using_gpus_per_node(dgx, 8).nics.count == 8);
+  // Two GPUs per NIC (AWS p4de): two GPUs keep one NIC; three do not split.
+  const ClusterSpec shared = parse_cluster_spec(replace(kValid, "count = 8", "count = 4"), "p4.toml");
+  CHECK(using_gpus_per_node(shared, 2).nics.count == 1);
+  CHECK_THROWS_WITH(
+      using_gpus_per_node(shared, 3),
+      "--gpus-per-node 3: platform 'test' shares 4 NICs among 8 GPUs, which does not split over 3");
+  CHECK_THROWS_WITH(using_gpus_per_node(dgx, 9), "--gpus-per-node 9: platform 'test' has 8 GPUs per node");
+  CHECK_THROWS_WITH(using_gpus_per_node(dgx, 0), "--gpus-per-node 0: platform 'test' has 8 GPUs per node");
+}
+
 TEST_CASE("NCCL's channels across the network: its rings per NIC, duplicated as its topology search does") {
   const auto channels = [](int count, double gbit_per_s) {
     NicSpec nics;
