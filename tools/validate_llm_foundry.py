@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Predicts MosaicML llm-foundry's MPT training benchmarks on H100 and A100
 (validation/reference/training/llm_foundry_mpt_h100.csv: MPT-350M to MPT-70B under Composer with PyTorch FSDP
 full sharding, 8 to 64 H100s, sequences of 512 to 65,536 tokens, in BF16 and FP8; llm_foundry_mpt_a100.csv:
@@ -14,8 +15,9 @@ How a row is run (each decision is the source's, or says why):
   of those shapes is checked against the table's NumParams (within 0.1%) before anything runs.
 - Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`), the row's micro-batch and global
   batch, activation checkpointing as `--recompute full` where the row has it; bf16 (FSDP's PURE mixed
-  precision) on `dgx-h100` and `dgx-a100` (the A100 table's cluster: 1,600 Gb/s RoCE per node). amp_fp8 is Composer's Transformer Engine autocast with its default
-  DelayedScaling recipe: `--precision fp8 --fp8-recipe delayed`.
+  precision) on `dgx-h100` and `dgx-a100` (the A100 table's cluster: 1,600 Gb/s RoCE per node). amp_fp8
+  is Composer's Transformer Engine autocast with its default DelayedScaling recipe: `--precision fp8
+  --fp8-recipe delayed`.
 - Attention: FlashAttention-2's kernels (`--attention flash2`): llm-foundry runs the flash-attn package
   (attn_impl flash, MPT-13B) or its Triton port (attn_impl triton, the others), not Transformer Engine.
 - The host: every kernel launched by a host thread at the per-kernel cost measured on the H200 machine
@@ -39,8 +41,9 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # d_model, n_heads, n_layers (scripts/train/yamls/pretrain/mpt-<size>.yaml).
-SHAPES = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24), "3b": (2560, 20, 32),
-          "7b": (4096, 32, 32), "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
+SHAPES = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24), "1b": (2048, 16, 24),
+          "3b": (2560, 20, 32), "7b": (4096, 32, 32), "13b": (5120, 40, 40), "30b": (7168, 56, 48),
+          "70b": (8192, 64, 80)}
 VOCAB = 50368
 HOST_PROFILE = os.path.join(ROOT, "calibration", "hosts", "h200-run-a.json")
 # The A100 table's two 70b rows ran Composer's precision bf16 with FSDP's PURE mixed precision: bf16 compute
@@ -150,9 +153,9 @@ def main():
         by_size.setdefault((system, row["model"]), []).append(e)
         by_precision.setdefault((system, precision), []).append(e)
         predicted_of[(system,) + configuration(row) + (precision,)] = (measured, predicted)
-        print(f"{system:4s} {row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s} {row['micro_batch']:>3s} "
-              f"{'yes' if row['activation_checkpointing'] == 'True' else 'no':>4s} {measured:9.0f} "
-              f"{predicted:9.0f} {100 * e:+6.1f}%")
+        print(f"{system:4s} {row['model']:6s} {precision:4s} {row['seq_len']:>6s} {row['gpus']:>4s} "
+              f"{row['micro_batch']:>3s} {'yes' if row['activation_checkpointing'] == 'True' else 'no':>4s} "
+              f"{measured:9.0f} {predicted:9.0f} {100 * e:+6.1f}%")
     if failed:
         print(f"{failed} rows failed to run", file=sys.stderr)
         return 2
