@@ -28,6 +28,10 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   never waits for token counts.
 - MoE rows run with `--etp 1`, as their recipes set expert_tensor_parallel_size = 1 (MoE parallel folding
   when TP > 1).
+- The loss runs fused, in Transformer Engine's kernels (`--cross-entropy-loss-fusion --cross-entropy-fusion-impl
+  te`): GPTModelProvider's cross_entropy_loss_fusion = True, which the pre-training recipes keep, and
+  scripts/performance/utils/overrides.py's cross_entropy_fusion_impl = "te" ("te" in the performance
+  configs since their first version, commit 568b3a3ef of August 2025).
 - Gradients are reduced in bf16 (`--grad-reduce-in-bf16`): perf_recipes/_common.py _benchmark_common and
   _perf_precision set grad_reduce_in_fp32 = False for every recipe (commit 067f987).
 - The token dispatcher: `--moe-token-dispatcher-type flex` (DeepEP or HybridEP, each token crossing to a node
@@ -466,7 +470,7 @@ def run_args(row, host=True):
         # (mtp_num_layers = 2, mtp_use_repeated_layer): the compute of two modules (simtrain also counts
         # the second one's weights, 1.5 GB of memory in bf16).
         args += ["--mtp-layers", "2"]
-    args += ["--grad-reduce-in-bf16"]
+    args += ["--grad-reduce-in-bf16", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te"]
     if recompute_modules(row):
         args += ["--recompute", "selective", "--recompute-modules", ",".join(recompute_modules(row))]
     if (kept := bf16_layers(row)):

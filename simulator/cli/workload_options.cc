@@ -72,6 +72,8 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "tp-comm-overlap",
                                             "overlap-moe-expert-parallel-comm",
                                             "use-transformer-engine-op-fuser",
+                                            "cross-entropy-loss-fusion",
+                                            "cross-entropy-fusion-impl",
                                             "moe-pad-expert-input-to-capacity",
                                             "moe-expert-capacity-factor",
                                             "cuda-graph-impl",
@@ -145,6 +147,12 @@ void add_parallel_options(po::options_description& options) {
       "use-transformer-engine-op-fuser",
       "Megatron-Core: the routed experts' MLP as Transformer Engine's fused grouped ops (biases and the "
       "clamped activation of GPT-OSS inside them, not in PyTorch)")(
+      "cross-entropy-loss-fusion",
+      "Megatron's fused loss over the logits instead of its separate fp32 passes (Megatron-Bridge's recipes "
+      "set it)")(
+      "cross-entropy-fusion-impl", po::value<std::string>(),
+      "with --cross-entropy-loss-fusion: native (Megatron's jit-fused passes, the default) | te (Transformer "
+      "Engine's Triton kernels, as Megatron-Bridge's performance scripts run it)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
       "never waits for the token counts (with --host; dropless MoE layers make the host wait once per "
@@ -279,6 +287,16 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_moe_expert_parallel_comm = vm.count("overlap-moe-expert-parallel-comm") > 0;
   c.te_op_fuser = vm.count("use-transformer-engine-op-fuser") > 0;
   c.grad_reduce_in_bf16 = vm.count("grad-reduce-in-bf16") > 0;
+  if (vm.count("cross-entropy-fusion-impl") && !vm.count("cross-entropy-loss-fusion"))
+    throw Error("--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion");
+  if (vm.count("cross-entropy-loss-fusion")) {
+    const std::string impl =
+        vm.count("cross-entropy-fusion-impl") ? vm["cross-entropy-fusion-impl"].as<std::string>() : "native";
+    const auto fusion = workload::parse_cross_entropy_fusion_impl(impl);
+    if (!fusion)
+      throw Error("--cross-entropy-fusion-impl: unknown implementation '" + impl + "' (native, te)");
+    c.cross_entropy_fusion = *fusion;
+  }
   if (vm.count("moe-pad-expert-input-to-capacity")) {
     if (!vm.count("moe-expert-capacity-factor"))
       throw Error("--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor");

@@ -53,6 +53,8 @@ constexpr KnownArgument kArguments[] = {
     {"overlap-moe-expert-parallel-comm", Arity::Switch, Effect::Read},
     {"use-transformer-engine-op-fuser", Arity::Switch, Effect::Read},
     {"grad-reduce-in-bf16", Arity::Switch, Effect::Read},
+    {"cross-entropy-loss-fusion", Arity::Switch, Effect::Read},
+    {"cross-entropy-fusion-impl", Arity::One, Effect::Read},
     {"DDP-impl", Arity::One, Effect::Read},
     {"recompute-granularity", Arity::One, Effect::Read},
     {"recompute-method", Arity::One, Effect::Read},
@@ -440,13 +442,15 @@ bool MegatronArguments::has(const std::string& name) const {
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
 // `--tp-comm-overlap`, `--overlap-moe-expert-parallel-comm`, `--use-transformer-engine-op-fuser`,
 // `--moe-pad-expert-input-to-capacity`,
-// `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16` and
+// `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16`,
+// `--cross-entropy-loss-fusion`, `--cross-entropy-fusion-impl` and
 // `--recompute-modules` mean the same either way).
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "overlap-moe-expert-parallel-comm" ||
          name == "use-transformer-engine-op-fuser" || name == "moe-pad-expert-input-to-capacity" ||
          name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
-         name == "grad-reduce-in-bf16" || name == "recompute-modules" || name == "cuda-graph-impl" ||
+         name == "grad-reduce-in-bf16" || name == "cross-entropy-loss-fusion" ||
+         name == "cross-entropy-fusion-impl" || name == "recompute-modules" || name == "cuda-graph-impl" ||
          name == "cuda-graph-scope";
 }
 
@@ -527,6 +531,12 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   if (in.has("overlap-moe-expert-parallel-comm")) c.overlap_moe_expert_parallel_comm = true;
   if (in.has("use-transformer-engine-op-fuser")) c.te_op_fuser = true;
   if (in.has("grad-reduce-in-bf16")) c.grad_reduce_in_bf16 = true;
+  // Megatron's loss fusion and its implementation (native unless --cross-entropy-fusion-impl te).
+  const auto fusion_impl = in.choice("cross-entropy-fusion-impl", {"native", "te"});
+  if (fusion_impl && !in.has("cross-entropy-loss-fusion"))
+    throw Error("--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion");
+  if (in.has("cross-entropy-loss-fusion"))
+    c.cross_entropy_fusion = *parse_cross_entropy_fusion_impl(fusion_impl.value_or("native"));
   const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
   if (dispatcher == "allgather")
     throw Error("--moe-token-dispatcher-type allgather: not modelled (give alltoall or flex)");

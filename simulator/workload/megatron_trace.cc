@@ -182,6 +182,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.moe_pad_to_capacity = config.moe_pad_to_capacity;
   shard.moe_flex_dispatcher = config.moe_flex_dispatcher;
   shard.te_op_fuser = config.te_op_fuser;
+  shard.cross_entropy = config.cross_entropy_fusion;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
   // Megatron reduces bf16 training's gradients in fp32 main_grad buffers unless --grad-reduce-in-bf16;
   // DeepSpeed and FSDP in 16 bits.

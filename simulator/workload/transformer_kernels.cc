@@ -272,6 +272,52 @@ LayerSteps embedding_steps(const TransformerConfig& m, const LayerSharding& shar
   return s;
 }
 
+namespace {
+
+// The loss over this GPU's `logits` (tokens x its vocabulary share), bytes per logit as each implementation
+// moves them (cross_entropy_fusion.h), e the logits' 16 bits:
+// - Unfused: the fp32 copy (e + 4), max (4), subtract (8), exp (8), sum (4) and the division into the
+//   softmax kept for backward (8); backward, the in-place scaling by the loss gradient (8) and the cast back
+//   (4 + e). Across TP ranks, all-reduces of the maxima, the target logits and the sums of exponentials.
+// - Native: the copy with the max (e + 4), subtract-exp-sum (8), the division (8); backward one pass
+//   reading the softmax, writing it scaled and its 16-bit cast (8 + e). All-reduces of the maxima, then of
+//   the target logits and the sums together.
+// - TransformerEngine: the online softmax (e), the loss-and-gradient pass (e + 4); backward the in-place
+//   scaling (8) and autograd's cast to the logits' dtype (4 + e). One all-gather of each token's
+//   (max, sum, target logit) from every TP rank.
+void cross_entropy_steps(LayerSteps& s, const Dims& d, double logits, CrossEntropyFusion fusion,
+                         const std::vector<std::int64_t>& shape) {
+  const double e = d.e;
+  double forward_bytes = e + 36, backward_bytes = 12 + e, forward_kernels = 1;
+  if (fusion == CrossEntropyFusion::Native) {
+    forward_bytes = e + 20, backward_bytes = 8 + e, forward_kernels = 3;
+  } else if (fusion == CrossEntropyFusion::TransformerEngine) {
+    forward_bytes = 2 * e + 4, backward_bytes = 12 + e, forward_kernels = 2;
+  }
+  s.forward.push_back(kernel_step("cross_entropy.fwd", ComputeKind::Softmax, Pass::Forward,
+                                  d.shard.activation, 5 * logits, logits * forward_bytes, shape));
+  s.forward.back().launches = forward_kernels;
+  const int tp = d.shard.tp;
+  if (tp > 1 && fusion == CrossEntropyFusion::TransformerEngine) {
+    s.forward.push_back(collective_step("cross_entropy.tp_all_gather", CollectiveKind::AllGather,
+                                        LayerGroup::TensorParallel, d.tokens * 12 * tp));
+  } else if (tp > 1) {
+    const std::vector<std::pair<const char*, double>> reduced =
+        fusion == CrossEntropyFusion::Native
+            ? std::vector<std::pair<const char*, double>>{{"max", 4}, {"target_sum_exp", 8}}
+            : std::vector<std::pair<const char*, double>>{{"max", 4}, {"target", 4}, {"sum_exp", 4}};
+    for (const auto& [what, bytes_per_token] : reduced)
+      s.forward.push_back(collective_step(std::string("cross_entropy.tp_all_reduce_") + what,
+                                          CollectiveKind::AllReduce, LayerGroup::TensorParallel,
+                                          d.tokens * bytes_per_token));
+  }
+  s.backward.push_back(kernel_step("cross_entropy.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
+                                   d.shard.activation, 2 * logits, logits * backward_bytes, shape));
+  if (fusion == CrossEntropyFusion::TransformerEngine) s.backward.back().launches = 2;
+}
+
+}  // namespace
+
 LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard) {
   const Dims d(m, shard);
   const double rows = static_cast<double>(m.vocab) / shard.tp, logits = d.tokens * rows;
@@ -282,19 +328,7 @@ LayerSteps lm_head_steps(const TransformerConfig& m, const LayerSharding& shard)
   norm_forward(s.forward, "final_norm", d);
   enter_tp_region(s.forward, "lm_head", d);
   gemm_forward(s.forward, head, d, shard.activation);
-  // Megatron's vocab-parallel cross-entropy runs in fp32 as separate PyTorch passes over the logits
-  // (megatron/mpu/cross_entropy.py): the fp32 copy (e + 4 bytes per logit), max (4), subtract (8), exp
-  // (8), sum (4) and the division into the softmax kept for backward (8); backward, the in-place scaling
-  // by the loss gradient (8) and the cast back to 16 bits (4 + e).
-  s.forward.push_back(kernel_step("cross_entropy.fwd", ComputeKind::Softmax, Pass::Forward, shard.activation,
-                                  5 * logits, logits * (d.e + 4 + 4 + 8 + 8 + 4 + 8), shape));
-  if (shard.tp > 1)
-    for (const char* what : {"max", "target", "sum_exp"})
-      s.forward.push_back(collective_step(std::string("cross_entropy.tp_all_reduce_") + what,
-                                          CollectiveKind::AllReduce, LayerGroup::TensorParallel,
-                                          d.tokens * 4));
-  s.backward.push_back(kernel_step("cross_entropy.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
-                                   shard.activation, 2 * logits, logits * (8 + 4 + d.e), shape));
+  cross_entropy_steps(s, d, logits, shard.cross_entropy, shape);
   column_parallel_backward(s.backward, head, d, shard.activation, shard.sp);
   norm_backward(s.backward, "final_norm", d, norm_parameters(m));
   return s;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "simulator/trace/trace.h"
+#include "simulator/workload/cross_entropy_fusion.h"
 #include "simulator/workload/cuda_graphs.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/precision.h"
@@ -51,6 +52,7 @@ struct LayerSharding {
   bool moe_pad_to_capacity = false;
   bool moe_flex_dispatcher = false;  // ParallelConfig::moe_flex_dispatcher
   bool te_op_fuser = false;          // ParallelConfig::te_op_fuser
+  CrossEntropyFusion cross_entropy = CrossEntropyFusion::Unfused;  // ParallelConfig::cross_entropy_fusion
 };
 
 // The communicator a communication step uses.

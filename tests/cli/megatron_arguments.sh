@@ -58,6 +58,25 @@ assert serial["inputs"]["workload"]["overlap_grad_reduce"] is False
 assert overlapped["iteration_time_s"] < serial["iteration_time_s"], (overlapped["iteration_time_s"], serial["iteration_time_s"])' \
   "$work/serial.json" "$work/overlapped.json"
 
+# The loss fusion: Megatron-Bridge's Transformer Engine kernels read the logits twice where Megatron-LM's default
+# passes move them in fp32 several times, so the same line with it is faster; its implementation alone is refused.
+"$simtrain" run "${llama[@]}" --cross-entropy-loss-fusion --cross-entropy-fusion-impl te \
+  --json "$work/fused_loss.json" --omit-wall-time >/dev/null
+check "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te is recorded and faster than the unfused loss" \
+  python3 -c '
+import json, sys
+unfused, fused = (json.load(open(p)) for p in sys.argv[1:])
+assert fused["inputs"]["workload"]["cross_entropy_fusion_impl"] == "te", fused["inputs"]["workload"]
+assert "cross_entropy_fusion_impl" not in unfused["inputs"]["workload"]
+assert fused["iteration_time_s"] < unfused["iteration_time_s"], (fused["iteration_time_s"], unfused["iteration_time_s"])' \
+  "$work/serial.json" "$work/fused_loss.json"
+expect_error "a loss implementation without the fusion" \
+  "--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion" \
+  run --model llama2-7b --gpus 8 --tensor-model-parallel-size 2 --cross-entropy-fusion-impl te
+expect_error "an unknown loss implementation (simtrain's own options)" \
+  "--cross-entropy-fusion-impl: unknown implementation 'triton' (native, te)" \
+  run --model llama2-7b --gpus 8 --tp 2 --cross-entropy-loss-fusion --cross-entropy-fusion-impl triton
+
 expect_error "a Megatron name and its alias disagree" "--tensor-model-parallel-size 8 and --tp 4 disagree" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --tp 4
 expect_error "a data-parallel option with a large-model plan" "--batch-per-gpu: applies to data-parallel runs" \

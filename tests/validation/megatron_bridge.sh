@@ -10,18 +10,21 @@
 # below 128, GPT-OSS's experts as Megatron runs them without TE's op fuser and its YaRN RoPE unfused, and
 # Blackwell Ultra's doubled exponential units, NCCL's channels per NIC as its topology search derives them and
 # H100's all-to-all at the share of the NICs nccl-tests measures (README "Megatron-Bridge on Hopper and
-# Blackwell"): H100 31.6%, B200 33.9%, B300 30.7%, GB200 22.0%, GB300 16.8% (Llama 12.8%, Qwen3 33.8%, GPT-OSS
-# 40.2%, DeepSeek-V3 and Kimi K2 14.0%, Nemotron 3 Nano and Super 31.8%); GPT-OSS, Qwen3 and Nemotron stay too
-# fast. B300 and GB300 rose with the exponential units, which bring the GB300/GB200 throughput ratio of the
-# configurations measured on both nearer the table's (tests/validation/system_pairs.sh); H100 rose with the
-# all-to-all's 0.90 of the NICs (it had 0.84, a ring channel's cap), which nccl-tests tables measure, making
-# its MoE rows with expert parallelism across nodes, already too fast, faster. The limits below sit just above those
-# figures and guard against regressions; they are not the target. Rows that run past --timeout are listed and not counted. Configurations whose model
-# simtrain lacks (Nemotron 3 Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are
-# listed and not counted.
+# Blackwell"), and the loss in Transformer Engine's fused kernels as the recipes run it: H100 35.5%, B200 36.9%,
+# B300 34.1%, GB200 23.9%, GB300 18.4% (Llama 13.8%, Qwen3 37.3%, GPT-OSS 43.8%, DeepSeek-V3 and Kimi K2
+# 16.6%, Nemotron 3 Nano and Super 34.5%); GPT-OSS, Qwen3 and Nemotron stay too fast. Every system rose
+# (from 31.6, 33.9, 30.7, 22.0 and 16.8%) when the loss moved from Megatron-LM's unfused fp32 passes (52 bytes
+# per logit) to the fused kernels the recipes set (22 bytes): the unfused loss had been hiding part of what
+# the rows miss elsewhere. B300 and GB300 rose with the exponential units, which bring the GB300/GB200
+# throughput ratio of the configurations measured on both nearer the table's (tests/validation/system_pairs.sh);
+# H100 rose with the all-to-all's 0.90 of the NICs (it had 0.84, a ring channel's cap), which nccl-tests tables
+# measure, making its MoE rows with expert parallelism across nodes, already too fast, faster. The limits below
+# sit just above those figures and guard against regressions; they are not the target. Rows that run past
+# --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3 Ultra and 3.5,
+# DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=32 dgx-b200=35 dgx-b300=31 dgx-gb200=23 dgx-gb300=17.5
+  --system-max-mape dgx-h100=36 dgx-b200=37.5 dgx-b300=34.5 dgx-gb200=24.5 dgx-gb300=19

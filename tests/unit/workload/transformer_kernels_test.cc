@@ -213,6 +213,48 @@ TEST_CASE("FP8 runs the layer's GEMMs in FP8 with casts, attention and the LM he
   CHECK(find(lm_head_steps(gpt3_175b(), s).forward, "lm_head.fwd").kernel.dtype == DType::BF16);
 }
 
+TEST_CASE("the loss moves the bytes per logit of its implementation, with its TP collectives") {
+  // Llama-3 70B's 128,256-word vocabulary over 4 TP ranks, 2,048 tokens: bf16 logits (2 bytes).
+  const double logits = 2048.0 * 128256 / 4;
+  const auto loss = [&](CrossEntropyFusion fusion) {
+    LayerSharding s = sharding(4, true);
+    s.cross_entropy = fusion;
+    return lm_head_steps(llama3_70b(), s);
+  };
+  const LayerSteps unfused = loss(CrossEntropyFusion::Unfused);
+  const LayerSteps native = loss(CrossEntropyFusion::Native);
+  const LayerSteps te = loss(CrossEntropyFusion::TransformerEngine);
+  // Unfused: the fp32 copy (2 + 4), max 4, subtract 8, exp 8, sum 4, divide 8; backward 8 + (4 + 2).
+  CHECK(find(unfused.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(38 * logits));
+  CHECK(find(unfused.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(14 * logits));
+  // Native: copy with max (2 + 4), subtract-exp-sum 8, divide 8; backward 4 + 4 + 2.
+  CHECK(find(native.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(22 * logits));
+  CHECK(find(native.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(10 * logits));
+  // Transformer Engine: two reads of the bf16 logits and the fp32 gradient's write; backward as unfused.
+  CHECK(find(te.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(8 * logits));
+  CHECK(find(te.forward, "cross_entropy.fwd").launches == 2);
+  CHECK(find(te.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(14 * logits));
+  // Across the 4 TP ranks: three 4-byte all-reduces per token, two (4 and 8 bytes), or one all-gather of
+  // each rank's 12 bytes per token.
+  const auto loss_collectives = [](const std::vector<LayerStep>& steps) {
+    std::vector<LayerStep> own;
+    for (const LayerStep& step : steps)
+      if (step.name.starts_with("cross_entropy.")) own.push_back(step);
+    return collectives(own);
+  };
+  const CollectiveCount u = loss_collectives(unfused.forward), n = loss_collectives(native.forward),
+                        t = loss_collectives(te.forward);
+  CHECK(u.all_reduce == 3);
+  CHECK(u.bytes == testing::Approx(2048.0 * 12));
+  CHECK(n.all_reduce == 2);
+  CHECK(n.bytes == testing::Approx(2048.0 * 12));
+  CHECK(t.all_reduce == 0);
+  CHECK(t.all_gather == 1);
+  CHECK(t.bytes == testing::Approx(2048.0 * 12 * 4));
+  // The GEMM and the norm do not depend on the loss's implementation.
+  CHECK(find(te.forward, "lm_head.fwd").kernel.flops == find(unfused.forward, "lm_head.fwd").kernel.flops);
+}
+
 TEST_CASE("context parallelism turns attention into cp ring rounds passing K and V") {
   LayerSharding s = sharding(2, true, 1, 8192);
   s.cp = 4;
