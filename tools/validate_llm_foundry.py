@@ -24,6 +24,11 @@ How a row is run (each decision is the source's, or says why):
   (calibration/hosts/h200-run-a.json), as the Megatron-Bridge validation does.
 Simulated with simtrain's Megatron-style generator (the one that runs FSDP), whose kernels are Transformer
 Engine's fused ones where llm-foundry's PyTorch code runs separate LayerNorm, GELU and residual kernels.
+The loss keeps simtrain's default, Megatron-LM's unfused fp32 passes (52 bytes per bf16 logit forward and
+backward), where llm-foundry runs flash-attn's fused cross-entropy (loss_fn fused_crossentropy, its
+default) and Composer evaluates its two train metrics (LanguageCrossEntropy, LanguagePerplexity: a torch
+cross-entropy each under autocast) on every micro-batch: about 34 bytes per logit together, a few percent
+of a small model's step and less of a large one's.
 
 Exit status 1 when the H100 MAPE exceeds --max-mape or the A100 one --a100-max-mape, 2 on other failures.
 usage: tools/validate_llm_foundry.py [--simtrain PATH] [--reference CSV] [--a100-reference CSV] [-j 2]
