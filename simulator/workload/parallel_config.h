@@ -120,7 +120,7 @@ struct ParallelConfig {
   // fused grouped ops, biases and the clamped activation inside them. Off, TEGroupedMLP adds fc2's biases
   // and clamps the activation's input in PyTorch (moe_kernels.cc).
   bool te_op_fuser = false;
-  // The loss's kernels (transformer_kernels.h): Megatron-LM's default runs it unfused; Megatron-Bridge's
+  // The loss's kernels (cross_entropy_fusion.h): Megatron-LM's default runs it unfused; Megatron-Bridge's
   // recipes set cross_entropy_loss_fusion with Transformer Engine's implementation.
   CrossEntropyFusion cross_entropy_fusion = CrossEntropyFusion::Unfused;
   // Megatron-LM's --grad-reduce-in-bf16 (Megatron-Bridge's grad_reduce_in_fp32 = False, which its
