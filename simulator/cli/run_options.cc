@@ -14,6 +14,7 @@
 #include "common/file_io.h"
 #include "common/suggest.h"
 #include "simulator/cost/nccl_channels.h"
+#include "simulator/cost/nccl_tuner.h"
 #include "simulator/platform/cluster_spec.h"
 
 namespace po = boost::program_options;
@@ -21,9 +22,11 @@ namespace po = boost::program_options;
 namespace simtrain::cli {
 
 void add_nccl_options(po::options_description& options) {
-  options.add_options()("nccl-algo", po::value<std::string>(),
-                        "ring | tree | nvls | nvlstree: every all-reduce's algorithm, as NCCL_ALGO sets it "
-                        "(default: NCCL's choice by size and scale)")(
+  options.add_options()(
+      "nccl-algo", po::value<std::string>(),
+      "ring | tree | nvls | nvlstree | pat: every all-reduce's algorithm, as NCCL_ALGO sets it; "
+      "pat: the all-gathers and reduce-scatters over one GPU per node (NCCL 2.23 on) "
+      "(default: NCCL's choice by size and scale)")(
       "nccl-proto", po::value<std::string>(),
       "ll | ll128 | simple: the protocol of ring phases inside nodes, and across nodes where the platform "
       "prices NCCL's network protocols, as NCCL_PROTO sets it (default: the fastest for the size)")(
@@ -47,6 +50,9 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
   if (vm.count("nccl-version"))
     nccl.version_minor = cost::parse_nccl_version(vm["nccl-version"].as<std::string>(), "--nccl-version");
+  if (nccl.algorithm == cost::NcclAlgorithm::PAT && nccl.version_minor < cost::kNcclPatFirstMinor)
+    throw Error("--nccl-algo pat: NCCL runs PAT from 2.23 on, not in NCCL 2." +
+                std::to_string(nccl.version_minor) + " (--nccl-version)");
   if (vm.count("nccl-buffsize")) {
     const long long bytes = vm["nccl-buffsize"].as<long long>();
     // NCCL splits the buffer into 8 steps; anything below 8 bytes per step is not a buffer.

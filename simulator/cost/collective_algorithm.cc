@@ -274,8 +274,10 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   if (algorithm == NcclAlgorithm::Ring)
     option.latency_s *= nccl_ring_plateau_factor(protocol, kind, bytes, n, m, layout.network.channels);
   const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
-  const double volume = algorithm == NcclAlgorithm::Ring ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes
-                                                         : placement.tree_peak_volume * bytes;
+  // PAT moves what a ring moves: (N-1)/N of the buffer into and out of every rank.
+  const bool ring_volume = algorithm == NcclAlgorithm::Ring || algorithm == NcclAlgorithm::PAT;
+  const double volume =
+      ring_volume ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes : placement.tree_peak_volume * bytes;
   const double full_network_s = volume / node_Bps;
   option.network_s = full_network_s / factor;
   if (protocol == NcclProtocol::LL) {
@@ -365,6 +367,25 @@ TunedOption choose_tuned(trace::CollectiveKind kind, double bytes, const Collect
     }
   }
   return best;
+}
+
+// PAT, where NCCL's tuner would run it for an all-gather or reduce-scatter over one GPU per node instead of a
+// ring (its estimate less than every ring protocol's, or forced), priced as price_tuned does; nullopt where
+// the ring runs.
+std::optional<TunedOption> pat_over_ring(trace::CollectiveKind kind, double bytes,
+                                         const CollectiveLayout& layout,
+                                         const calibration::Efficiencies& efficiencies) {
+  const NcclOverride& forced = layout.forced;
+  if (forced.algorithm && *forced.algorithm != NcclAlgorithm::PAT) return std::nullopt;
+  if (forced.protocol && *forced.protocol != NcclProtocol::Simple) return std::nullopt;
+  const TunedOption pat =
+      price_tuned(NcclAlgorithm::PAT, NcclProtocol::Simple, kind, bytes, layout, efficiencies);
+  if (forced.algorithm) return pat;
+  for (NcclProtocol protocol : {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::Simple})
+    if (price_tuned(NcclAlgorithm::Ring, protocol, kind, bytes, layout, efficiencies).ranked_s() <=
+        pat.ranked_s())
+      return std::nullopt;
+  return pat;
 }
 
 }  // namespace
@@ -471,6 +492,16 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     plan_sendrecv(plan, bytes, layout, efficiencies);
     return plan;
   }
+  const int nodes = layout.placement->nodes;
+  const int per_node = layout.placement->per_node;
+  const bool pat_runs = layout.nccl_tuner && per_node == 1 && layout.inter_node_bandwidth_Bps > 0 &&
+                        nccl_pat_runs(kind, n, nodes, layout.forced.version_minor);
+  if (layout.forced.algorithm == NcclAlgorithm::PAT && !pat_runs) {
+    // NCCL_ALGO=PAT names the all-gathers and reduce-scatters PAT runs; the others go as NCCL chooses.
+    CollectiveLayout unforced = layout;
+    unforced.forced.algorithm.reset();
+    return plan_collective(kind, bytes, unforced, efficiencies);
+  }
 
   auto ring = [&](double volume_per_rank, int steps, bool last_sends, bool first_receives) {
     plan.steps = steps;
@@ -480,8 +511,6 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       plan.receives.push_back({prev, wire_bytes(volume_per_rank, prev, self, layout, efficiencies)});
   };
 
-  const int nodes = layout.placement->nodes;
-  const int per_node = layout.placement->per_node;
   const bool reduce_scatter_part =
       kind == trace::CollectiveKind::AllReduce || kind == trace::CollectiveKind::ReduceScatter;
   const bool all_gather_part =
@@ -525,6 +554,21 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     plan.steps = 1;
     plan.software_latency_s = tuned.latency_s;
     return plan;
+  }
+  if (pat_runs) {
+    if (const std::optional<TunedOption> pat = pat_over_ring(kind, bytes, layout, efficiencies)) {
+      // PAT's exchanges move the ring's volume; one flow to the ring successor carries it, at PAT's share of
+      // the bandwidth, and NCCL's PAT latency stands for all its rounds.
+      plan.algorithm = NcclAlgorithm::PAT;
+      plan.protocol = NcclProtocol::Simple;
+      const double volume = (n - 1.0) / n * bytes;
+      plan.sends.push_back({next, wire_bytes(volume, self, next, layout, efficiencies) / pat->flow_factor});
+      plan.receives.push_back(
+          {prev, wire_bytes(volume, prev, self, layout, efficiencies) / pat->flow_factor});
+      plan.steps = 1;
+      plan.software_latency_s = pat->latency_s;
+      return plan;
+    }
   }
   // The intra-node phases, priced once: the ring's (reduce-scatter before, all-gather after) and NVLS's.
   IntraNodeRing intra_ring;

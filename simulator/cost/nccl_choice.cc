@@ -13,7 +13,8 @@ namespace {
 constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {{"ring", NcclAlgorithm::Ring},
                                                                  {"tree", NcclAlgorithm::Tree},
                                                                  {"nvls", NcclAlgorithm::NVLS},
-                                                                 {"nvlstree", NcclAlgorithm::NVLSTree}};
+                                                                 {"nvlstree", NcclAlgorithm::NVLSTree},
+                                                                 {"pat", NcclAlgorithm::PAT}};
 constexpr std::pair<const char*, NcclProtocol> kProtocols[] = {
     {"ll", NcclProtocol::LL}, {"ll128", NcclProtocol::LL128}, {"simple", NcclProtocol::Simple}};
 

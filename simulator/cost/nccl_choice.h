@@ -12,8 +12,13 @@ namespace simtrain::cost {
 // How an all-reduce is organised. Ring: rings inside and across nodes. Tree: ring phases inside each node,
 // NCCL's double binary tree across nodes. NVLS: the NVSwitch reduces inside the node (NVLink SHARP, third
 // generation NVSwitch), a ring across nodes. NVLSTree: NVLS inside, the tree across. The other collectives
-// are rings whatever is chosen (all-to-all: direct exchanges), as in NCCL.
-enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree };
+// are rings whatever is chosen (all-to-all: direct exchanges), as in NCCL, except that all-gather and
+// reduce-scatter over one GPU per node may run as PAT (NCCL 2.23 on): Parallel Aggregated Trees, log2 N
+// rounds of aggregated exchanges where a ring takes N - 1 steps, moving what the ring moves.
+enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree, PAT };
+
+// The number of NcclAlgorithm values, for tables indexed by them.
+inline constexpr int kNcclAlgorithmCount = 5;
 
 // How the bytes of a ring step move inside a node. LL: 8-byte stores carrying 4 bytes of data and a flag,
 // the shortest latency and the least bandwidth; LL128: 128-byte lines with 8 bytes of flags; Simple: bulk
@@ -37,11 +42,11 @@ struct NcclOverride {
   int min_channels = 0;                           // NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS); 0 = unset
 };
 
-const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree"
+const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree", "pat"
 const char* to_string(NcclProtocol protocol);    // "ll", "ll128", "simple"
 
-// Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "LL128", ...). Throw Error
-// naming `option` and the accepted values otherwise.
+// Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "PAT", "LL128", ...). Throw
+// Error naming `option` and the accepted values otherwise.
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
 // Parse an NCCL version, "2.26" or "2.26.2", into its minor number. Throw Error naming `option` and the

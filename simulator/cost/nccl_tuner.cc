@@ -18,9 +18,11 @@ struct Row {
   }
 };
 
-// One row per algorithm (Tree, Ring, NVLS, NVLSTree): the base latencies, or the hwLatencies of one hop type.
+// One row per algorithm (Tree, Ring, NVLS, NVLSTree, PAT): the base latencies, or the hwLatencies of one hop
+// type. PAT's row stays zero before 2.23, which has no PAT.
 struct HopRows {
   Row tree, ring, nvls, nvls_tree;
+  Row pat{};
 };
 
 // The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to
@@ -53,12 +55,16 @@ constexpr TunerConstants k221 = [] {
   c.ring_ll_share = 0.5;
   return c;
 }();
-// 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops.
+// 2.23 to 2.27: the tree's Simple latency back to an 8.4 us base and 4 / 14 us hops; PAT (Simple only) with
+// an 8 us base (2.23 writes it into the formula, 2.24 on into the base table) and 4 / 14 us hops.
 constexpr TunerConstants k223 = [] {
   TunerConstants c = k221;
   c.base.tree.simple = 8.4;
   c.nvlink.tree.simple = 4.0;
   c.net.tree.simple = 14;
+  c.base.pat = {8.0, 8.0, 8.0};
+  c.nvlink.pat.simple = 4.0;
+  c.net.pat.simple = 14;
   return c;
 }();
 // 2.28 and 2.29: NVLS-tree's network hop 20.9 us.
@@ -84,6 +90,8 @@ const Row& row(const HopRows& hop, NcclAlgorithm algorithm) {
       return hop.nvls;
     case NcclAlgorithm::NVLSTree:
       return hop.nvls_tree;
+    case NcclAlgorithm::PAT:
+      return hop.pat;
     case NcclAlgorithm::Ring:
       break;
   }
@@ -138,8 +146,19 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
     case NcclAlgorithm::NVLSTree:
       us += c.nvls_tree_linear ? 2 * (m - 1) * inter_us : intra_us + 2 * log2_floor(m) * inter_us;
       break;
+    case NcclAlgorithm::PAT:
+      // A network hop's latency per tree level, 3.5 levels' worth per hop, and a part linear in the ranks
+      // (tuning.cc: "Still a linear part; hopefully we'll manage to remove it at some point").
+      us += log2_floor(m) * (inter_us / 3.5) + n * 2.8;
+      break;
   }
   return us * kMicrosecond;
+}
+
+bool nccl_pat_runs(trace::CollectiveKind kind, int ranks, int nodes, int version_minor) {
+  const bool gathers =
+      kind == trace::CollectiveKind::AllGather || kind == trace::CollectiveKind::ReduceScatter;
+  return gathers && nodes > 1 && ranks == nodes && version_minor >= kNcclPatFirstMinor;
 }
 
 double nccl_tuner_base_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, int version_minor) {
@@ -157,6 +176,10 @@ double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protoco
                                    int nodes, int version_minor) {
   if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLSTree)
     return protocol == NcclProtocol::Simple ? 1.0 : 0.0;
+  if (algorithm == NcclAlgorithm::PAT) {
+    if (protocol != NcclProtocol::Simple || version_minor < kNcclPatFirstMinor) return 0.0;
+    return version_minor == kNcclPatFirstMinor ? 0.85 : 0.75;
+  }
   double factor = 1.0;
   if (algorithm == NcclAlgorithm::Ring) {
     if (protocol == NcclProtocol::LL) factor = constants(version_minor).ring_ll_share;

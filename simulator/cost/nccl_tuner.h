@@ -37,9 +37,17 @@ struct NcclTunerShape {
 //   inter-node steps 2(M-1) or M-1;
 // - Tree (all-reduce): base + 2 ((N/M - 1) x intra hop latency + log2(M) x network hop latency);
 // - NVLSTree: NVLink NVLS latency + 2 log2(M) x network hop latency; NVLS: NVLink NVLS latency, plus one
-//   network hop across nodes.
+//   network hop across nodes;
+// - PAT (all-gather, reduce-scatter): base + log2(M) x network hop latency / 3.5 + 2.8 us per rank.
 // Broadcast and reduce rings pay one hop latency per step.
 double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
+
+// The first release with PAT (2.23: "PAT algorithm for AllGather and ReduceScatter at scale").
+inline constexpr int kNcclPatFirstMinor = 23;
+
+// Whether NCCL weighs PAT for `kind` (ncclPatEnable and ncclTopoTuneModel): all-gather or reduce-scatter,
+// one GPU per node on more than one node, NCCL 2.23 or later.
+bool nccl_pat_runs(trace::CollectiveKind kind, int ranks, int nodes, int version_minor);
 
 // The base of that latency: what NCCL charges a launch of `algorithm` under `protocol` before any hop.
 double nccl_tuner_base_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol,
@@ -52,7 +60,8 @@ double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape);
 
 // The share of the Simple bandwidth NCCL's tuner gives `protocol` under `algorithm`: LL 1/2 on a ring (1/4
 // before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one),
-// Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others).
+// Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others);
+// so does PAT, at 0.85 in 2.23 and 0.75 from 2.24 (0 before 2.23).
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor = kNcclNewestMinor);
 

@@ -246,7 +246,7 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     result.replicas = state.lockstep.sampled.front().of;
     result.replicas_sampled_exactly = sampled_exactly;
   }
-  for (int a = 0; a < 4; ++a)
+  for (int a = 0; a < cost::kNcclAlgorithmCount; ++a)
     for (int p = 0; p < 3; ++p)
       if (state.algorithm_counts[a][p] > 0)
         result.collective_algorithms[std::string(cost::to_string(static_cast<cost::NcclAlgorithm>(a))) + "/" +

@@ -114,7 +114,7 @@ struct ReplayState {
   // Per collective instance of a carried group (LockstepPlan::carried): [position] -> the representative
   // there has arrived, so the flows from and to its members can start (stream_actor.cc, carried_flows).
   std::map<std::tuple<const std::vector<int>*, int, std::uint64_t>, std::vector<char>> carried_arrivals;
-  std::uint64_t algorithm_counts[4][3] = {};  // [NcclAlgorithm][NcclProtocol]
+  std::uint64_t algorithm_counts[cost::kNcclAlgorithmCount][3] = {};  // [NcclAlgorithm][NcclProtocol]
 
   // What a communicator's collectives need to know of it, worked out on its first collective.
   const CommunicatorFacts& facts(const std::vector<int>& members);

@@ -36,7 +36,7 @@ assert auto[0]["time_us"] <= tree[0]["time_us"] * (1 + 1e-9), (auto[0], tree[0])
 PY
 expect_error "NVLS on a node without it" "--nccl-algo nvls: this platform's NVSwitch has no NVLS" \
   collective all_reduce --platform dgx-a100 --nccl-algo nvls -b 1M -e 1M
-expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree)" \
+expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree, pat)" \
   collective all_reduce --nccl-algo collnet
 expect_error "an unknown NCCL version" "--nccl-version: unknown NCCL version '2.31' (simtrain knows 2.18 to 2.29)" \
   collective all_reduce --nccl-version 2.31
@@ -166,7 +166,6 @@ expect_error "not a size" "-e: expected a size" collective all_reduce -e lots
 expect_error "an infinite size" "-b/-e: need 1 <= min <= max bytes, finite" collective all_reduce -e inf
 expect_error "one GPU" "--gpus: a collective needs at least 2 GPUs" collective all_reduce --gpus 1
 expect_error "step factor" "-f: the size factor must be at least 2" collective all_reduce -f 1
-finish
 
 # A run on part of every node (nccl-tests' 1 GPU per node): each GPU keeps its own NIC, and NCCL's ring
 # search gives a lone 400G NIC four channels, which reach its line share (0.98 of 50 GB/s on dgx-h100).
@@ -181,3 +180,25 @@ assert len(ranks) == 10 and len({re.search(r" on\s+(\S+)", line).group(1) for li
 PY
 expect_error "part of a PCIe node" "--gpus-per-node 2: platform 'pcie-v100' is not an NVSwitch node, whose GPUs could be used in part" \
   collective all_reduce --platform pcie-v100 --nodes 2 --gpus-per-node 2 -b 1M -e 1M
+
+# PAT (NCCL 2.23 on): all-gathers over one GPU per node, small ones, where NCCL's tuner ranks its log-depth
+# latency first; the ring at 1 GiB; none in NCCL 2.22; forced at any size.
+"$simtrain" collective all_gather --platform dgx-h100 --nodes 64 --gpus-per-node 1 -b 64K -e 1G -f 16384 \
+  --json "$work/pat.json" >/dev/null
+"$simtrain" collective all_gather --platform dgx-h100 --nodes 64 --gpus-per-node 1 -b 64K -e 64K \
+  --nccl-version 2.22 --json "$work/pat222.json" >/dev/null
+"$simtrain" collective all_gather --platform dgx-h100 --nodes 64 --gpus-per-node 1 -b 1G -e 1G \
+  --nccl-algo pat --json "$work/patforced.json" >/dev/null
+check "64 nodes x 1 GPU: PAT at 64 KiB, over twice as fast as 2.22's ring; ring at 1 GiB; forced PAT at 1 GiB slower" \
+  python3 - "$work" <<'PY'
+import json, sys
+pat = json.load(open(sys.argv[1] + "/pat.json"))
+old = json.load(open(sys.argv[1] + "/pat222.json"))[0]
+forced = json.load(open(sys.argv[1] + "/patforced.json"))[0]
+assert [r["algorithm"] for r in pat] == ["pat", "ring"], pat
+assert old["algorithm"] == "ring" and old["time_us"] > 2 * pat[0]["time_us"], (old, pat[0])
+assert forced["algorithm"] == "pat" and forced["time_us"] > pat[1]["time_us"], (forced, pat[1])
+PY
+expect_error "PAT before NCCL 2.23" "--nccl-algo pat: NCCL runs PAT from 2.23 on, not in NCCL 2.22" \
+  collective all_gather --nccl-algo pat --nccl-version 2.22
+finish

@@ -679,4 +679,65 @@ TEST_CASE(
   CHECK(estimated.intra_node_before_s + estimated.intra_node_after_s < 3 * step_s / 10);
 }
 
+TEST_CASE(
+    "on one GPU per node, small all-gathers and reduce-scatters run as PAT where NCCL's tuner ranks it "
+    "first, large ones as the ring") {
+  const MultiNode c{ranks(64), 1};  // 64 nodes of one GPU
+  cost::NcclTunerShape shape;
+  shape.kind = CollectiveKind::AllGather;
+  shape.ranks = shape.nodes = 64;
+  for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+    CAPTURE(static_cast<int>(kind));
+    shape.kind = kind;
+    const auto small = cost::plan_collective(kind, 64e3, c.tuned_layout(5), efficiencies());
+    CHECK(small.algorithm == cost::NcclAlgorithm::PAT);
+    CHECK(small.protocol == cost::NcclProtocol::Simple);
+    CHECK(small.steps == 1);
+    CHECK(small.software_latency_s == simtrain::testing::Approx(cost::nccl_tuner_latency_s(
+                                          cost::NcclAlgorithm::PAT, cost::NcclProtocol::Simple, shape)));
+    // The ring's volume, (N-1)/N of the buffer, to the ring neighbours at PAT's 0.75 of the bandwidth.
+    REQUIRE(small.sends.size() == 1);
+    REQUIRE(small.receives.size() == 1);
+    CHECK(small.sends[0].peer == 6);
+    CHECK(small.receives[0].peer == 4);
+    CHECK(small.sends[0].bytes ==
+          simtrain::testing::Approx(63.0 / 64 * 64e3 / kInterEff / 0.75).epsilon(kRel));
+    const auto large = cost::plan_collective(kind, 1e9, c.tuned_layout(5), efficiencies());
+    CHECK(large.algorithm == cost::NcclAlgorithm::Ring);
+    CHECK(large.steps == 63);
+  }
+  // Before NCCL 2.23, without NCCL's tuner terms, or with several GPUs a node, the ring runs.
+  cost::CollectiveLayout old = c.tuned_layout(5);
+  old.forced.version_minor = 22;
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 64e3, old, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 64e3, c.layout(5), efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+  const MultiNode eight{ranks(64 * 8), 8};
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 64e3, eight.tuned_layout(5), efficiencies())
+            .algorithm != cost::NcclAlgorithm::PAT);
+}
+
+TEST_CASE(
+    "a forced PAT runs the all-gathers PAT can run, at any size, and leaves other collectives to the "
+    "tuner") {
+  const MultiNode c{ranks(16), 1};
+  cost::CollectiveLayout forced = c.tuned_layout(0);
+  forced.forced.algorithm = cost::NcclAlgorithm::PAT;
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 1e9, forced, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::PAT);
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 1e9, c.tuned_layout(0), efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+  const auto all_reduce = cost::plan_collective(CollectiveKind::AllReduce, 64e3, forced, efficiencies());
+  const auto chosen =
+      cost::plan_collective(CollectiveKind::AllReduce, 64e3, c.tuned_layout(0), efficiencies());
+  CHECK(all_reduce.algorithm == chosen.algorithm);
+  CHECK(all_reduce.software_latency_s == chosen.software_latency_s);
+  // A forced protocol PAT does not run (LL) keeps the ring.
+  cost::CollectiveLayout ll = c.tuned_layout(0);
+  ll.forced.protocol = cost::NcclProtocol::LL;
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 64e3, ll, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+}
+
 }  // namespace simtrain

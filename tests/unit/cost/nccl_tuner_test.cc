@@ -162,4 +162,42 @@ TEST_CASE("NVLS-tree's network hops: 2 log2(M) of the release's NVLS-tree networ
             .epsilon(kEps));
 }
 
+TEST_CASE(
+    "PAT: log2(M) network hops at 1/3.5 each plus 2.8 us a rank, Simple only, one GPU per node, 2.23 on") {
+  // 64 nodes of one GPU, NCCL 2.29: base 8 us; 6 levels of the tree's 14 us network hop over 3.5; 64 x 2.8.
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::PAT, NcclProtocol::Simple,
+                                   shape(CollectiveKind::AllGather, 64, 64)) ==
+        simtrain::testing::Approx((8 + 6 * 14 / 3.5 + 64 * 2.8) * 1e-6).epsilon(kEps));
+  // log2i is the floor: 10 nodes climb 3 levels, as 8 do.
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::PAT, NcclProtocol::Simple,
+                                   shape(CollectiveKind::ReduceScatter, 10, 10)) ==
+        simtrain::testing::Approx((8 + 3 * 4.0 + 10 * 2.8) * 1e-6).epsilon(kEps));
+  // The plugin's latency joins the hop twice under Simple, as in every network hop.
+  cost::NcclTunerShape with_plugin = shape(CollectiveKind::AllGather, 16, 16);
+  with_plugin.network_latency_s = 3.5e-6;
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::PAT, NcclProtocol::Simple, with_plugin) ==
+        simtrain::testing::Approx((8 + 4 * (14 + 7) / 3.5 + 16 * 2.8) * 1e-6).epsilon(kEps));
+  // It undercuts the ring's N-1 network hops at scale: 63 of 14 us on 64 nodes.
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::Ring, NcclProtocol::Simple,
+                                   shape(CollectiveKind::AllGather, 64, 64)) ==
+        simtrain::testing::Approx((8.4 + 63 * 14.0) * 1e-6).epsilon(kEps));
+  // Its share of the bandwidth: 0.85 in 2.23, 0.75 since; none under LL or LL128, none before 2.23.
+  const auto factor = [](NcclProtocol p, int minor) {
+    return cost::nccl_tuner_bandwidth_factor(NcclAlgorithm::PAT, p, CollectiveKind::AllGather, 64, minor);
+  };
+  CHECK(factor(NcclProtocol::Simple, 23) == 0.85);
+  CHECK(factor(NcclProtocol::Simple, 24) == 0.75);
+  CHECK(factor(NcclProtocol::Simple, 29) == 0.75);
+  CHECK(factor(NcclProtocol::Simple, 22) == 0);
+  CHECK(factor(NcclProtocol::LL, 29) == 0);
+  CHECK(factor(NcclProtocol::LL128, 29) == 0);
+  // Where NCCL weighs it: all-gather and reduce-scatter, one GPU on each of several nodes, 2.23 on.
+  CHECK(cost::nccl_pat_runs(CollectiveKind::AllGather, 64, 64, 29));
+  CHECK(cost::nccl_pat_runs(CollectiveKind::ReduceScatter, 2, 2, 23));
+  CHECK_FALSE(cost::nccl_pat_runs(CollectiveKind::AllGather, 64, 64, 22));
+  CHECK_FALSE(cost::nccl_pat_runs(CollectiveKind::AllGather, 128, 64, 29));
+  CHECK_FALSE(cost::nccl_pat_runs(CollectiveKind::AllReduce, 64, 64, 29));
+  CHECK_FALSE(cost::nccl_pat_runs(CollectiveKind::AllGather, 1, 1, 29));
+}
+
 }  // namespace simtrain
