@@ -24,9 +24,13 @@ namespace simtrain::cli {
 void add_nccl_options(po::options_description& options) {
   options.add_options()(
       "nccl-algo", po::value<std::string>(),
-      "ring | tree | nvls | nvlstree | pat: every all-reduce's algorithm, as NCCL_ALGO sets it; "
-      "pat: the all-gathers and reduce-scatters over one GPU per node (NCCL 2.23 on) "
-      "(default: NCCL's choice by size and scale)")(
+      "ring | tree | nvls | nvlstree | pat | collnetdirect | collnetchain: every all-reduce's algorithm, as "
+      "NCCL_ALGO sets it; pat: the all-gathers and reduce-scatters over one GPU per node (NCCL 2.23 on); "
+      "collnet*: with --nccl-collnet-enable (default: NCCL's choice by size and scale)")(
+      "nccl-collnet-enable",
+      "let NCCL's tuner weigh CollNet Direct, CollNet Chain and NVLS across nodes for all-reduces, reducing "
+      "in the network's switches (InfiniBand SHARP), as NCCL_COLLNET_ENABLE=1 does; needs a platform whose "
+      "spec sets nics.sharp = true")(
       "nccl-proto", po::value<std::string>(),
       "ll | ll128 | simple: the protocol of ring phases inside nodes, and across nodes where the platform "
       "prices NCCL's network protocols, as NCCL_PROTO sets it (default: the fastest for the size)")(
@@ -48,6 +52,7 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     nccl.algorithm = cost::parse_nccl_algorithm(vm["nccl-algo"].as<std::string>(), "--nccl-algo");
   if (vm.count("nccl-proto"))
     nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
+  nccl.collnet = vm.count("nccl-collnet-enable") > 0;
   if (vm.count("nccl-version"))
     nccl.version_minor = cost::parse_nccl_version(vm["nccl-version"].as<std::string>(), "--nccl-version");
   if (nccl.algorithm == cost::NcclAlgorithm::PAT && nccl.version_minor < cost::kNcclPatFirstMinor)

@@ -258,6 +258,8 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   TunedOption option{algorithm, protocol};
   double factor = nccl_tuner_bandwidth_factor(algorithm, protocol, kind, m, layout.forced.version_minor);
   if (factor <= 0) return {algorithm, protocol, std::numeric_limits<double>::infinity()};
+  // CollNet Direct on Hopper and later, the GPUs with NVLS (tuning.cc: "if (minCompCap >= 90) busBw *= .85").
+  if (algorithm == NcclAlgorithm::CollNetDirect && layout.nvls_bandwidth_Bps > 0) factor *= 0.85;
   // A tree all-reduce reaches less than its model at medium sizes, by NCCL's own correction table; NCCL
   // 2.29 corrects NVLS-tree's too on Blackwell x86 hosts, simtrain on every x86 host (the H100 tables of 4
   // and 8 nodes fall as far short; docs/collective_model.md).
@@ -274,10 +276,12 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
   if (algorithm == NcclAlgorithm::Ring)
     option.latency_s *= nccl_ring_plateau_factor(protocol, kind, bytes, n, m, layout.network.channels);
   const double node_Bps = layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * l;
-  // PAT moves what a ring moves: (N-1)/N of the buffer into and out of every rank.
+  // PAT moves what a ring moves: (N-1)/N of the buffer into and out of every rank; a reduction in the
+  // switches the node's whole buffer up, and the result down.
   const bool ring_volume = algorithm == NcclAlgorithm::Ring || algorithm == NcclAlgorithm::PAT;
-  const double volume =
-      ring_volume ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes : placement.tree_peak_volume * bytes;
+  const double volume = reduces_in_network(algorithm) ? bytes
+                        : ring_volume                 ? (all_reduce ? 2.0 : 1.0) * (n - 1.0) / n * bytes
+                                                      : placement.tree_peak_volume * bytes;
   const double full_network_s = volume / node_Bps;
   option.network_s = full_network_s / factor;
   if (protocol == NcclProtocol::LL) {
@@ -295,7 +299,7 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
     const double channel_Bps = node_Bps * factor / layout.network.channels;
     option.latency_s += 2 * depth * std::min(chunk, bytes / layout.network.channels) / channel_Bps;
   }
-  if (algorithm == NcclAlgorithm::NVLSTree) {
+  if (algorithm == NcclAlgorithm::NVLSTree || algorithm == NcclAlgorithm::NVLS) {
     // NCCL's tuner gives NVLS-tree the NVLS bus bandwidth of one node (tuning.cc: the same intraBw, in bus
     // bandwidth, for NVLS and NVLS-tree), so its NVLS part moves the buffer that much slower than one node's
     // NVLS all-reduce as the communicator's bus factor exceeds the node's: on 2 H100 nodes 480 GB/s of bus
@@ -303,7 +307,7 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
     const double nvls_s = nvls_all_reduce_s(bytes, nvls_figures(layout));
     const double bus_ratio = bus_bandwidth_factor(kind, n) / bus_bandwidth_factor(kind, l);
     option.intra_node_s = (nvls_s - std::min(nvls_s, layout.nvls_latency_s)) * bus_ratio;
-    if (layout.multi_node_nvlink) {
+    if (layout.multi_node_nvlink && algorithm == NcclAlgorithm::NVLSTree) {
       // NCCL ranks NVLS-tree by the estimate above; its kernel runs the pipeline, the network leg of every
       // step after the NVLS one, through the heads' NICs, each paying the tuner's NVLS-tree network hops.
       option.estimate_s = option.total_s();
@@ -318,7 +322,10 @@ TunedOption price_tuned(NcclAlgorithm algorithm, NcclProtocol protocol, trace::C
     }
   } else {
     const double intra_Bps = layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node;
-    option.intra_node_s = (all_reduce ? 2 : 1) * (l - 1.0) / l * bytes / (intra_Bps * factor);
+    // A chain's middle GPUs pass the whole buffer up and the result down; the others' phases move (L-1)/L.
+    const double intra_volume =
+        algorithm == NcclAlgorithm::CollNetChain ? 2 * bytes : (all_reduce ? 2 : 1) * (l - 1.0) / l * bytes;
+    option.intra_node_s = intra_volume / (intra_Bps * factor);
   }
   const double channels_Bps = layout.channels_Bps * l;  // the node's channels together
   if (algorithm == NcclAlgorithm::Ring && channels_Bps > node_Bps) {
@@ -341,15 +348,22 @@ TunedOption choose_tuned(trace::CollectiveKind kind, double bytes, const Collect
                          const calibration::Efficiencies& efficiencies) {
   const bool all_reduce = kind == trace::CollectiveKind::AllReduce;
   const bool nvls = all_reduce && layout.nvls_bandwidth_Bps > 0;
+  const bool collnet = all_reduce && layout.network_reduces && layout.forced.collnet;
   std::vector<NcclAlgorithm> algorithms = {NcclAlgorithm::Ring};
   if (all_reduce) algorithms.push_back(NcclAlgorithm::Tree);
   if (nvls) algorithms.push_back(NcclAlgorithm::NVLSTree);
+  if (collnet) {
+    algorithms.push_back(NcclAlgorithm::CollNetDirect);
+    algorithms.push_back(NcclAlgorithm::CollNetChain);
+    if (nvls) algorithms.push_back(NcclAlgorithm::NVLS);
+  }
   if (layout.forced.algorithm && all_reduce) {
     NcclAlgorithm forced = *layout.forced.algorithm;
     // Without CollNet (SHARP), NCCL runs NVLS across nodes as NVLS-tree only.
-    if (forced == NcclAlgorithm::NVLS) forced = NcclAlgorithm::NVLSTree;
+    if (forced == NcclAlgorithm::NVLS && !collnet) forced = NcclAlgorithm::NVLSTree;
     if (forced == NcclAlgorithm::NVLSTree && !nvls) forced = NcclAlgorithm::Tree;
-    algorithms = {forced};
+    // PAT, and CollNet without it (which replay.cc refuses), leave the choice to the tuner.
+    if (std::find(algorithms.begin(), algorithms.end(), forced) != algorithms.end()) algorithms = {forced};
   }
   std::vector<NcclProtocol> protocols = {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::Simple};
   if (layout.forced.protocol) protocols = {*layout.forced.protocol};
@@ -540,10 +554,13 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     plan.intra_node_before_s = reduce_scatter_part ? tuned.intra_node_s / (both ? 2 : 1) : 0;
     plan.intra_node_after_s = all_gather_part ? tuned.intra_node_s / (both ? 2 : 1) : 0;
     const int slot = layout.placement->slot[layout.position];
-    if (tuned.algorithm == NcclAlgorithm::Ring) {
+    if (tuned.algorithm == NcclAlgorithm::Ring || reduces_in_network(tuned.algorithm)) {
       const int inter_next = layout.placement->inter_node_next[layout.position];
       const int inter_prev = layout.placement->inter_node_prev[layout.position];
-      const double volume = (both ? 2 : 1) * (n - 1.0) / n * bytes / per_node;
+      // A ring's flat volume, or the rank's share of the node's buffer sent to the switches and back.
+      const double volume = reduces_in_network(tuned.algorithm)
+                                ? bytes / per_node
+                                : (both ? 2 : 1) * (n - 1.0) / n * bytes / per_node;
       plan.sends.push_back({inter_next, wire_bytes(volume, self, inter_next, layout, efficiencies)});
       plan.receives.push_back({inter_prev, wire_bytes(volume, inter_prev, self, layout, efficiencies)});
     } else {

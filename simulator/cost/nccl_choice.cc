@@ -10,11 +10,14 @@
 namespace simtrain::cost {
 namespace {
 
-constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {{"ring", NcclAlgorithm::Ring},
-                                                                 {"tree", NcclAlgorithm::Tree},
-                                                                 {"nvls", NcclAlgorithm::NVLS},
-                                                                 {"nvlstree", NcclAlgorithm::NVLSTree},
-                                                                 {"pat", NcclAlgorithm::PAT}};
+constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {
+    {"ring", NcclAlgorithm::Ring},
+    {"tree", NcclAlgorithm::Tree},
+    {"nvls", NcclAlgorithm::NVLS},
+    {"nvlstree", NcclAlgorithm::NVLSTree},
+    {"pat", NcclAlgorithm::PAT},
+    {"collnetdirect", NcclAlgorithm::CollNetDirect},
+    {"collnetchain", NcclAlgorithm::CollNetChain}};
 constexpr std::pair<const char*, NcclProtocol> kProtocols[] = {
     {"ll", NcclProtocol::LL}, {"ll128", NcclProtocol::LL128}, {"simple", NcclProtocol::Simple}};
 
@@ -46,6 +49,11 @@ const char* name_of(const std::pair<const char*, Enum> (&names)[N], Enum value) 
 }  // namespace
 
 const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, algorithm); }
+
+bool reduces_in_network(NcclAlgorithm algorithm) {
+  return algorithm == NcclAlgorithm::CollNetDirect || algorithm == NcclAlgorithm::CollNetChain ||
+         algorithm == NcclAlgorithm::NVLS;
+}
 const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
 
 int parse_nccl_version(const std::string& text, const std::string& option) {

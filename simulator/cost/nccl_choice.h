@@ -15,10 +15,17 @@ namespace simtrain::cost {
 // are rings whatever is chosen (all-to-all: direct exchanges), as in NCCL, except that all-gather and
 // reduce-scatter over one GPU per node may run as PAT (NCCL 2.23 on): Parallel Aggregated Trees, log2 N
 // rounds of aggregated exchanges where a ring takes N - 1 steps, moving what the ring moves.
-enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree, PAT };
+// CollNetDirect and CollNetChain reduce in the network's switches (InfiniBand SHARP, through NCCL's CollNet
+// plugin, where NCCL_COLLNET_ENABLE=1): each node sends its buffer up once and receives the result once,
+// after gathering it to the node's NIC heads directly (Direct) or along a chain of its GPUs (Chain); NVLS
+// across nodes runs the same way, NVLS inside each node.
+enum class NcclAlgorithm { Ring, Tree, NVLS, NVLSTree, PAT, CollNetDirect, CollNetChain };
 
 // The number of NcclAlgorithm values, for tables indexed by them.
-inline constexpr int kNcclAlgorithmCount = 5;
+inline constexpr int kNcclAlgorithmCount = 7;
+
+// The algorithms that reduce in the network's switches across nodes (NVLS counts where it crosses nodes).
+bool reduces_in_network(NcclAlgorithm algorithm);
 
 // How the bytes of a ring step move inside a node. LL: 8-byte stores carrying 4 bytes of data and a flag,
 // the shortest latency and the least bandwidth; LL128: 128-byte lines with 8 bytes of flags; Simple: bulk
@@ -40,9 +47,11 @@ struct NcclOverride {
   double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
   int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
   int min_channels = 0;                           // NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS); 0 = unset
+  bool collnet = false;  // NCCL_COLLNET_ENABLE=1: CollNet (SHARP) where the network reduces in its switches
 };
 
-const char* to_string(NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree", "pat"
+const char* to_string(
+    NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", ...
 const char* to_string(NcclProtocol protocol);    // "ll", "ll128", "simple"
 
 // Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "PAT", "LL128", ...). Throw

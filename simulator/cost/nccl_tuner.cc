@@ -18,11 +18,11 @@ struct Row {
   }
 };
 
-// One row per algorithm (Tree, Ring, NVLS, NVLSTree, PAT): the base latencies, or the hwLatencies of one hop
-// type. PAT's row stays zero before 2.23, which has no PAT.
+// One row per algorithm (Tree, Ring, NVLS, NVLSTree, PAT, CollNetDirect, CollNetChain): the base latencies,
+// or the hwLatencies of one hop type. PAT's row stays zero before 2.23, which has no PAT.
 struct HopRows {
   Row tree, ring, nvls, nvls_tree;
-  Row pat{};
+  Row pat{}, collnet_direct{}, collnet_chain{};
 };
 
 // The constants of one band of NCCL releases, as tuning.cc has them (read at the tags v2.18.5-1 to
@@ -31,23 +31,34 @@ struct TunerConstants {
   HopRows base, nvlink, pcie, net;
   double ring_ll_share;           // of the Simple bandwidth, across nodes
   bool nvls_tree_linear = false;  // 2.18: NVLS-tree pays 2(M-1) network hops, not 2 log2 M
+  double collnet_arity_us = 0.4;  // CollNet Direct's serialisation per GPU of the node (2.18: 0.5)
 };
+
+// CollNet's hops (Simple only): 2.18's, then 2.19's to 2.29's.
+constexpr HopRows with_collnet(HopRows hop, double direct_us, double chain_us) {
+  hop.collnet_direct.simple = direct_us;
+  hop.collnet_chain.simple = chain_us;
+  return hop;
+}
 
 constexpr HopRows kPcie{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}};  // 2.23's; PCIe nodes do not
                                                                                   // take these terms
 // 2.18.
-constexpr TunerConstants k218{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23}, {0, 0, 23}},
-                              {{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}},
-                              kPcie,
-                              {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}},
-                              0.25,
-                              true};
+constexpr TunerConstants k218{
+    {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23}, {0, 0, 23}},
+    with_collnet({{0.6, 1.25, 4}, {0.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}}, 8.0, 4.75),
+    with_collnet(kPcie, 8.0, 8.0),
+    with_collnet({{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}}, 10.7, 14),
+    0.25,
+    true,
+    0.5};
 // 2.19 and 2.20: the tree's Simple latency moves from the base into 28 us hops; NVLS's into NVLink hops.
-constexpr TunerConstants k219{{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}},
-                              {{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}},
-                              kPcie,
-                              {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
-                              0.25};
+constexpr TunerConstants k219{
+    {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}},
+    with_collnet({{0.6, 1.25, 28}, {0.6, 1.9, 3.4}, {0, 0, 23}, {0, 0, 23}}, 3.7, 2.8),
+    with_collnet(kPcie, 3.7, 2.8),
+    with_collnet({{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}}, 31, 30),
+    0.25};
 // 2.21 and 2.22: NVLS 25 us; a ring's LL reaches half the bandwidth instead of a quarter.
 constexpr TunerConstants k221 = [] {
   TunerConstants c = k219;
@@ -92,6 +103,10 @@ const Row& row(const HopRows& hop, NcclAlgorithm algorithm) {
       return hop.nvls_tree;
     case NcclAlgorithm::PAT:
       return hop.pat;
+    case NcclAlgorithm::CollNetDirect:
+      return hop.collnet_direct;
+    case NcclAlgorithm::CollNetChain:
+      return hop.collnet_chain;
     case NcclAlgorithm::Ring:
       break;
   }
@@ -151,6 +166,14 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
       // (tuning.cc: "Still a linear part; hopefully we'll manage to remove it at some point").
       us += log2_floor(m) * (inter_us / 3.5) + n * 2.8;
       break;
+    case NcclAlgorithm::CollNetDirect:
+      // One NVLink hop to the node's heads and back (none for a lone GPU), a serialisation per GPU of the
+      // node, and the switch's reduction across the network.
+      us += 2 * (std::min(1.0, ppn - 1) * intra_us + (ppn - 1) * c.collnet_arity_us) + inter_us;
+      break;
+    case NcclAlgorithm::CollNetChain:
+      us += 2 * (ppn - 1) * intra_us + inter_us;
+      break;
   }
   return us * kMicrosecond;
 }
@@ -174,7 +197,8 @@ double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape) {
 
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor) {
-  if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLSTree)
+  if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLSTree ||
+      algorithm == NcclAlgorithm::CollNetDirect || algorithm == NcclAlgorithm::CollNetChain)
     return protocol == NcclProtocol::Simple ? 1.0 : 0.0;
   if (algorithm == NcclAlgorithm::PAT) {
     if (protocol != NcclProtocol::Simple || version_minor < kNcclPatFirstMinor) return 0.0;

@@ -38,7 +38,9 @@ struct NcclTunerShape {
 // - Tree (all-reduce): base + 2 ((N/M - 1) x intra hop latency + log2(M) x network hop latency);
 // - NVLSTree: NVLink NVLS latency + 2 log2(M) x network hop latency; NVLS: NVLink NVLS latency, plus one
 //   network hop across nodes;
-// - PAT (all-gather, reduce-scatter): base + log2(M) x network hop latency / 3.5 + 2.8 us per rank.
+// - PAT (all-gather, reduce-scatter): base + log2(M) x network hop latency / 3.5 + 2.8 us per rank;
+// - CollNetDirect: 2 (min(1, N/M - 1) x intra hop latency + (N/M - 1) x 0.4 us) + network hop latency
+//   (0.5 us in 2.18); CollNetChain: 2 (N/M - 1) x intra hop latency + network hop latency.
 // Broadcast and reduce rings pay one hop latency per step.
 double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, const NcclTunerShape& shape);
 
@@ -60,8 +62,9 @@ double nccl_nvls_tree_network_latency_s(const NcclTunerShape& shape);
 
 // The share of the Simple bandwidth NCCL's tuner gives `protocol` under `algorithm`: LL 1/2 on a ring (1/4
 // before 2.21) and 1/3.8 on a tree, LL128 0.92 on a ring and 120/128 on a tree across nodes (7/9 inside one),
-// Simple 1; a tree's all-reduce 0.92 of that again. NVLS and NVLSTree run Simple only (0 for the others);
-// so does PAT, at 0.85 in 2.23 and 0.75 from 2.24 (0 before 2.23).
+// Simple 1; a tree's all-reduce 0.92 of that again. NVLS, NVLSTree and CollNet run Simple only (0 for the
+// others); so does PAT, at 0.85 in 2.23 and 0.75 from 2.24 (0 before 2.23). (CollNet Direct's 0.85 on
+// Hopper and later and its GPU / NIC ratio depend on the GPUs: collective_algorithm.cc applies them.)
 double nccl_tuner_bandwidth_factor(NcclAlgorithm algorithm, NcclProtocol protocol, trace::CollectiveKind kind,
                                    int nodes, int version_minor = kNcclNewestMinor);
 

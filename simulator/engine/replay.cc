@@ -181,6 +181,22 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   if (nvls_forced && state.platform.nvls_bandwidth_Bps <= 0)
     throw Error(std::string("--nccl-algo ") + cost::to_string(*options.nccl.algorithm) +
                 ": this platform's NVSwitch has no NVLS (its spec sets no intra_node.nvls_efficiency)");
+  if (options.nccl.collnet && !state.platform.sharp)
+    throw Error(
+        "--nccl-collnet-enable: this platform's network does not reduce in its switches (its spec sets no "
+        "nics.sharp = true)");
+  if (options.nccl.collnet &&
+      (state.platform.ll128_bandwidth_fraction <= 0 || state.platform.nccl_chunk_latency_s > 0 ||
+       state.platform.nccl_channel_latency_s > 0))
+    throw Error(
+        "--nccl-collnet-enable: CollNet is priced with NCCL's tuner terms, which this platform does not take "
+        "(its spec gives no intra_node LL128 figures, or network proxy costs)");
+  const bool collnet_forced =
+      options.nccl.algorithm && (*options.nccl.algorithm == cost::NcclAlgorithm::CollNetDirect ||
+                                 *options.nccl.algorithm == cost::NcclAlgorithm::CollNetChain);
+  if (collnet_forced && !options.nccl.collnet)
+    throw Error(std::string("--nccl-algo ") + cost::to_string(*options.nccl.algorithm) +
+                ": CollNet runs only where it is enabled (--nccl-collnet-enable, as NCCL_COLLNET_ENABLE=1)");
   if (options.nccl.protocol == cost::NcclProtocol::LL && state.platform.ll_bandwidth_fraction <= 0 &&
       state.platform.nccl_channel_latency_s <= 0)
     throw Error(

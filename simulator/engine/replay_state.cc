@@ -85,6 +85,7 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.channels_Bps =
       platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
   layout.point_to_point_inter_node_efficiency = platform.nccl_p2p_efficiency;
+  layout.network_reduces = platform.sharp;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

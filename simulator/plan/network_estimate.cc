@@ -71,6 +71,7 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
                     spec_.nics.nccl_channel_latency_s, cost::kNcclDefaultBufferBytes};
   layout.node_dedup = node_dedup;
   layout.point_to_point_inter_node_efficiency = spec_.nics.nccl_p2p_efficiency;
+  layout.network_reduces = spec_.nics.sharp;
   if (kind == trace::CollectiveKind::AllToAll && placement.nodes > 1 && placement.per_node > 0) {
     // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),
     // which together share the node's NICs: the first node's off-node bytes over its uplink, beside the

@@ -122,7 +122,7 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 NicSpec read_nics(const Section& section, int gpus_per_node) {
   section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
                      "nccl_channel_latency_us", "nccl_net_overhead_us", "nccl_channel_GBps",
-                     "nccl_p2p_efficiency"});
+                     "nccl_p2p_efficiency", "sharp"});
   NicSpec spec;
   spec.count = section.positive_int("count");
   // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
@@ -139,6 +139,7 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   spec.nccl_net_overhead_s = section.number_or("nccl_net_overhead_us", 1.0) * kMicrosecond;
   spec.nccl_channel_bandwidth_Bps = section.number_or("nccl_channel_GBps", 0) * 1e9;
   spec.nccl_p2p_efficiency = read_nccl_efficiency(section, "nccl_p2p_efficiency");
+  spec.sharp = section.boolean_or("sharp", false);
   return spec;
 }
 

@@ -84,6 +84,9 @@ struct NicSpec {
   // nccl_channel_bandwidth_Bps does not cap it, and many-to-many traffic reaches less of the line than a
   // ring's one peer per channel. 0 = what the rings reach.
   double nccl_p2p_efficiency = 0;
+  // The network's switches reduce in the network (InfiniBand SHARP), which NCCL reaches through its CollNet
+  // plugin where the run enables it (NCCL_COLLNET_ENABLE=1, simtrain's --nccl-collnet-enable).
+  bool sharp = false;
 
   // NCCL's channels across the network (nic_channels.cc): its ring search finds one ring per NIC, duplicates
   // them unless they are slow or (Hopper and later) more than four, and setup doubles them again; at most 32.

@@ -36,6 +36,7 @@ struct BuiltPlatform {
   double nccl_net_overhead_s = 1e-6;  // NicSpec::nccl_net_overhead_s
   double nccl_channel_bandwidth_Bps = 0;  // NicSpec::nccl_channel_bandwidth_Bps
   double nccl_p2p_efficiency = 0;         // NicSpec::nccl_p2p_efficiency
+  bool sharp = false;                     // NicSpec::sharp
   std::string gpu;                    // profile name from the spec, empty for XML platforms
 
   int node_of(int rank) const { return rank / gpus_per_node; }

@@ -173,6 +173,7 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
   if (request.nccl.buffer_bytes != cost::kNcclDefaultBufferBytes)
     what_ifs["nccl_buffsize"] = request.nccl.buffer_bytes;
   if (request.nccl.min_channels > 0) what_ifs["nccl_min_nchannels"] = request.nccl.min_channels;
+  if (request.nccl.collnet) what_ifs["nccl_collnet_enable"] = true;
   for (const auto& [link, factor] : request.degraded_links) what_ifs["degraded_links"][link] = factor;
   for (const auto& [rank, slowdown] : request.rank_slowdown)
     what_ifs["stragglers"][std::to_string(rank)] = slowdown;

@@ -36,7 +36,7 @@ assert auto[0]["time_us"] <= tree[0]["time_us"] * (1 + 1e-9), (auto[0], tree[0])
 PY
 expect_error "NVLS on a node without it" "--nccl-algo nvls: this platform's NVSwitch has no NVLS" \
   collective all_reduce --platform dgx-a100 --nccl-algo nvls -b 1M -e 1M
-expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree, pat)" \
+expect_error "an unknown algorithm" "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree, pat, collnetdirect, collnetchain)" \
   collective all_reduce --nccl-algo collnet
 expect_error "an unknown NCCL version" "--nccl-version: unknown NCCL version '2.31' (simtrain knows 2.18 to 2.29)" \
   collective all_reduce --nccl-version 2.31
@@ -201,4 +201,25 @@ assert forced["algorithm"] == "pat" and forced["time_us"] > pat[1]["time_us"], (
 PY
 expect_error "PAT before NCCL 2.23" "--nccl-algo pat: NCCL runs PAT from 2.23 on, not in NCCL 2.22" \
   collective all_gather --nccl-algo pat --nccl-version 2.22
+
+# CollNet (SHARP) where the switches reduce and the run enables it: a large all-reduce over 8 SuperPOD nodes
+# sends each node's buffer up once, so its bus bandwidth beats the NVLS-tree / ring choice without it.
+"$simtrain" collective all_reduce --platform dgx-h100-superpod --nodes 8 -b 1G -e 1G --json "$work/nosharp.json" >/dev/null
+"$simtrain" collective all_reduce --platform dgx-h100-superpod --nodes 8 -b 1G -e 1G --nccl-collnet-enable \
+  --json "$work/sharp.json" >/dev/null
+check "SHARP on 8 SuperPOD nodes: an in-network algorithm at 1 GiB, faster than without CollNet" \
+  python3 - "$work" <<'PY'
+import json, sys
+off = json.load(open(sys.argv[1] + "/nosharp.json"))[0]
+on = json.load(open(sys.argv[1] + "/sharp.json"))[0]
+assert off["algorithm"] in ("ring", "tree", "nvlstree"), off
+assert on["algorithm"] in ("nvls", "collnetdirect", "collnetchain"), on
+assert on["busbw_GBps"] > 1.3 * off["busbw_GBps"], (on, off)
+PY
+expect_error "CollNet where the switches do not reduce" \
+  "--nccl-collnet-enable: this platform's network does not reduce in its switches" \
+  collective all_reduce --platform dgx-h100 --nodes 2 --nccl-collnet-enable -b 1M -e 1M
+expect_error "a CollNet algorithm without CollNet" "--nccl-algo collnetdirect: CollNet runs only where it is enabled" \
+  collective all_reduce --platform dgx-h100-superpod --nodes 2 --nccl-algo collnetdirect -b 1M -e 1M
+
 finish

@@ -740,4 +740,48 @@ TEST_CASE(
         cost::NcclAlgorithm::Ring);
 }
 
+TEST_CASE(
+    "where the switches reduce and CollNet is enabled, a large all-reduce sends each node's buffer up once: "
+    "half a ring's network volume") {
+  const MultiNode c{ranks(8 * 4), 4};  // 8 nodes of 4 GPUs
+  cost::CollectiveLayout layout = c.tuned_layout(3);
+  layout.network_reduces = true;
+  layout.forced.collnet = true;
+  const double s = 1e9;
+  const auto plan = cost::plan_collective(CollectiveKind::AllReduce, s, layout, efficiencies());
+  // Direct's latency (2.29) undercuts Chain's: 2 (3.7 + 3 x 0.4) + 31 against 2 x 3 x 2.8 + 30 us.
+  CHECK(plan.algorithm == cost::NcclAlgorithm::CollNetDirect);
+  CHECK(plan.protocol == cost::NcclProtocol::Simple);
+  CHECK(plan.software_latency_s ==
+        simtrain::testing::Approx((2 * (3.7 + 3 * 0.4) + 31) * 1e-6).epsilon(kRel));
+  // The rank's quarter of the buffer up and the result down, where the ring sends 2(N-1)/N of it.
+  REQUIRE(plan.sends.size() == 1);
+  REQUIRE(plan.receives.size() == 1);
+  CHECK(plan.sends[0].peer == 7);
+  CHECK(plan.receives[0].peer == 31);
+  CHECK(plan.sends[0].bytes == simtrain::testing::Approx(s / 4 / kInterEff).epsilon(kRel));
+  // The scatter to the heads and the gather back: the ring's two NVLink phases.
+  CHECK(plan.intra_node_before_s + plan.intra_node_after_s ==
+        simtrain::testing::Approx(2 * 3.0 / 4 * s / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  // Not without CollNet enabled, nor where the switches do not reduce.
+  cost::CollectiveLayout disabled = layout;
+  disabled.forced.collnet = false;
+  CHECK_FALSE(cost::reduces_in_network(
+      cost::plan_collective(CollectiveKind::AllReduce, s, disabled, efficiencies()).algorithm));
+  cost::CollectiveLayout plain = layout;
+  plain.network_reduces = false;
+  CHECK_FALSE(cost::reduces_in_network(
+      cost::plan_collective(CollectiveKind::AllReduce, s, plain, efficiencies()).algorithm));
+  // Forced, the chain passes the whole buffer up and down every node's chain: 2 buffers over NVLink.
+  cost::CollectiveLayout chain = layout;
+  chain.forced.algorithm = cost::NcclAlgorithm::CollNetChain;
+  const auto chained = cost::plan_collective(CollectiveKind::AllReduce, s, chain, efficiencies());
+  CHECK(chained.algorithm == cost::NcclAlgorithm::CollNetChain);
+  CHECK(chained.intra_node_before_s + chained.intra_node_after_s ==
+        simtrain::testing::Approx(2 * s / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  // All-gathers stay rings: NCCL's CollNet gathers need a plugin's collectives simtrain does not model.
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Ring);
+}
+
 }  // namespace simtrain

@@ -21,8 +21,10 @@ TEST_CASE("algorithm and protocol names parse in any case and print back lower-c
 }
 
 TEST_CASE("an unknown name is an error naming the option and the accepted values") {
-  CHECK_THROWS_WITH_AS(cost::parse_nccl_algorithm("collnet", "--nccl-algo"),
-                       "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree, pat)", Error);
+  CHECK_THROWS_WITH_AS(
+      cost::parse_nccl_algorithm("collnet", "--nccl-algo"),
+      "--nccl-algo: unknown value 'collnet' (ring, tree, nvls, nvlstree, pat, collnetdirect, collnetchain)",
+      Error);
   CHECK_THROWS_WITH_AS(cost::parse_nccl_protocol("", "--nccl-proto"),
                        "--nccl-proto: unknown value '' (ll, ll128, simple)", Error);
 }

@@ -200,4 +200,36 @@ TEST_CASE(
   CHECK_FALSE(cost::nccl_pat_runs(CollectiveKind::AllGather, 1, 1, 29));
 }
 
+TEST_CASE(
+    "CollNet: one hop to the node's heads (Direct) or up its chain (Chain), then the switches' reduction") {
+  auto all_reduce = [](int ranks, int nodes, int minor) {
+    cost::NcclTunerShape s = shape(CollectiveKind::AllReduce, ranks, nodes);
+    s.version_minor = minor;
+    return s;
+  };
+  // 2 nodes of 8, NCCL 2.29: Direct 2 (3.7 + 7 x 0.4) + 31; Chain 2 x 7 x 2.8 + 30.
+  CHECK(
+      cost::nccl_tuner_latency_s(NcclAlgorithm::CollNetDirect, NcclProtocol::Simple, all_reduce(16, 2, 29)) ==
+      simtrain::testing::Approx((2 * (3.7 + 7 * 0.4) + 31) * 1e-6).epsilon(kEps));
+  CHECK(
+      cost::nccl_tuner_latency_s(NcclAlgorithm::CollNetChain, NcclProtocol::Simple, all_reduce(16, 2, 29)) ==
+      simtrain::testing::Approx((2 * 7 * 2.8 + 30) * 1e-6).epsilon(kEps));
+  // 2.18's hops: NVLink 8.0 / 4.75, network 10.7 / 14, and 0.5 us of serialisation per GPU.
+  CHECK(
+      cost::nccl_tuner_latency_s(NcclAlgorithm::CollNetDirect, NcclProtocol::Simple, all_reduce(16, 2, 18)) ==
+      simtrain::testing::Approx((2 * (8.0 + 7 * 0.5) + 10.7) * 1e-6).epsilon(kEps));
+  CHECK(
+      cost::nccl_tuner_latency_s(NcclAlgorithm::CollNetChain, NcclProtocol::Simple, all_reduce(16, 2, 18)) ==
+      simtrain::testing::Approx((2 * 7 * 4.75 + 14) * 1e-6).epsilon(kEps));
+  // A lone GPU per node has no NVLink hop; its network hop is the tree's (14 us), as for every algorithm.
+  CHECK(cost::nccl_tuner_latency_s(NcclAlgorithm::CollNetDirect, NcclProtocol::Simple,
+                                   all_reduce(4, 4, 29)) == simtrain::testing::Approx(14e-6).epsilon(kEps));
+  // Simple only, at the whole bandwidth (Direct's Hopper factor is the caller's).
+  for (NcclAlgorithm a : {NcclAlgorithm::CollNetDirect, NcclAlgorithm::CollNetChain}) {
+    CHECK(cost::nccl_tuner_bandwidth_factor(a, NcclProtocol::Simple, CollectiveKind::AllReduce, 2) == 1.0);
+    CHECK(cost::nccl_tuner_bandwidth_factor(a, NcclProtocol::LL, CollectiveKind::AllReduce, 2) == 0.0);
+    CHECK(cost::nccl_tuner_bandwidth_factor(a, NcclProtocol::LL128, CollectiveKind::AllReduce, 2) == 0.0);
+  }
+}
+
 }  // namespace simtrain
