@@ -161,9 +161,12 @@ struct CollectiveLayout {
 // flow of 1/L of the buffer from each rank to its inter-node ring successor stands for the switch, beside
 // the intra-node part (NVLS: as NVLS-tree's; CollNet Direct: the ring's two phases, scatter to the NIC heads
 // and gather back; CollNet Chain: the whole buffer up and down the chain, 2 buffers); CollNet Direct at
-// NCCL's 0.85 of the bandwidth on NVLS (Hopper and later) GPUs. A ring whose
-// channels could move more than the NICs' line share (layout.channels_Bps) pays only the latency its
-// channels' turns on the NIC do not hide: max(T, L + T_channels) in all.
+// NCCL's 0.85 of the bandwidth on NVLS (Hopper and later) GPUs. A ring whose channels could move more than
+// the NICs' line share (layout.channels_Bps) pays only the latency its channels' turns on the NIC do not
+// hide: max(T, L + T_channels) in all.
+// All-gather and reduce-scatter over one GPU per node (NCCL 2.23 on, with nccl_tuner) run as PAT where NCCL's
+// tuner ranks PAT (nccl_tuner.h) before every ring protocol, or where it is forced: one flow of the ring's
+// volume to the ring successor at PAT's share of the bandwidth, NCCL's PAT latency as the software latency.
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from

@@ -49,12 +49,12 @@ const char* name_of(const std::pair<const char*, Enum> (&names)[N], Enum value) 
 }  // namespace
 
 const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, algorithm); }
+const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
 
 bool reduces_in_network(NcclAlgorithm algorithm) {
   return algorithm == NcclAlgorithm::CollNetDirect || algorithm == NcclAlgorithm::CollNetChain ||
          algorithm == NcclAlgorithm::NVLS;
 }
-const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
 
 int parse_nccl_version(const std::string& text, const std::string& option) {
   const std::string range =

@@ -50,9 +50,9 @@ struct NcclOverride {
   bool collnet = false;  // NCCL_COLLNET_ENABLE=1: CollNet (SHARP) where the network reduces in its switches
 };
 
-const char* to_string(
-    NcclAlgorithm algorithm);  // "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", ...
-const char* to_string(NcclProtocol protocol);    // "ll", "ll128", "simple"
+// "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", "collnetchain"; "ll", "ll128", "simple".
+const char* to_string(NcclAlgorithm algorithm);
+const char* to_string(NcclProtocol protocol);
 
 // Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "PAT", "LL128", ...). Throw
 // Error naming `option` and the accepted values otherwise.

@@ -162,8 +162,8 @@ double nccl_tuner_latency_s(NcclAlgorithm algorithm, NcclProtocol protocol, cons
       us += c.nvls_tree_linear ? 2 * (m - 1) * inter_us : intra_us + 2 * log2_floor(m) * inter_us;
       break;
     case NcclAlgorithm::PAT:
-      // A network hop's latency per tree level, 3.5 levels' worth per hop, and a part linear in the ranks
-      // (tuning.cc: "Still a linear part; hopefully we'll manage to remove it at some point").
+      // log2(M) tree levels at a 3.5th of a network hop each, and a part linear in the ranks (tuning.cc:
+      // "Still a linear part; hopefully we'll manage to remove it at some point").
       us += log2_floor(m) * (inter_us / 3.5) + n * 2.8;
       break;
     case NcclAlgorithm::CollNetDirect:
