@@ -86,8 +86,9 @@ int platforms_command(const Arguments& args) {
   std::cout << fmt::format("{}: {}\n", s.name, s.description);
   std::cout << fmt::format("  {} node(s) x {} GPUs ({}), intra-node {:.0f} GB/s per GPU per direction\n",
                            s.nodes, s.gpus_per_node, s.gpu, s.intra_node.bandwidth_Bps / 1e9);
-  std::cout << fmt::format("  {} NIC(s) x {:.0f} Gb/s per node\n", s.nics.count,
-                           s.nics.bandwidth_Bps * 8 / 1e9);
+  std::cout << fmt::format(
+      "  {} NIC(s) x {:.0f} Gb/s per node{}\n", s.nics.count, s.nics.bandwidth_Bps * 8 / 1e9,
+      s.nics.sharp ? ", switches reducing in the network (SHARP: --nccl-collnet-enable)" : "");
   if (s.intra_node.fabric == platform::IntraNodeFabric::PCIe) std::cout << describe_pcie(s.intra_node.pcie);
   std::cout << describe_fabric(s.fabric);
   return 0;

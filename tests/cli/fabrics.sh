@@ -14,6 +14,8 @@ assert r["iteration_time_s"] > r["breakdown"]["compute_s"] > 0, r
 PY
 done
 check "platforms show describes the torus" bash -c "'$simtrain' platforms show torus-h100 | grep -q 'torus 4x4x4'"
+check "platforms show says where the switches reduce" \
+  bash -c "'$simtrain' platforms show dgx-h100-superpod | grep -q 'switches reducing in the network (SHARP'"
 check "platforms show describes the PCIe tree" \
   bash -c "'$simtrain' platforms show pcie-p100 | grep -q '2 GPUs per PCIe switch'"
 
