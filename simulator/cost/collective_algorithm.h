@@ -150,17 +150,17 @@ struct CollectiveLayout {
 // into the flows' bytes (network_protocol.h; nothing on platforms without network costs); the ring/tree
 // estimates include both.
 // With nccl_tuner, an all-reduce, all-gather or reduce-scatter over M > 1 nodes of L > 1 GPUs is priced as
-// NCCL prices it instead: every (algorithm, protocol) NCCL would consider (all-reduce: ring, tree, and
-// NVLS-tree on NVLS nodes, as NCCL runs NVLS across nodes only through NVLS-tree without CollNet; with
-// CollNet (network_reduces and forced.collnet) also CollNet Direct, CollNet Chain and NVLS; the others: ring;
-// NVLS-tree, NVLS and CollNet Simple only) costs NCCL's tuner latency plus the slower of its intra-node part
-// and its network part, each at the protocol's bandwidth share (LL capped at NCCL's llMaxBw), and the least
-// is run: its latency is the plan's software latency (steps = 1: it covers every hop), its intra-node part
-// the analytic phases, its network part the ring's or tree's flows as above, divided by the share. The
-// algorithms that reduce in the switches send each node's buffer up once and receive the result once: one
-// flow of 1/L of the buffer from each rank to its inter-node ring successor stands for the switch, beside
-// the intra-node part (NVLS: as NVLS-tree's; CollNet Direct: the ring's two phases, scatter to the NIC heads
-// and gather back; CollNet Chain: the whole buffer up and down the chain, 2 buffers); CollNet Direct at
+// NCCL prices it instead (nccl_tuned_choice.h): every (algorithm, protocol) NCCL would consider (all-reduce:
+// ring, tree, and NVLS-tree on NVLS nodes, as NCCL runs NVLS across nodes only through NVLS-tree without
+// CollNet; with CollNet (network_reduces and forced.collnet) also CollNet Direct, CollNet Chain and NVLS; the
+// others: ring; NVLS-tree, NVLS and CollNet Simple only) costs NCCL's tuner latency plus the slower of its
+// intra-node part and its network part, each at the protocol's bandwidth share (LL capped at NCCL's llMaxBw),
+// and the least is run: its latency is the plan's software latency (steps = 1: it covers every hop), its
+// intra-node part the analytic phases, its network part the ring's or tree's flows as above, divided by the
+// share. The algorithms that reduce in the switches send each node's buffer up once and receive the result
+// once: one flow of 1/L of the buffer from each rank to its inter-node ring successor stands for the switch,
+// beside the intra-node part (NVLS: as NVLS-tree's; CollNet Direct: the ring's two phases, scatter to the NIC
+// heads and gather back; CollNet Chain: the whole buffer up and down the chain, 2 buffers); CollNet Direct at
 // NCCL's 0.85 of the bandwidth on NVLS (Hopper and later) GPUs. A ring whose channels could move more than
 // the NICs' line share (layout.channels_Bps) pays only the latency its channels' turns on the NIC do not
 // hide: max(T, L + T_channels) in all.
