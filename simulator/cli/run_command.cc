@@ -97,7 +97,9 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
   for (const char* name : set_by_file)
     if (explicit_option_text(vm, name))
       throw Error(option + ", --" + name + ": the file sets it; give it in one place");
-  const workload::ParallelConfig base = parallel_from_options(vm);
+  workload::ParallelConfig base = parallel_from_options(vm);
+  // torchtitan and DeepSpeed run eager PyTorch code: the host profile's cost as measured, unless asked.
+  if (!vm.count("host-overhead")) base.host_overhead = 1;
   if (deepspeed) {
     workload::DeepSpeedPlan plan =
         workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);

@@ -77,7 +77,8 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "moe-pad-expert-input-to-capacity",
                                             "moe-expert-capacity-factor",
                                             "cuda-graph-impl",
-                                            "cuda-graph-scope"};
+                                            "cuda-graph-scope",
+                                            "host-overhead"};
 
 }  // namespace
 
@@ -171,6 +172,9 @@ void add_parallel_options(po::options_description& options) {
       "cuda-graph-scope", po::value<std::vector<std::string>>()->multitoken(),
       "the layer parts per-layer graphs capture, Megatron's names (spaces or commas): attn mlp moe "
       "moe_router moe_preprocess mamba (default: whole layers)")(
+      "host-overhead", po::value<double>(),
+      "each host launch takes this many times the --host profile's eager PyTorch cost (default: "
+      "Megatron-Core's 4, fitted on Megatron-Bridge's runs; 1 = the profile as measured)")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
@@ -196,6 +200,13 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
                   " runs data-parallel only; model-parallel options (--tp, --pp, ...) generate megatron");
   }
   if (vm.count("host")) c.host = workload::load_host_profile(vm["host"].as<std::string>());
+  c.host_overhead = workload::kMegatronCoreHostOverhead;
+  if (vm.count("host-overhead")) {
+    if (!c.host) throw Error("--host-overhead: needs --host (the profile it scales)");
+    c.host_overhead = vm["host-overhead"].as<double>();
+    if (!(c.host_overhead > 0 && c.host_overhead <= 100))
+      throw Error("--host-overhead: must be in (0, 100], got " + std::to_string(c.host_overhead));
+  }
   const std::string precision = vm["precision"].as<std::string>();
   if (precision == "fp8" || precision == "nvfp4") {
     c.fp8 = true;

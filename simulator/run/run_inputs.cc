@@ -99,7 +99,10 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
               {"zero", c.zero},
               {"fsdp", fsdp_name(c.fsdp)},
               {"distributed_optimizer", c.distributed_optimizer}}}};
-  if (c.host) j["host"] = host_inputs(*c.host);
+  if (c.host) {
+    j["host"] = host_inputs(*c.host);
+    j["host"]["overhead"] = c.host_overhead;
+  }
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
   if (c.cuda_graphs.impl != workload::CudaGraphs::Impl::None)
     j["cuda_graphs"] = {

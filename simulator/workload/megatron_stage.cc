@@ -133,7 +133,7 @@ class StageBuilder {
   }
 
   std::uint32_t append(trace::Op op) {
-    host_.emplace_back();
+    host_.push_back(HostLaunch{plan_.config->host_overhead});  // one dispatch, Megatron's Python around it
     graph_region_.clear();
     return trace::append(program_, std::move(op));
   }
@@ -152,8 +152,10 @@ class StageBuilder {
   // What the host does for a step: its own dispatches, or inside a captured graph one launch of the graph
   // (on the region's first step) and nothing for the rest; a host wait stays, between graphs.
   void set_host_launch(std::uint32_t op, const LayerStep& step, const std::string& region, bool continues) {
-    host_[op] = region.empty() ? HostLaunch{step.launches, step.looped_kernels, step.host_waits}
-                               : HostLaunch{continues ? 0.0 : 1.0, 0, step.host_waits};
+    const double python = plan_.config->host_overhead;  // Megatron-Core's Python around each dispatch
+    host_[op] = region.empty() ? HostLaunch{python * step.launches, step.looped_gemms, step.looped_kernels,
+                                            step.host_waits}
+                               : HostLaunch{continues ? 0.0 : python, 0, 0, step.host_waits};
     graph_region_ = region;
   }
 

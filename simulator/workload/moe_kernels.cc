@@ -6,16 +6,16 @@ namespace simtrain::workload::layer_builders {
 namespace {
 
 // The host's launches for the grouped expert linears among steps[from...]: Transformer Engine's GroupedLinear
-// runs one GEMM (and one quantization) per local expert in a loop of its C++ code. A quantization there is a
-// bare launch call; a GEMM costs the host as much as an eager operator (cuBLASLt's setup: in the H200 Kineto
-// traces aten::mm takes 76 us of CPU where an elementwise aten::mul takes 36 us), so each expert's GEMM is
-// priced as a dispatch.
+// runs one GEMM (and one quantization) per local expert in a loop of its C++ code, behind one Python call. A
+// quantization there is a bare launch call; a GEMM costs the host as much as an eager operator (cuBLASLt's
+// setup: in the H200 Kineto traces aten::mm takes 76 us of CPU where an elementwise aten::mul takes 36 us),
+// so each further expert's GEMM is priced as a dispatch, without the Python around the first.
 void launch_per_local_expert(Steps& steps, std::size_t from, double local_experts) {
   for (std::size_t i = from; i < steps.size(); ++i) {
     LayerStep& step = steps[i];
     if (step.type != LayerStep::Type::Kernel || step.name.rfind("moe.experts.fc", 0) != 0) continue;
     if (step.kernel.kind == ComputeKind::Gemm)
-      step.launches = local_experts;
+      step.looped_gemms = local_experts - 1;
     else
       step.looped_kernels = local_experts - 1;
   }

@@ -87,10 +87,11 @@ struct LayerStep {
   // The CUDA graph regions this step lies in (cuda_graphs.h), forward or backward: captured, the host does
   // not dispatch it.
   CudaGraphModules graph = 0;
-  // The host's side (host_launch.h): operator dispatches the step costs, kernels its C++ code launches in a
-  // loop beyond those (each a launch call), and whether the host then waits for the step to end (a dropless
+  // The host's side (host_launch.h): operator dispatches the step costs, GEMMs and other kernels its C++
+  // code launches in a loop beyond those, and whether the host then waits for the step to end (a dropless
   // MoE dispatcher reads the token counts per expert back before its all-to-all).
   double launches = 1;
+  double looped_gemms = 0;
   double looped_kernels = 0;
   bool host_waits = false;
 

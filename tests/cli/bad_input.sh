@@ -169,6 +169,10 @@ expect_error "host profile with an unknown field names it" "host2.json: launch_s
   run --model resnet50 --gpus 1 --batch-per-gpu 32 --host "$work/host2.json"
 expect_error "a Megatron step reads the host profile with the same checks" "host.json: dispatch_per_kernel_s" \
   run --model llama3-8b --gpus 8 --tp 2 --host "$work/host.json"
+expect_error "a host overhead without a host profile" "--host-overhead: needs --host" \
+  run --model llama3-8b --gpus 8 --tp 2 --host-overhead 2
+expect_error "a host overhead that is not positive" "--host-overhead: must be in (0, 100]" \
+  run --model llama3-8b --gpus 8 --tp 2 --host "$root/calibration/hosts/h200-run-a.json" --host-overhead 0
 expect_error "padding to capacity without a capacity" "--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity
 expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: must be in (0, 64], got 0.000000" \

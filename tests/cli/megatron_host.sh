@@ -24,9 +24,17 @@ check "with --host the micro-batch-1 MoE step waits for launches" less 0 "$(fiel
 check "... and takes longer" less "$(field "$work/gpu_only.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
 check "padded to capacity, the host does not wait for token counts and the step is shorter" \
   less "$(field "$work/padded.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
-check "the Result records the host and the padding" python3 -c 'import json, sys
+check "the Result records the host, Megatron-Core's host overhead and the padding" python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["inputs"]["workload"]
-assert w["host"]["dispatch_per_kernel_s"] > 0 and w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
+assert w["host"]["dispatch_per_kernel_s"] > 0 and w["host"]["overhead"] == 4, w["host"]
+assert w["moe_pad_expert_input_to_capacity"] is True' "$work/padded.json"
+
+# Megatron-Core's host takes twice the profile's eager cost per launch (host_profile.h); --host-overhead 1
+# runs the profile as measured, so the host-bound step is shorter.
+"$simtrain" run "${moe[@]}" --micro-batch 1 "${host[@]}" --host-overhead 1 --json "$work/eager_host.json" >/dev/null
+check "--host-overhead 1 shortens the host-bound step" \
+  less "$(field "$work/eager_host.json" iteration_time_s)" "$(field "$work/host.json" iteration_time_s)"
+check "... and it still waits for launches" less 0 "$(field "$work/eager_host.json" breakdown.host_bound_s)"
 
 # CUDA graphs: the router and preprocessing parts captured take launches off the host; the whole iteration
 # captured takes them all; Megatron's rule against capturing a dropless MoE block is a one-line error.

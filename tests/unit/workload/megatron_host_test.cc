@@ -85,6 +85,23 @@ TEST_CASE("every GPU op waits for its launch; a grouped expert GEMM is a dispatc
         testing::Approx(kDispatch + 3 * kLaunchCall));
 }
 
+TEST_CASE("Megatron-Core's host overhead multiplies each operator dispatch, not what C++ loops launch") {
+  ParallelConfig c = expert_parallel(false);
+  c.host_overhead = kMegatronCoreHostOverhead;
+  const trace::Trace t = generate_megatron_trace(small_moe(), "moe", c);
+  const trace::Program& p = t.programs[0];
+  const double k = kMegatronCoreHostOverhead;
+  CHECK(launch_of(p, op_named(p, "layer0.qkv.fwd"))->compute.duration_s == testing::Approx(k * kDispatch));
+  // The grouped GEMM's one Python call, then three more experts' GEMMs from Transformer Engine's C++ loop.
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc1.fwd"))->compute.duration_s ==
+        testing::Approx((k + 3) * kDispatch));
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.fc1.fp8_cast"))->compute.duration_s ==
+        testing::Approx(k * kDispatch + 3 * kLaunchCall));
+  // Collectives are Python calls too.
+  CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.moe.dispatch_all_to_all"))->compute.duration_s ==
+        testing::Approx(k * kDispatch));
+}
+
 TEST_CASE("a dropless dispatcher's host waits for the permutation before launching the all-to-all") {
   for (const bool pad : {false, true}) {
     const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(pad));

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Fits Megatron-Core's host overhead (simulator/workload/host_profile.h, kMegatronCoreHostOverhead: how many
+times the host profile's eager PyTorch cost each of Megatron's launches takes) on the Megatron-Bridge table,
+leaving one model family out, and prints the cross-validated errors.
+
+Every configuration tools/validate_megatron_bridge.py can express is run once per grid value with
+`--host-overhead VALUE` (its host profile as that script chooses it: the H200 machine's for every system).
+For each model family F the value of least MAPE over the other
+families' rows is chosen and F's rows are predicted with it; the printed per-family and per-system MAPEs
+are those held-out predictions, next to the value each fold chose, the errors at overhead 1 (the profile as
+measured) and at the shipped value.
+
+With --grace it fits the other host figure, Grace's per-launch cost against x86's (GB200's and GB300's
+hosts against DGX H100's, B200's and B300's), on the configurations the table measured on an x86 and a Grace
+system in the same release (tools/validate_system_pairs.py's pairs): their throughput ratio depends on the
+hardware alone, and on a host-bound configuration on the hosts. Each grid value r runs the Grace rows with
+the H200 host's costs times r; per model family the r of least ratio MAPE over the other families' pairs
+predicts the family's pairs.
+
+usage: tools/fit_host_overhead.py [--grid 1 1.5 2 2.5 3] [-j 2] [--simtrain PATH] [--reference CSV]
+       tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
+"""
+import concurrent.futures
+import json
+import os
+import tempfile
+
+import validate_megatron_bridge as bridge
+import validate_system_pairs
+
+SHIPPED = 4.0  # kMegatronCoreHostOverhead
+SHIPPED_GRACE = 1.0  # validate_megatron_bridge.host_profile: Grace takes the x86 host's costs
+
+
+def leave_family_out(grid, scored, families, shipped):
+    """scored[value]: [(family, predicted, measured)]. Prints each family's held-out MAPE, with the value the
+    other families choose, and returns the held-out (predicted, measured) pairs."""
+    def error(value, keep):
+        return bridge.mape([(p, m) for f, p, m in scored[value] if keep(f)])
+
+    held = []
+    print(f"  {'family':<14} {'fitted':>6} {'held-out MAPE':>14} {'at shipped':>10}")
+    for name in families:
+        best = min(grid, key=lambda v: error(v, lambda f: f != name))
+        held += [(p, m) for f, p, m in scored[best] if f == name]
+        print(f"  {name:<14} {best:>6g} {error(best, lambda f: f == name):>13.1f}% "
+              f"{error(shipped, lambda f: f == name):>9.1f}%")
+    return held
+
+
+def fit_grace(args):
+    """Grace's host cost over x86's, on the same-release pairs of an x86 and a Grace system."""
+    grid = sorted(set(args.grid or [0.75, 1.0, 1.5, 2.0, 2.75]) | {SHIPPED_GRACE})
+    rows, _, _ = bridge.parse(args.reference)
+    pairs = validate_system_pairs.same_configurations(rows)
+    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
+    x86_path = bridge.host_profile({"System": "DGX-B200"})
+    with open(x86_path) as f:
+        x86 = json.load(f)
+    scored = {}
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for value in grid:
+            grace = os.path.join(tmp, f"grace-{value}.json")
+            with open(grace, "w") as f:
+                json.dump(dict(x86, name=f"h200-run-a x {value}",
+                               dispatch_per_kernel_s=x86["dispatch_per_kernel_s"] * value,
+                               launch_call_s=x86["launch_call_s"] * value), f)
+            bridge.host_profile = lambda row, g=grace: g if row["System"] in bridge.GRACE_SYSTEMS else x86_path
+            futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
+                                         f"{value}-{i}", [], True) for i, item in enumerate(wanted)}
+            predicted = {item: f.result()[0] for item, f in futures.items()}
+            scored[value] = []
+            for key, systems in pairs.items():
+                for g in (s for s in systems if s in bridge.GRACE_SYSTEMS):
+                    for o in (s for s in systems if s not in bridge.GRACE_SYSTEMS):
+                        if predicted.get((key, g)) is None or predicted.get((key, o)) is None:
+                            continue
+                        measured = float(systems[g]["Tokens_per_sec_per_GPU"]) / float(
+                            systems[o]["Tokens_per_sec_per_GPU"])
+                        scored[value].append((bridge.family(systems[g]["base_model"]),
+                                              predicted[(key, g)][0] / predicted[(key, o)][0], measured))
+            print(f"Grace host x{value:g}: {len(scored[value])} x86/Grace pairs, ratio MAPE "
+                  f"{bridge.mape([(p, m) for _, p, m in scored[value]]):.1f}%", flush=True)
+    families = sorted({f for f, _, _ in scored[grid[0]]})
+    print("\nleave one model family out, Grace's host cost over x86's:")
+    held = leave_family_out(grid, scored, families, SHIPPED_GRACE)
+    print(f"  {'all':<14} {'':>6} {bridge.mape(held):>13.1f}%")
+
+
+def main():
+    parser = bridge.argument_parser(__doc__)
+    parser.add_argument("--grid", type=float, nargs="+")
+    parser.add_argument("--grace", action="store_true",
+                        help="fit Grace's host cost over x86's on the x86/Grace pairs instead")
+    args = parser.parse_args()
+    if args.grace:
+        fit_grace(args)
+        return
+    grid = sorted(set(args.grid or [1.0, 1.5, 2.0, 2.5, 3.0]) | {1.0, SHIPPED})
+    _, _, configs = bridge.parse(args.reference)
+    configs = [row for row in configs if bridge.layout_options(row) is not None]
+
+    # predictions[value][i]: row i's predicted tokens/s per GPU at that overhead (None: not expressible).
+    predictions = {}
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for value in grid:
+            futures = [pool.submit(bridge.predict, args.simtrain, row, args.timeout, tmp, f"{value}-{i}",
+                                   ["--host-overhead", str(value)], True)
+                       for i, row in enumerate(configs)]
+            predictions[value] = [f.result()[0] for f in futures]
+            print(f"overhead {value:g}: ran {len(configs)} configurations", flush=True)
+
+    expressible = [i for i in range(len(configs)) if all(predictions[v][i] is not None for v in grid)]
+
+    def pairs(value, rows):
+        return [(predictions[value][i][0], float(configs[i]["Tokens_per_sec_per_GPU"])) for i in rows]
+
+    def rows_where(test):
+        return [i for i in expressible if test(configs[i])]
+
+    families = sorted({bridge.family(configs[i]["base_model"]) for i in expressible})
+    held_out = {}  # row index -> the value its fold chose
+    print(f"\nleave one model family out ({len(expressible)} configurations):")
+    print(f"  {'family':<14} {'rows':>4} {'fitted':>6} {'held-out MAPE':>14} {'at 1':>7} {'at shipped':>10}")
+    for name in families:
+        inside = rows_where(lambda r: bridge.family(r["base_model"]) == name)
+        outside = rows_where(lambda r: bridge.family(r["base_model"]) != name)
+        best = min(grid, key=lambda v: bridge.mape(pairs(v, outside)))
+        held_out.update({i: best for i in inside})
+        print(f"  {name:<14} {len(inside):>4} {best:>6g} {bridge.mape(pairs(best, inside)):>13.1f}% "
+              f"{bridge.mape(pairs(1.0, inside)):>6.1f}% {bridge.mape(pairs(SHIPPED, inside)):>9.1f}%")
+
+    def held_out_pairs(rows):
+        return [(predictions[held_out[i]][i][0], float(configs[i]["Tokens_per_sec_per_GPU"])) for i in rows]
+
+    print(f"\n  {'system':<14} {'rows':>4} {'':>6} {'held-out MAPE':>14} {'at 1':>7} {'at shipped':>10}")
+    for system in sorted({configs[i]["System"] for i in expressible}):
+        rows = rows_where(lambda r: r["System"] == system)
+        print(f"  {bridge.PLATFORMS[system]:<14} {len(rows):>4} {'':>6} {bridge.mape(held_out_pairs(rows)):>13.1f}% "
+              f"{bridge.mape(pairs(1.0, rows)):>6.1f}% {bridge.mape(pairs(SHIPPED, rows)):>9.1f}%")
+    print(f"  {'all':<14} {len(expressible):>4} {'':>6} {bridge.mape(held_out_pairs(expressible)):>13.1f}% "
+          f"{bridge.mape(pairs(1.0, expressible)):>6.1f}% {bridge.mape(pairs(SHIPPED, expressible)):>9.1f}%")
+    everything = min(grid, key=lambda v: bridge.mape(pairs(v, expressible)))
+    print(f"\nfitted on every family: {everything:g} (shipped: {SHIPPED:g})")
+
+
+if __name__ == "__main__":
+    main()
