@@ -173,8 +173,8 @@ void add_parallel_options(po::options_description& options) {
       "the layer parts per-layer graphs capture, Megatron's names (spaces or commas): attn mlp moe "
       "moe_router moe_preprocess mamba (default: whole layers)")(
       "host-overhead", po::value<double>(),
-      "each host launch takes this many times the --host profile's eager PyTorch cost (default: "
-      "Megatron-Core's 4, fitted on Megatron-Bridge's runs; 1 = the profile as measured)")(
+      "each operator dispatch of a Megatron step takes this many times the --host profile's eager PyTorch "
+      "cost (default: Megatron-Core's 4, fitted on Megatron-Bridge's runs; 1 = the profile as measured)")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }

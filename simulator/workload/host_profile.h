@@ -27,11 +27,11 @@ struct HostProfile {
 
 // How much longer Megatron-Core's host takes per operator dispatch than the eager PyTorch steps a host
 // profile is measured on (calibration/hosts: torchvision and Hugging Face models in plain training loops).
-// Megatron wraps its kernels in more Python per launch: Transformer Engine's module and autograd-Function
-// wrappers, the MoE router's auxiliary-loss and tracking ops, the dispatcher's split-size bookkeeping, and
-// per-expert Python loops in the grouped linears (detaches, DDP hooks, gradient accumulators: about a hundred
-// host actions per MoE layer that launch nothing). Fitted on the Megatron-Bridge table leaving one model
-// family out (tools/fit_host_overhead.py; README "Host dispatch").
+// Megatron runs more Python per step of simtrain's kernel list: Transformer Engine's module and
+// autograd-Function wrappers, the MoE router's auxiliary-loss and tracking ops, the dispatcher's split-size
+// bookkeeping, and per-expert Python loops in the grouped linears (detaches, DDP hooks, gradient
+// accumulators: about a hundred host actions per MoE layer that launch nothing). Fitted on the
+// Megatron-Bridge table leaving one model family out (tools/fit_host_overhead.py; README "Host dispatch").
 constexpr double kMegatronCoreHostOverhead = 4.0;
 
 // Reads and checks a host profile; throws Error(path, 0, field, why) naming the offending field.

@@ -130,8 +130,9 @@ struct ParallelConfig {
   // The host thread launching the step's kernels (host_profile.h, --host); unset, the host never holds the
   // GPU back.
   std::optional<HostProfile> host;
-  // Each of the host's launches takes this many times the profile's figures (host_profile.h): the CLI sets
-  // Megatron-Core's kMegatronCoreHostOverhead; 1 runs the profile's eager PyTorch cost as measured.
+  // Each operator dispatch of the step costs the host this many times the profile's dispatch_per_kernel_s;
+  // what C++ loops add behind a dispatch does not (host_profile.h). The CLI sets Megatron-Core's
+  // kMegatronCoreHostOverhead; 1 runs the profile's eager PyTorch cost as measured.
   double host_overhead = 1;
   // Megatron's CUDA graphs (cuda_graphs.h; --cuda-graph-impl, --cuda-graph-scope): a captured region costs
   // the host one graph launch instead of a dispatch per kernel, and a full-iteration graph none at all.
