@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits Megatron-Core's host overhead (simulator/workload/host_profile.h, kMegatronCoreHostOverhead: how many
-times the host profile's eager PyTorch cost each of Megatron's launches takes) on the Megatron-Bridge table,
+times the host profile's eager PyTorch cost each of Megatron's operator dispatches takes) on the Megatron-Bridge table,
 leaving one model family out, and prints the cross-validated errors.
 
 Every configuration tools/validate_megatron_bridge.py can express is run once per grid value with
@@ -17,7 +17,7 @@ hardware alone, and on a host-bound configuration on the hosts. Each grid value 
 the H200 host's costs times r; per model family the r of least ratio MAPE over the other families' pairs
 predicts the family's pairs.
 
-usage: tools/fit_host_overhead.py [--grid 1 1.5 2 2.5 3] [-j 2] [--simtrain PATH] [--reference CSV]
+usage: tools/fit_host_overhead.py [--grid 1 2 2.5 3 4] [-j 2] [--simtrain PATH] [--reference CSV]
        tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
 """
 import concurrent.futures
@@ -32,25 +32,29 @@ SHIPPED = 4.0  # kMegatronCoreHostOverhead
 SHIPPED_GRACE = 1.0  # validate_megatron_bridge.host_profile: Grace takes the x86 host's costs
 
 
-def leave_family_out(grid, scored, families, shipped):
-    """scored[value]: [(family, predicted, measured)]. Prints each family's held-out MAPE, with the value the
-    other families choose, and returns the held-out (predicted, measured) pairs."""
+def leave_family_out(grid, scored, shipped):
+    """scored[value]: [(family, predicted, measured)], in the same order for every value. Prints each family's
+    held-out MAPE beside the value the other families choose, its MAPE at 1 and at the shipped value, and
+    returns the held-out prediction of every item (in scored's order)."""
     def error(value, keep):
         return bridge.mape([(p, m) for f, p, m in scored[value] if keep(f)])
 
-    held = []
-    print(f"  {'family':<14} {'fitted':>6} {'held-out MAPE':>14} {'at shipped':>10}")
-    for name in families:
+    first = scored[grid[0]]
+    held = [None] * len(first)
+    print(f"  {'family':<14} {'rows':>4} {'fitted':>6} {'held-out MAPE':>14} {'at 1':>7} {'at shipped':>10}")
+    for name in sorted({f for f, _, _ in first}):
         best = min(grid, key=lambda v: error(v, lambda f: f != name))
-        held += [(p, m) for f, p, m in scored[best] if f == name]
-        print(f"  {name:<14} {best:>6g} {error(best, lambda f: f == name):>13.1f}% "
-              f"{error(shipped, lambda f: f == name):>9.1f}%")
+        inside = [i for i, (f, _, _) in enumerate(first) if f == name]
+        for i in inside:
+            held[i] = scored[best][i][1:]
+        print(f"  {name:<14} {len(inside):>4} {best:>6g} {error(best, lambda f: f == name):>13.1f}% "
+              f"{error(1.0, lambda f: f == name):>6.1f}% {error(shipped, lambda f: f == name):>9.1f}%")
     return held
 
 
 def fit_grace(args):
     """Grace's host cost over x86's, on the same-release pairs of an x86 and a Grace system."""
-    grid = sorted(set(args.grid or [0.75, 1.0, 1.5, 2.0, 2.75]) | {SHIPPED_GRACE})
+    grid = sorted(set(args.grid or [0.75, 1.0, 1.5, 2.0, 2.75]) | {1.0, SHIPPED_GRACE})
     rows, _, _ = bridge.parse(args.reference)
     pairs = validate_system_pairs.same_configurations(rows)
     wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
@@ -82,10 +86,9 @@ def fit_grace(args):
                                               predicted[(key, g)][0] / predicted[(key, o)][0], measured))
             print(f"Grace host x{value:g}: {len(scored[value])} x86/Grace pairs, ratio MAPE "
                   f"{bridge.mape([(p, m) for _, p, m in scored[value]]):.1f}%", flush=True)
-    families = sorted({f for f, _, _ in scored[grid[0]]})
     print("\nleave one model family out, Grace's host cost over x86's:")
-    held = leave_family_out(grid, scored, families, SHIPPED_GRACE)
-    print(f"  {'all':<14} {'':>6} {bridge.mape(held):>13.1f}%")
+    held = leave_family_out(grid, scored, SHIPPED_GRACE)
+    print(f"  {'all':<14} {len(held):>4} {'':>6} {bridge.mape(held):>13.1f}%")
 
 
 def main():
@@ -97,7 +100,7 @@ def main():
     if args.grace:
         fit_grace(args)
         return
-    grid = sorted(set(args.grid or [1.0, 1.5, 2.0, 2.5, 3.0]) | {1.0, SHIPPED})
+    grid = sorted(set(args.grid or [1.0, 2.0, 2.5, 3.0, 4.0]) | {1.0, SHIPPED})
     _, _, configs = bridge.parse(args.reference)
     configs = [row for row in configs if bridge.layout_options(row) is not None]
 
@@ -113,36 +116,23 @@ def main():
             print(f"overhead {value:g}: ran {len(configs)} configurations", flush=True)
 
     expressible = [i for i in range(len(configs)) if all(predictions[v][i] is not None for v in grid)]
-
-    def pairs(value, rows):
-        return [(predictions[value][i][0], float(configs[i]["Tokens_per_sec_per_GPU"])) for i in rows]
-
-    def rows_where(test):
-        return [i for i in expressible if test(configs[i])]
-
-    families = sorted({bridge.family(configs[i]["base_model"]) for i in expressible})
-    held_out = {}  # row index -> the value its fold chose
+    scored = {v: [(bridge.family(configs[i]["base_model"]), predictions[v][i][0],
+                   float(configs[i]["Tokens_per_sec_per_GPU"])) for i in expressible] for v in grid}
     print(f"\nleave one model family out ({len(expressible)} configurations):")
-    print(f"  {'family':<14} {'rows':>4} {'fitted':>6} {'held-out MAPE':>14} {'at 1':>7} {'at shipped':>10}")
-    for name in families:
-        inside = rows_where(lambda r: bridge.family(r["base_model"]) == name)
-        outside = rows_where(lambda r: bridge.family(r["base_model"]) != name)
-        best = min(grid, key=lambda v: bridge.mape(pairs(v, outside)))
-        held_out.update({i: best for i in inside})
-        print(f"  {name:<14} {len(inside):>4} {best:>6g} {bridge.mape(pairs(best, inside)):>13.1f}% "
-              f"{bridge.mape(pairs(1.0, inside)):>6.1f}% {bridge.mape(pairs(SHIPPED, inside)):>9.1f}%")
+    held = leave_family_out(grid, scored, SHIPPED)
 
-    def held_out_pairs(rows):
-        return [(predictions[held_out[i]][i][0], float(configs[i]["Tokens_per_sec_per_GPU"])) for i in rows]
+    def error(rows, value=None):
+        return bridge.mape([held[k] if value is None else scored[value][k][1:] for k in rows])
 
     print(f"\n  {'system':<14} {'rows':>4} {'':>6} {'held-out MAPE':>14} {'at 1':>7} {'at shipped':>10}")
     for system in sorted({configs[i]["System"] for i in expressible}):
-        rows = rows_where(lambda r: r["System"] == system)
-        print(f"  {bridge.PLATFORMS[system]:<14} {len(rows):>4} {'':>6} {bridge.mape(held_out_pairs(rows)):>13.1f}% "
-              f"{bridge.mape(pairs(1.0, rows)):>6.1f}% {bridge.mape(pairs(SHIPPED, rows)):>9.1f}%")
-    print(f"  {'all':<14} {len(expressible):>4} {'':>6} {bridge.mape(held_out_pairs(expressible)):>13.1f}% "
-          f"{bridge.mape(pairs(1.0, expressible)):>6.1f}% {bridge.mape(pairs(SHIPPED, expressible)):>9.1f}%")
-    everything = min(grid, key=lambda v: bridge.mape(pairs(v, expressible)))
+        rows = [k for k, i in enumerate(expressible) if configs[i]["System"] == system]
+        print(f"  {bridge.PLATFORMS[system]:<14} {len(rows):>4} {'':>6} {error(rows):>13.1f}% "
+              f"{error(rows, 1.0):>6.1f}% {error(rows, SHIPPED):>9.1f}%")
+    every = range(len(expressible))
+    print(f"  {'all':<14} {len(expressible):>4} {'':>6} {error(every):>13.1f}% {error(every, 1.0):>6.1f}% "
+          f"{error(every, SHIPPED):>9.1f}%")
+    everything = min(grid, key=lambda v: bridge.mape([x[1:] for x in scored[v]]))
     print(f"\nfitted on every family: {everything:g} (shipped: {SHIPPED:g})")
 
 

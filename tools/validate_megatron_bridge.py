@@ -48,9 +48,9 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   keeps them (BF16_LAYERS: Nemotron 3 Super's NVFP4 recipe, the last 14 of its 88 layers).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
-  out), the GB200 and GB300 rows' Grace CPUs too (host_profile below), each launch taking Megatron-Core's
-  host overhead times that (simtrain's default, 2: its Python per kernel against the eager scripts the
-  profile was measured on; tools/fit_host_overhead.py fits both figures). Dropless MoE layers
+  out), the GB200 and GB300 rows' Grace CPUs too (host_profile below), each operator dispatch taking
+  Megatron-Core's host overhead times that (simtrain's default, 4: its Python per step against the eager
+  scripts the profile was measured on; tools/fit_host_overhead.py fits both figures). Dropless MoE layers
   make it wait for the token counts once per forward pass, so small micro-batches
   of MoE models are host-bound as the table's micro-batch-1 rows are. CUDA graphs as the row's release's
   recipe captures them (CUDA_GRAPHS: per-layer graphs of the attention, router, preprocessing or Mamba parts,
@@ -62,8 +62,9 @@ activation recomputation beyond the recipes' modules (RECOMPUTE; the table never
 checked (--allow-oom): the table's runs fit.
 
 A row whose model, option or system simtrain lacks is listed as not expressible with simtrain's error line
-and not counted. One figure is fitted to this table, Megatron-Core's host overhead, and
-tools/fit_host_overhead.py prints its leave-one-model-family-out errors; the spec profiles' efficiencies come
+and not counted. Two host figures are fitted to this table, Megatron-Core's host overhead and Grace's
+host cost (on its same-release pairs), and tools/fit_host_overhead.py prints their leave-one-model-family-out
+errors; the spec profiles' efficiencies come
 from kernel benchmarks (tools/derive_efficiencies.py). As a diagnostic of what a fit would buy, a per-system throughput
 scale is fitted without each model family and tested on it (leave-one-family-out), and printed.
 
