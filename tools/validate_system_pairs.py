@@ -11,8 +11,8 @@ fitted to. Each row is predicted as tools/validate_megatron_bridge.py predicts i
 own release's recipe settings, the host of its CPU).
 
 Prints, per pair of systems, each configuration's measured and predicted ratio (the second system's
-tokens/s per GPU over the first's) and the mean absolute percentage error of the ratios. One figure is fitted on these pairs: Grace's host cost against
-x86's (tools/fit_host_overhead.py --grace).
+tokens/s per GPU over the first's) and the mean absolute percentage error of the ratios. One figure is
+fitted on these pairs: Grace's host cost against x86's (tools/fit_host_overhead.py --grace).
 A row simtrain cannot express is listed with its error line and its pairs are not counted. Exit status 1
 when a pair's ratio MAPE exceeds its limit: its --max-ratio-mape entry (the ctest's guards, the figures
 reached now), else --target (10%, the issue's per-system target carried over to the ratios).

@@ -28,9 +28,10 @@ void launch_per_local_expert(Steps& steps, std::size_t from, double local_expert
 //   concatenated again, then a scalar tensor is made on the device for the linear offset, a blocking copy
 //   after which the host waits for the stream; backward, the two clamps' masked gradients and their
 //   concatenation. These run inside the activation's recomputation.
-// - fc2's biases (_apply_bias): for each local expert its rows plus its bias times the rows' routing
-//   probabilities, a multiply and an add per expert, then one concatenation; backward, the bias's and the
-//   probabilities' gradients, a multiply and a sum each per expert.
+// - fc2's biases (_apply_bias, its eager path): for each local expert its rows plus its bias times the rows'
+//   routing probabilities, a multiply and an add per expert in a Python list comprehension, then one
+//   concatenation; backward, autograd's engine runs the bias's and the probabilities' gradients, a multiply
+//   and a sum each per expert. Those per-expert operators are counted one by one (LayerStep::looped_ops).
 void clamp_activation_input(Steps& forward, Steps& backward, const Dims& d, double rows, double width) {
   const double halves = rows * width;  // fc1's output: the gate and the linear half
   forward.push_back(
@@ -52,14 +53,16 @@ void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double wi
   if (pass == Pass::Forward) {
     steps.push_back(
         elementwise("moe.experts.out_bias.fwd", ComputeKind::Elementwise, pass, d, rows * width, 2, 2, 2));
-    steps.back().launches = 2 * local_experts;
+    steps.back().launches = 0;  // torch.split's views launch nothing
+    steps.back().looped_ops = 2 * local_experts;
     steps.push_back(elementwise("moe.experts.out_bias_cat.fwd", ComputeKind::Elementwise, pass, d,
                                 rows * width, 1, 1, 0));
     return;
   }
   steps.push_back(
       elementwise("moe.experts.out_bias.bwd_data", ComputeKind::Elementwise, pass, d, rows * width, 4, 2, 4));
-  steps.back().launches = 4 * local_experts;
+  steps.back().launches = 0;
+  steps.back().looped_ops = 4 * local_experts;
 }
 
 }  // namespace

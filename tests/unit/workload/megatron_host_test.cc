@@ -102,6 +102,25 @@ TEST_CASE("Megatron-Core's host overhead multiplies each operator dispatch, not 
         testing::Approx(k * kDispatch));
 }
 
+TEST_CASE("operators counted one by one cost one dispatch each, which the host overhead does not scale") {
+  // Expert biases (GPT-OSS's) run Megatron's eager per-expert loop: a multiply and an add per local expert
+  // forward, autograd's multiply and sum for each of the two gradients backward.
+  TransformerConfig m = small_moe();
+  m.bias = true;
+  ParallelConfig c = expert_parallel(false);
+  c.fp8 = false;
+  c.host_overhead = kMegatronCoreHostOverhead;
+  const trace::Trace t = generate_megatron_trace(m, "moe", c);
+  const trace::Program& p = t.programs[0];
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.out_bias.fwd"))->compute.duration_s ==
+        testing::Approx(2 * 4 * kDispatch));
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.out_bias.bwd_data"))->compute.duration_s ==
+        testing::Approx(4 * 4 * kDispatch));
+  // The concatenation after the loop is one operator with Megatron's Python around it.
+  CHECK(launch_of(p, op_named(p, "layer0.moe.experts.out_bias_cat.fwd"))->compute.duration_s ==
+        testing::Approx(kMegatronCoreHostOverhead * kDispatch));
+}
+
 TEST_CASE("a dropless dispatcher's host waits for the permutation before launching the all-to-all") {
   for (const bool pad : {false, true}) {
     const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(pad));
