@@ -164,26 +164,36 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
     plan.intra_node_before_s =
         nvlink_bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
         layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
-  // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L; under node
-  // lockstep the node's first rank carries them all, each at 1/L of the pair's bytes (the engine scales
-  // flows of lockstep representatives by L).
+  // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L. Where a node
+  // has at least twice as many GPUs as there are nodes, each pair's flow is split into c = floor(L / M)
+  // pieces, piece j from local index k + jM to local index i + jM, so that the node's traffic leaves
+  // through as many GPUs' links as the stepwise exchange uses: one GPU's link must not carry a whole
+  // node's share (two NVL72 racks: one GPU's 900 GB/s against the rack's 64 NICs). Under node lockstep the
+  // node's first rank carries them all, each at 1/L of the pair's bytes (the engine scales flows of
+  // lockstep representatives by L).
   const bool first_carries_all = layout.node_representative;
+  const int pieces = first_carries_all ? 1 : std::max(1, per_node / nodes);
   const double crossing =
       dedup ? node_dedup_fraction(layout.node_dedup.top_k, static_cast<int>(layout.node_dedup.experts), nodes)
             : 1;
-  const double flow_bytes = crossing * per_node * per_node * bytes / n / (first_carries_all ? per_node : 1);
-  auto carrier = [&](int other_node) { return first_carries_all ? 0 : other_node % per_node; };
+  const double flow_bytes =
+      crossing * per_node * per_node * bytes / n / (first_carries_all ? per_node : 1) / pieces;
+  auto carrier = [&](int other_node, int piece) {
+    return first_carries_all ? 0 : (other_node + piece * nodes) % per_node;
+  };
   for (int i = 1; i < nodes; ++i) {
     const int to = (node + i) % nodes;
     const int from = (node + nodes - i) % nodes;
-    if (carrier(to) == local) {
-      const int peer = placement.by_node[to * per_node + carrier(node)];
-      plan.sends.push_back({peer, point_to_point_wire_bytes(flow_bytes, self, peer, layout, efficiencies)});
-    }
-    if (carrier(from) == local) {
-      const int peer = placement.by_node[from * per_node + carrier(node)];
-      plan.receives.push_back(
-          {peer, point_to_point_wire_bytes(flow_bytes, peer, self, layout, efficiencies)});
+    for (int piece = 0; piece < pieces; ++piece) {
+      if (carrier(to, piece) == local) {
+        const int peer = placement.by_node[to * per_node + carrier(node, piece)];
+        plan.sends.push_back({peer, point_to_point_wire_bytes(flow_bytes, self, peer, layout, efficiencies)});
+      }
+      if (carrier(from, piece) == local) {
+        const int peer = placement.by_node[from * per_node + carrier(node, piece)];
+        plan.receives.push_back(
+            {peer, point_to_point_wire_bytes(flow_bytes, peer, self, layout, efficiencies)});
+      }
     }
   }
   plan.steps = 1;

@@ -170,11 +170,13 @@ struct CollectiveLayout {
 // All-to-all across nodes is aggregated per node pair (DESIGN.md §4): the analytic exchange among a node's
 // GPUs, then one flow from node i to node k of L*L/N of the buffer, sent by local index k mod L and received
 // by local index i mod L, so the flows spread over the node's GPUs and NICs (under node lockstep, all from
-// the node's first rank). On one node, with pairwise_all_to_all, or when nodes hold different numbers of
-// members: one flow to every peer of 1/N. A token dispatch routed per node (layout.node_dedup) carries
-// node_dedup_fraction of those bytes between nodes, and its GPUs also forward over NVLink the remote
-// tokens meant for their node's other GPUs. Its bytes across nodes are divided by the point-to-point
-// efficiency (layout.point_to_point_inter_node_efficiency), as sendrecv's.
+// the node's first rank); with L >= 2M nodes' pairs split into floor(L/M) flows from further local indices,
+// so that no GPU's own link carries more of the node's traffic than the stepwise exchange gives it. On one
+// node, with pairwise_all_to_all, or when nodes hold different numbers of members: one flow to every peer of
+// 1/N. A token dispatch routed per node (layout.node_dedup) carries node_dedup_fraction of those bytes
+// between nodes, and its GPUs also forward over NVLink the remote tokens meant for their node's other GPUs.
+// Its bytes across nodes are divided by the point-to-point efficiency
+// (layout.point_to_point_inter_node_efficiency), as sendrecv's.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the

@@ -134,9 +134,10 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
       !options.rank_slowdown.empty() || (!options.degraded_links.empty() && !route.shared_by_node);
   LockstepPlan lockstep = plan_lockstep(trace, asymmetric ? "" : options.lockstep_group, built.gpus_per_node);
   // Node lockstep where no tensor-parallel lockstep applies, or where the latter must carry a group (an
-  // expert-parallel group over tensor-parallel pairs) and the node's one rank can stand for all of its GPUs.
+  // expert-parallel group over tensor-parallel pairs) and the node's one rank can stand for all of its GPUs:
+  // its own links must carry what the node sends (InterNodeRoute::first_gpu_carries_node).
   if ((lockstep.group < 0 || !lockstep.carried.empty()) && !asymmetric && !options.lockstep_group.empty() &&
-      built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives) {
+      built.intra_node_bandwidth_Bps > 0 && !options.stepwise_collectives && route.first_gpu_carries_node) {
     LockstepPlan node = plan_node_lockstep(trace, built.gpus_per_node);
     if (node.whole_nodes) lockstep = std::move(node);
   }

@@ -149,6 +149,14 @@ InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform) {
     }
   }
   route.ring_bandwidth_Bps = least_Bps;
+  // Under node lockstep the first GPU's flows carry the node's (ReplayState::wire_scale): L times the share.
+  for (const sg4::Link* link : links) {
+    const bool shared =
+        std::find(neighbour_links.begin(), neighbour_links.end(), link) != neighbour_links.end();
+    if (route.shared_by_node && !shared &&
+        link->get_bandwidth() < platform.gpus_per_node * least_Bps * (1 - 1e-9))
+      route.first_gpu_carries_node = false;
+  }
   return route;
 }
 

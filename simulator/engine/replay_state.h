@@ -142,6 +142,10 @@ struct InterNodeRoute {
   double latency_s = 0;
   double ring_bandwidth_Bps = 0;
   bool shared_by_node = true;  // the node's GPUs reach other nodes through one bottleneck link
+  // Where the node's GPUs share the bottleneck: whether its first GPU's own links (its NVLink link) carry
+  // the whole node's share of it. Node lockstep, which sends the node's traffic from that GPU, is exact only
+  // then; not on an NVL72 rack, whose 64 NICs carry 3.6 times one GPU's 900 GB/s.
+  bool first_gpu_carries_node = true;
 };
 
 InterNodeRoute inter_node_route(const platform::BuiltPlatform& platform);
