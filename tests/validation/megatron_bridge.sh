@@ -8,7 +8,8 @@
 # B300 25.3%, GB200 24.6%, GB300 19.1%, all 23.5% (Llama 13.7%, Qwen3 23.2%, GPT-OSS 39.4%, DeepSeek-V3 and
 # Kimi K2 15.6%, Nemotron 36.1%; H100 27.4% before all-to-alls split node pairs over several GPUs). Twelfth
 # session, with those operators scaled: H100 27.8%, B200 20.3%, B300 21.0%, all 22.5%, GPT-OSS 32.6%.
-# README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above the figures reached and catch regressions; they are not a target.
+# README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
+# the figures reached and catch regressions; they are not a target.
 # Rows beyond --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3
 # Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
 set -euo pipefail
