@@ -39,8 +39,8 @@ void add_host_launches(trace::Program& program, const HostProfile& host,
     trace::Op op = std::move(ops[i]);
     for (std::uint32_t& dep : op.deps) dep = new_index[dep];
     const HostLaunch& launch_of = per_op[i];
-    const double host_s = (launch_of.launches + launch_of.looped_gemms) * host.dispatch_per_kernel_s +
-                          launch_of.looped_kernels * host.looped_launch_s();
+    const double host_s =
+        launch_of.launches * host.dispatch_per_kernel_s + launch_of.looped_kernels * host.looped_launch_s();
     if (host_s > 0) {
       trace::Op launch;
       launch.name = "host";

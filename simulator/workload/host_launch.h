@@ -17,7 +17,6 @@ namespace simtrain::workload {
 // dropless MoE dispatcher needs before its all-to-all).
 struct HostLaunch {
   double launches = 1;        // operators dispatched (Python, PyTorch's dispatcher, the launch)
-  double looped_gemms = 0;    // further GEMMs their C++ code issues in a loop (cuBLASLt's setup and launch)
   double looped_kernels = 0;  // further kernels their C++ code launches in a loop (launch call only)
   bool host_waits = false;
 };
@@ -28,8 +27,7 @@ struct HostLaunch {
 // the program already has a "host" stream.
 void add_host_launches(trace::Program& program, const HostProfile& host);
 // The same with `per_op[i]` describing op i (per_op.size() == program.ops.size()): its host op lasts
-// (launches + looped_gemms) x dispatch_per_kernel_s + looped_kernels x host.looped_launch_s() (none when
-// all are zero),
+// launches x dispatch_per_kernel_s + looped_kernels x host.looped_launch_s() (none when both are zero),
 // and a host_waits op holds back the host ops after it until it has ended.
 void add_host_launches(trace::Program& program, const HostProfile& host,
                        const std::vector<HostLaunch>& per_op);

@@ -153,9 +153,9 @@ class StageBuilder {
   // (on the region's first step) and nothing for the rest; a host wait stays, between graphs.
   void set_host_launch(std::uint32_t op, const LayerStep& step, const std::string& region, bool continues) {
     const double python = plan_.config->host_overhead;  // Megatron-Core's Python around each dispatch
-    host_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_ops, step.looped_gemms,
+    host_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_dispatches,
                                             step.looped_kernels, step.host_waits}
-                               : HostLaunch{continues ? 0.0 : python, 0, 0, step.host_waits};
+                               : HostLaunch{continues ? 0.0 : python, 0, step.host_waits};
     graph_region_ = region;
   }
 

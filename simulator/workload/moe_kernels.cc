@@ -15,7 +15,7 @@ void launch_per_local_expert(Steps& steps, std::size_t from, double local_expert
     LayerStep& step = steps[i];
     if (step.type != LayerStep::Type::Kernel || step.name.rfind("moe.experts.fc", 0) != 0) continue;
     if (step.kernel.kind == ComputeKind::Gemm)
-      step.looped_gemms = local_experts - 1;
+      step.looped_dispatches = local_experts - 1;
     else
       step.looped_kernels = local_experts - 1;
   }
@@ -31,7 +31,8 @@ void launch_per_local_expert(Steps& steps, std::size_t from, double local_expert
 // - fc2's biases (_apply_bias, its eager path): for each local expert its rows plus its bias times the rows'
 //   routing probabilities, a multiply and an add per expert in a Python list comprehension, then one
 //   concatenation; backward, autograd's engine runs the bias's and the probabilities' gradients, a multiply
-//   and a sum each per expert. Those per-expert operators are counted one by one (LayerStep::looped_ops).
+//   and a sum each per expert. Those per-expert operators are counted one by one
+//   (LayerStep::looped_dispatches).
 void clamp_activation_input(Steps& forward, Steps& backward, const Dims& d, double rows, double width) {
   const double halves = rows * width;  // fc1's output: the gate and the linear half
   forward.push_back(
@@ -54,7 +55,7 @@ void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double wi
     steps.push_back(
         elementwise("moe.experts.out_bias.fwd", ComputeKind::Elementwise, pass, d, rows * width, 2, 2, 2));
     steps.back().launches = 0;  // torch.split's views launch nothing
-    steps.back().looped_ops = 2 * local_experts;
+    steps.back().looped_dispatches = 2 * local_experts;
     steps.push_back(elementwise("moe.experts.out_bias_cat.fwd", ComputeKind::Elementwise, pass, d,
                                 rows * width, 1, 1, 0));
     return;
@@ -62,7 +63,7 @@ void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double wi
   steps.push_back(
       elementwise("moe.experts.out_bias.bwd_data", ComputeKind::Elementwise, pass, d, rows * width, 4, 2, 4));
   steps.back().launches = 0;
-  steps.back().looped_ops = 4 * local_experts;
+  steps.back().looped_dispatches = 4 * local_experts;
 }
 
 }  // namespace

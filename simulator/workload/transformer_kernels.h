@@ -87,16 +87,17 @@ struct LayerStep {
   // The CUDA graph regions this step lies in (cuda_graphs.h), forward or backward: captured, the host does
   // not dispatch it.
   CudaGraphModules graph = 0;
-  // The host's side (host_launch.h): operator dispatches the step costs, GEMMs and other kernels its C++
-  // code launches in a loop beyond those, and whether the host then waits for the step to end (a dropless
-  // MoE dispatcher reads the token counts per expert back before its all-to-all). `looped_ops` are
-  // operators a Python or autograd loop dispatches one at a time (Megatron's eager per-expert bias): each is
-  // counted, so each costs one eager dispatch, which Megatron's host overhead (ParallelConfig::host_overhead,
-  // the Python a step stands for beyond its counted dispatches) does not scale.
+  // The host's side (host_launch.h): operator dispatches the step costs, and whether the host then waits
+  // for the step to end (a dropless MoE dispatcher reads the token counts per expert back before its
+  // all-to-all). Beyond `launches`, a loop may issue work one item at a time: `looped_dispatches` each cost
+  // one eager dispatch, which Megatron's host overhead (ParallelConfig::host_overhead, the Python a step
+  // stands for beyond its counted dispatches) does not scale (Transformer Engine's GEMMs after the first
+  // local expert's, each a cuBLASLt setup in its C++ loop; the operators of Megatron's eager per-expert
+  // bias loop, counted one by one); `looped_kernels` each cost a bare launch call (the per-expert
+  // quantizations of that C++ loop).
   double launches = 1;
-  double looped_gemms = 0;
+  double looped_dispatches = 0;
   double looped_kernels = 0;
-  double looped_ops = 0;
   bool host_waits = false;
 
   friend bool operator==(const LayerStep&, const LayerStep&) = default;

@@ -361,11 +361,11 @@ TEST_CASE("without the op fuser GPT-OSS's experts clamp in PyTorch and add fc2's
   const LayerStep& bias = find(layer.forward, "moe.experts.out_bias.fwd");
   CHECK(bias.kernel.bytes == 4 * out * 2);
   CHECK(bias.launches == 0);
-  CHECK(bias.looped_ops == 2 * 16);
+  CHECK(bias.looped_dispatches == 2 * 16);
   CHECK(find(layer.forward, "moe.experts.out_bias_cat.fwd").launches == 1);
   const LayerStep& bias_backward = find(layer.backward, "moe.experts.out_bias.bwd_data");
   CHECK(bias_backward.launches == 0);
-  CHECK(bias_backward.looped_ops == 4 * 16);
+  CHECK(bias_backward.looped_dispatches == 4 * 16);
   // In execution order: fc1, clamp, activation, fc2, biases; backward the mirror.
   const auto position = [](const std::vector<LayerStep>& steps, const std::string& name) {
     for (std::size_t i = 0; i < steps.size(); ++i)
