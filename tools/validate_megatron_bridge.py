@@ -64,9 +64,9 @@ checked (--allow-oom): the table's runs fit.
 A row whose model, option or system simtrain lacks is listed as not expressible with simtrain's error line
 and not counted. Two host figures are fitted to this table, Megatron-Core's host overhead and Grace's
 host cost (on its same-release pairs), and tools/fit_host_overhead.py prints their leave-one-model-family-out
-errors; the spec profiles' efficiencies come
-from kernel benchmarks (tools/derive_efficiencies.py). As a diagnostic of what a fit would buy, a per-system throughput
-scale is fitted without each model family and tested on it (leave-one-family-out), and printed.
+errors; the spec profiles' efficiencies come from kernel benchmarks (tools/derive_efficiencies.py). As a
+diagnostic of what a fit would buy, a per-system throughput scale is fitted without each model family and
+tested on it (leave-one-family-out), and printed; so is each system's signed mean error beside its MAPE.
 
 Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override).
 usage: tools/validate_megatron_bridge.py [--simtrain PATH] [--reference CSV] [-j 2] [--timeout 300]
