@@ -69,6 +69,11 @@ struct Efficiencies {
   double gemm_flops_per_joule = 0;      // 16-bit
   double gemm_fp8_flops_per_joule = 0;  // FP8
   double gemm_fp4_flops_per_joule = 0;  // FP4 (NVFP4)
+  // Hopper's FP8 tensor cores accumulate in a narrower format than fp32, so a GEMM that must sum long rows
+  // exactly promotes its partial sums to fp32 registers on the CUDA cores as it goes (cuBLASLt's FAST_ACCUM
+  // off; trace::ComputeSpec::split_accumulator). It keeps this fraction of the FP8 rate above (gemm_fp8, or
+  // the power limit's). 0 = no such mode (Blackwell accumulates in fp32) or not known: the FP8 rate.
+  double gemm_fp8_split_accumulator = 0;
   // Wave quantization: a GEMM's output is cut into gemm_tile_m x gemm_tile_n tiles run one per SM, in
   // waves; a last wave that fills few SMs, and GEMMs with fewer tiles than SMs, reach less. 0 = not modelled
   // (the efficiency then already stands for a mix of shapes, as DeepBench's median does).

@@ -226,6 +226,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
                          "gemm_flops_per_joule",
                          "gemm_fp8_flops_per_joule",
                          "gemm_fp4_flops_per_joule",
+                         "gemm_fp8_split_accumulator",
                          "gemm_tile_m",
                          "gemm_tile_n",
                          "gemm_misaligned_4_byte",
@@ -254,6 +255,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.gemm_flops_per_joule = in.number("gemm_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
   eff.gemm_fp8_flops_per_joule = in.number("gemm_fp8_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
   eff.gemm_fp4_flops_per_joule = in.number("gemm_fp4_flops_per_joule", kOptionalFlopsPerJoule, 0.0);
+  eff.gemm_fp8_split_accumulator = in.number("gemm_fp8_split_accumulator", kOptionalFraction, 0.0);
   eff.gemm_tile_m = static_cast<int>(in.integer("gemm_tile_m", 0, eff.gemm_tile_m));
   eff.gemm_tile_n = static_cast<int>(in.integer("gemm_tile_n", 0, eff.gemm_tile_n));
   eff.gemm_misaligned_4_byte = in.number("gemm_misaligned_4_byte", kOptionalFraction, 0.0);
@@ -410,6 +412,7 @@ json to_json(const CalibrationProfile& profile) {
         {"gemm_flops_per_joule", eff.gemm_flops_per_joule},
         {"gemm_fp8_flops_per_joule", eff.gemm_fp8_flops_per_joule},
         {"gemm_fp4_flops_per_joule", eff.gemm_fp4_flops_per_joule},
+        {"gemm_fp8_split_accumulator", eff.gemm_fp8_split_accumulator},
         {"gemm_tile_m", eff.gemm_tile_m},
         {"gemm_tile_n", eff.gemm_tile_n},
         {"gemm_misaligned_4_byte", eff.gemm_misaligned_4_byte},

@@ -50,6 +50,12 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 //   (validation/reference/kernels/gemm_tflops_published.csv); with the tile waves and the 4 us launch it
 //   predicts all 18 sweep points within 5.1% MAPE (leave one GPU out: 2.0% H100, 1.3% H200). 16-bit core
 //   0.762: H100's bf16 MAMF (0.803 of peak, ml-engineering) times the sweep core / FP8 MAMF (0.949).
+// - FP8 GEMMs with the split accumulator 0.870 of that, 1 / 1.15: fast accumulation runs FP8 GEMMs 1.1x
+//   to 1.2x faster (pytorch/ao#2377, torchao's float8 training benchmark). The sweep's cublaslt_gemm
+//   (microsoft/superbenchmark micro_benchmarks/cublaslt_gemm, cublaslt_utils.cc) sets
+//   CUBLASLT_MATMUL_DESC_FAST_ACCUM; Transformer Engine turns it off for its data- and weight-gradient GEMMs
+//   (transformer_engine/common/recipe: MMParams use_split_accumulator; gemm/cublaslt_gemm.cu). Blackwell has
+//   no such mode (NVIDIA/TransformerEngine#2748: no fastAccuMode for sm100).
 // - memory-bound 0.863: the mean of STREAM copy, mul, add and triad over datasheet HBM on H100 (0.876) and
 //   H200 (0.849) (azure_microbench_hbm_nvbw_flashattn.csv).
 // - attention 0.558: FlashAttention-3-class forward at 0.621 of peak (pytorch/benchmark PR 2391: 614 TFLOP/s,
@@ -71,6 +77,7 @@ Efficiencies hopper_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.762;
   eff.gemm_fp8 = 0.685;
+  eff.gemm_fp8_split_accumulator = 0.870;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.gemm_misaligned_4_byte = 0.325;
   eff.gemm_misaligned_2_byte = 0.170;

@@ -66,7 +66,8 @@ and not counted. Two host figures are fitted to this table, Megatron-Core's host
 host cost (on its same-release pairs), and tools/fit_host_overhead.py prints their leave-one-model-family-out
 errors; the spec profiles' efficiencies come from kernel benchmarks (tools/derive_efficiencies.py). As a
 diagnostic of what a fit would buy, a per-system throughput scale is fitted without each model family and
-tested on it (leave-one-family-out), and printed; so is each system's signed mean error beside its MAPE.
+tested on it (leave-one-family-out), and printed; so is each system's signed mean error beside its MAPE,
+and the error by how much of the step the row's recipe captures in CUDA graphs (graph_scope).
 
 Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override).
 usage: tools/validate_megatron_bridge.py [--simtrain PATH] [--reference CSV] [-j 2] [--timeout 300]
@@ -334,6 +335,16 @@ def cuda_graph_options(row):
         return []
     impl, scope = setting
     return ["--cuda-graph-impl", impl] + (["--cuda-graph-scope", *scope.split()] if scope else [])
+
+
+def graph_scope(row):
+    """How much of the step the row's recipe captures in CUDA graphs: "full iteration", "per-layer regions"
+    (Transformer Engine's or Megatron's graphs of parts of each layer) or "none"."""
+    setting = CUDA_GRAPHS.get(release_recipe_key(row))
+    if not setting:
+        return "none"
+    impl, _ = setting
+    return "full iteration" if impl == "full_iteration" else "per-layer regions"
 
 
 # Where the row's recipe (commit 067f987) turns Transformer Engine's userbuffers off although TP > 1
@@ -608,6 +619,23 @@ def main():
     for name in families:
         pairs = [(p, m) for r, p, m in done if family(r["base_model"]) == name]
         print(f"  {name:<14} {len(pairs):>3} configurations: MAPE {mape(pairs):5.1f}%")
+
+    # Diagnostic: the error by how much of the host the row's recipe hides behind CUDA graphs. Where a
+    # full-iteration graph leaves the GPU alone, the error is the GPU side's (kernels and collectives); the
+    # rows with per-layer graphs or none add the host's dispatch and the CPU syncs between.
+    print("\nper CUDA-graph scope of the row's recipe (all families; then without GPT-OSS):")
+    for scope in ("full iteration", "per-layer regions", "none"):
+        chosen = [(r, p, m) for r, p, m in done if graph_scope(r) == scope]
+        if not chosen:
+            continue
+        pairs = [(p, m) for _, p, m in chosen]
+        rest = [(p, m) for r, p, m in chosen if family(r["base_model"]) != "GPT-OSS"]
+        line = (f"  {scope:<18} {len(pairs):>3} configurations: MAPE {mape(pairs):5.1f}%, "
+                f"mean error {mean_error(pairs):+5.1f}%")
+        if rest:
+            line += (f"; {len(rest):>3} without GPT-OSS: MAPE {mape(rest):5.1f}%, "
+                     f"mean error {mean_error(rest):+5.1f}%")
+        print(line)
 
     # Diagnostic: a per-system scale s (predicted x s), fitted as the median of measured / predicted without
     # family F, then applied to F. It says how much of each system's error one generation-wide figure would

@@ -53,6 +53,7 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("gemm_flops_per_joule", e.gemm_flops_per_joule);
   w.field("gemm_fp8_flops_per_joule", e.gemm_fp8_flops_per_joule);
   w.field("gemm_fp4_flops_per_joule", e.gemm_fp4_flops_per_joule);
+  w.field("gemm_fp8_split_accumulator", e.gemm_fp8_split_accumulator);
   w.field("gemm_tile_m", e.gemm_tile_m);
   w.field("gemm_tile_n", e.gemm_tile_n);
   w.field("gemm_misaligned_4_byte", e.gemm_misaligned_4_byte);

@@ -66,6 +66,14 @@ double misaligned_fraction(const calibration::Efficiencies& eff, const trace::Co
   return fraction > 0 ? fraction : 1;
 }
 
+// The fraction of the FP8 rate a GEMM keeps when it promotes its partial sums to fp32 as it goes
+// (Efficiencies::gemm_fp8_split_accumulator; 1 for other GEMMs, or where the GPU has no such mode).
+double split_accumulator_fraction(const calibration::Efficiencies& eff, const trace::ComputeSpec& kernel) {
+  if (!kernel.split_accumulator || kernel.dtype != DType::FP8 || eff.gemm_fp8_split_accumulator <= 0)
+    return 1;
+  return eff.gemm_fp8_split_accumulator;
+}
+
 // The fraction of the SMs a GEMM's output tiles keep busy: tiles run one per SM in waves, so a GEMM with
 // fewer tiles than SMs, or a last wave that fills few of them, wastes the rest (1 when not modelled, or for a
 // shape that is not {m, n, k}).
@@ -164,7 +172,8 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
                      : tf32 ? eff.gemm_tf32
                             : tensor_core_gemm_efficiency(eff, profile_.device, kernel.dtype, peak) *
                                   misaligned_fraction(eff, kernel);
-        efficiency *= wave_fraction(eff, profile_.device.sm_count, kernel);
+        efficiency *=
+            wave_fraction(eff, profile_.device.sm_count, kernel) * split_accumulator_fraction(eff, kernel);
         break;
       case trace::ComputeKind::Conv:
         efficiency = simt ? eff.conv_fp32 : tf32 ? eff.conv_tf32 : eff.conv;

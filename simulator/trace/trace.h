@@ -72,6 +72,10 @@ struct ComputeSpec {
   // An attention kernel of FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend), not
   // Transformer Engine's cuDNN fused attention: it runs at the profile's attention_flash2.
   bool flash_attention_2 = false;
+  // An FP8 GEMM that promotes its partial sums to fp32 on the CUDA cores as it goes (cuBLASLt's FAST_ACCUM
+  // off), as Transformer Engine runs the data- and weight-gradient GEMMs of its FP8 recipes and every GEMM
+  // of the blockwise one: on Hopper it runs at the profile's gemm_fp8_split_accumulator of the FP8 rate.
+  bool split_accumulator = false;
 
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };

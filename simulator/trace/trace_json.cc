@@ -47,6 +47,7 @@ json op_to_json(const Op& op) {
       if (op.compute.unvectorized) j["unvectorized"] = true;
       if (op.compute.kv_tiles > 0) j["kv_tiles"] = op.compute.kv_tiles;
       if (op.compute.flash_attention_2) j["flash_attention_2"] = true;
+      if (op.compute.split_accumulator) j["split_accumulator"] = true;
       break;
     case OpType::Collective:
       j["op"] = to_string(op.collective.kind);
@@ -253,6 +254,12 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         if (op.compute.kind != ComputeKind::Attention)
           in.fail(in.path("flash_attention_2"), "only an attention kernel is a FlashAttention-2 kernel");
         op.compute.flash_attention_2 = flash2->get<bool>();
+      }
+      if (const json* split = in.optional("split_accumulator")) {
+        if (!split->is_boolean()) in.fail(in.path("split_accumulator"), "expected true or false");
+        if (op.compute.kind != ComputeKind::Gemm)
+          in.fail(in.path("split_accumulator"), "only a GEMM accumulates in split precision");
+        op.compute.split_accumulator = split->get<bool>();
       }
       break;
     case OpType::Collective:

@@ -70,19 +70,32 @@ void fp8_cast(Steps& steps, const std::string& name, Pass pass, const Dims& d, d
                               elements * (d.e + written), {whole(elements)}));
 }
 
+namespace {
+
+// Whether Transformer Engine runs an FP8 GEMM of this pass with the split accumulator (its recipes'
+// MMParams): the data- and weight-gradient GEMMs always, the forward one only in the blockwise recipe.
+bool split_accumulator(Pass pass, const Dims& d, DType dtype) {
+  return dtype == DType::FP8 && (pass != Pass::Forward || d.shard.quant == QuantRecipe::Blockwise);
+}
+
+}  // namespace
+
 void gemm_forward(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
   if (dtype == DType::FP8 || dtype == DType::FP4) fp8_cast(steps, g.name, Pass::Forward, d, g.m * g.k);
   const double ge = storage_bytes_per_element(dtype);
   steps.push_back(kernel_step(g.name + ".fwd", ComputeKind::Gemm, Pass::Forward, dtype, 2 * g.m * g.n * g.k,
                               g.m * g.k * ge + g.weights * g.k * g.n * ge + g.m * g.n * d.e,
                               g.shape(Pass::Forward)));
+  steps.back().kernel.split_accumulator = split_accumulator(Pass::Forward, d, dtype);
 }
 
 LayerStep gemm_data_grad(const Gemm& g, const Dims& d, DType dtype) {
   const double ge = storage_bytes_per_element(dtype);
-  return kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
-                     g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e,
-                     g.shape(Pass::BackwardData));
+  LayerStep step =
+      kernel_step(g.name + ".bwd_data", ComputeKind::Gemm, Pass::BackwardData, dtype, 2 * g.m * g.n * g.k,
+                  g.m * g.n * ge + g.weights * g.k * g.n * ge + g.m * g.k * d.e, g.shape(Pass::BackwardData));
+  step.kernel.split_accumulator = split_accumulator(Pass::BackwardData, d, dtype);
+  return step;
 }
 
 // The weight gradient, accumulated into the main_grad buffer by the GEMM itself (gradient accumulation
@@ -96,6 +109,7 @@ void gemm_weight_grad(Steps& steps, const Gemm& g, const Dims& d, DType dtype) {
                               2 * g.m * g.n * g.k,
                               (g.m * g.n + g.m * g.k) * ge + weights * (fused ? 2 * kGradBytes : d.e),
                               g.shape(Pass::BackwardWeight)));
+  steps.back().kernel.split_accumulator = split_accumulator(Pass::BackwardWeight, d, dtype);
   if (!fused) {
     // main_grad += grad: reads the 16-bit gradient, reads and writes the accumulator.
     steps.push_back(kernel_step(g.name + ".grad_accumulate", ComputeKind::Elementwise, Pass::BackwardWeight,

@@ -157,6 +157,18 @@ TEST_CASE("efficiencies are one set per GPU generation: Volta and Ampere, Hopper
   CHECK(efficiencies("h100-sxm5").gemm_fp8 < efficiencies("h100-sxm5").gemm);
 }
 
+TEST_CASE("Hopper slows FP8 GEMMs that split their accumulator; Blackwell accumulates in fp32") {
+  const auto fraction = [](const char* name) {
+    return spec_profile(name)->efficiencies.gemm_fp8_split_accumulator;
+  };
+  // Fast accumulation is 1.1x to 1.2x faster (pytorch/ao#2377): the middle of that range.
+  CHECK(fraction("h100-sxm5") == simtrain::testing::Approx(1 / 1.15).epsilon(0.001));
+  for (const char* name : {"b200", "b300", "gb200", "gb300", "a100-sxm4-80gb"}) {
+    CAPTURE(name);
+    CHECK(fraction(name) == 0);
+  }
+}
+
 TEST_CASE("Blackwell's sustained GEMM rate follows each GPU's power limit; older generations have none") {
   // Azure's 10,000-warm-up FP8 sweeps (tools/derive_efficiencies.py): GB200 at 1,200 W sustains about 2,900
   // TFLOP/s on large square GEMMs, GB300 at 1,400 W about 3,300, with the same 5,000 TFLOP/s FP8 peak.

@@ -482,6 +482,28 @@ TEST_CASE("a power-limited GPU sustains GEMMs at its power limit times the FLOPs
         simtrain::testing::Approx(1.0 / 20 + kLaunch).epsilon(kRel));
 }
 
+TEST_CASE("an FP8 GEMM with the split accumulator keeps the profile's fraction of the FP8 rate") {
+  auto profile = test_profile();
+  profile.device.peak_flops_per_s[DType::FP8] = 400e12;
+  profile.efficiencies.gemm_fp8 = 0.25;  // 100 TFLOP/s
+  const auto gemm_s = [&](DType dtype, bool split) {
+    auto k = kernel(ComputeKind::Gemm, dtype, 1e12, 0);
+    k.split_accumulator = split;
+    return cost::ComputeCostModel(profile).cost(k).duration_s;
+  };
+  // Not known: the FP8 rate either way.
+  CHECK(gemm_s(DType::FP8, true) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  profile.efficiencies.gemm_fp8_split_accumulator = 0.8;
+  CHECK(gemm_s(DType::FP8, true) == simtrain::testing::Approx(1.0 / 80 + kLaunch).epsilon(kRel));
+  CHECK(gemm_s(DType::FP8, false) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  // A 16-bit GEMM has no such mode: its tensor cores accumulate in fp32.
+  CHECK(gemm_s(DType::FP16, true) == simtrain::testing::Approx(1.0 / 100 + kLaunch).epsilon(kRel));
+  // Under a power limit the fraction applies to the rate the limit leaves.
+  profile.efficiencies.gemm_fp8_flops_per_joule = 0.5e12;
+  profile.device.power_limit_w = 100;  // 50 TFLOP/s
+  CHECK(gemm_s(DType::FP8, true) == simtrain::testing::Approx(1.0 / 40 + kLaunch).epsilon(kRel));
+}
+
 TEST_CASE("with tiles set, a GEMM whose output tiles leave SMs idle in its last wave runs slower") {
   const auto profile = four_sm_profile();
   const cost::ComputeCostModel model(profile);

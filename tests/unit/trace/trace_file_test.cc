@@ -144,6 +144,24 @@ TEST_CASE("a FlashAttention-2 kernel says so in its op; only attention kernels m
                        doctest::Contains("only an attention kernel is a FlashAttention-2 kernel"), Error);
 }
 
+TEST_CASE("an FP8 GEMM that splits its accumulator says so in its op; only GEMMs may") {
+  Trace trace = two_stage_pipeline();
+  trace.programs[1].ops[1].compute.kind = ComputeKind::Gemm;
+  trace.programs[1].ops[1].compute.dtype = DType::FP8;
+  trace.programs[1].ops[1].compute.split_accumulator = true;
+  const json doc = trace_to_json(trace);
+  CHECK(doc["programs"][1]["ops"][1]["split_accumulator"] == true);
+  CHECK_FALSE(doc["programs"][0]["ops"][0].contains("split_accumulator"));
+  CHECK(trace_from_json(doc, "round trip") == trace);
+  json spoiled = doc;
+  spoiled["programs"][1]["ops"][1]["split_accumulator"] = 1;
+  CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
+  spoiled = doc;
+  spoiled["programs"][1]["ops"][1]["kind"] = "elementwise";
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"),
+                       doctest::Contains("only a GEMM accumulates in split precision"), Error);
+}
+
 TEST_CASE("a token all-to-all routed once per node carries its routing; others leave the fields out") {
   Trace trace = two_stage_pipeline();
   Op& exchange = trace.programs[1].ops[2];

@@ -213,6 +213,30 @@ TEST_CASE("FP8 runs the layer's GEMMs in FP8 with casts, attention and the LM he
   CHECK(find(lm_head_steps(gpt3_175b(), s).forward, "lm_head.fwd").kernel.dtype == DType::BF16);
 }
 
+TEST_CASE("FP8's gradient GEMMs split their accumulator; the forward ones only in the blockwise recipe") {
+  LayerSharding s = sharding(4, true);
+  s.gemm = DType::FP8;
+  for (QuantRecipe recipe : {QuantRecipe::Delayed, QuantRecipe::Tensorwise, QuantRecipe::Blockwise}) {
+    CAPTURE(static_cast<int>(recipe));
+    s.quant = recipe;
+    const LayerSteps layer = transformer_layer_steps(gpt3_175b(), s, false);
+    for (const char* name : {"qkv", "out_proj", "mlp.fc1", "mlp.fc2"}) {
+      CAPTURE(name);
+      const std::string gemm(name);
+      CHECK(find(layer.forward, gemm + ".fwd").kernel.split_accumulator ==
+            (recipe == QuantRecipe::Blockwise));
+      CHECK(find(layer.backward, gemm + ".bwd_data").kernel.split_accumulator);
+      CHECK(find(layer.backward, gemm + ".bwd_weight").kernel.split_accumulator);
+    }
+  }
+  // 16-bit GEMMs (here attention's and the LM head's under FP8, and every GEMM in bf16) have no such mode.
+  s.quant = QuantRecipe::Tensorwise;
+  CHECK_FALSE(find(lm_head_steps(gpt3_175b(), s).backward, "lm_head.bwd_data").kernel.split_accumulator);
+  s.gemm = DType::BF16;
+  CHECK_FALSE(find(transformer_layer_steps(gpt3_175b(), s, false).backward, "mlp.fc1.bwd_weight")
+                  .kernel.split_accumulator);
+}
+
 TEST_CASE("the loss moves the bytes per logit of its implementation, with its TP collectives") {
   // Llama-3 70B's 128,256-word vocabulary over 4 TP ranks, 2,048 tokens: bf16 logits (2 bytes).
   const double logits = 2048.0 * 128256 / 4;
