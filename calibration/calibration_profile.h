@@ -125,6 +125,10 @@ struct Efficiencies {
   double nccl_intra_node = 0.80;      // achieved bus bandwidth / NVLink (or PCIe) bandwidth inside a node
   double nccl_inter_node = 0.90;      // achieved bus bandwidth / NIC bandwidth across nodes
   double nccl_step_latency_s = 5e-6;  // software latency of one algorithm step, on top of the wire's
+  // Megatron's flex token dispatcher (DeepEP's and HybridEP's kernels, not NCCL's) moves a MoE layer's
+  // tokens between the GPUs of a node with its own kernels: what their dispatch and combine reach of the
+  // NVLink line there, called as Megatron calls them. 0 = not known: nccl_intra_node, as NCCL's all-to-all.
+  double moe_flex_dispatch_intra_node = 0;
 
   bool operator==(const Efficiencies&) const = default;
 };

@@ -73,6 +73,10 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 //   orders and in fp16 and bf16, against the median rate of the aligned GEMMs measured within 4x its work:
 //   4-byte 0.318-0.350, median 0.325; 2-byte 0.121-0.181, median 0.170. Each dtype's median predicts the
 //   other's within 0.01.
+// - the flex MoE dispatcher inside a node 0.680: DeepEP's intranode dispatch and combine on H800 at EP 8
+//   (its README: 153 and 158 GB/s of received tokens; validation/reference/kernels/
+//   moe_flex_dispatch_nvlink.csv), 7/8 of which cross the H800's 200 GB/s NVLink per direction. The only
+//   Hopper measurement inside a node.
 Efficiencies hopper_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.762;
@@ -86,6 +90,7 @@ Efficiencies hopper_efficiencies() {
   eff.attention_flash2 = 0.298;
   eff.attention_head_dim = 128;
   eff.attention_softmax_cost = 1.53;
+  eff.moe_flex_dispatch_intra_node = 0.680;
   return eff;
 }
 
@@ -106,6 +111,11 @@ Efficiencies hopper_efficiencies() {
 // FlashAttention-2 supports Ampere, Ada and Hopper GPUs (its README), so it runs as `attention` here.
 // Head sizes below 128 as on Hopper: the same softmax cost in exponential slots, against tensor cores twice
 // as fast per clock and SM, so a head of 64 loses more (no published Blackwell figure to check it on).
+// The flex MoE dispatcher inside a node (or NVL72 rack) 0.516: HybridEP's dispatch and combine of bf16 tokens
+// through its PyTorch API on GB200 (DeepEP's docs/README_Hybrid-EP.md: 8 to 36 ranks, 16 and 32 SMs; the
+// median of the 20, each its received bytes' (N-1)/N over NVLink 5's 900 GB/s per direction,
+// moe_flex_dispatch_nvlink.csv). It predicts HybridEP's one B200 row (8 ranks) within 1%. NCCL's own
+// all-to-all reaches 0.73 in OCI's GB300 rack (the NCCL validation's table).
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.724;
@@ -119,6 +129,7 @@ Efficiencies blackwell_efficiencies() {
   eff.attention = 0.493;
   eff.attention_head_dim = 128;
   eff.attention_softmax_cost = 1.53;
+  eff.moe_flex_dispatch_intra_node = 0.516;
   return eff;
 }
 

@@ -64,6 +64,8 @@ def main():
             print(f"{'attention':<14} {float(r['value']) / fp16_peak[r['gpu']]:.3f}  {r['gpu']} FlashAttention-2")
     print()
     generations(kernels)
+    print()
+    moe_flex_dispatch(kernels)
 
 
 # Per-generation figures (calibration/spec_profiles.cc). GEMMs: the fraction of peak one SM's tile reaches
@@ -225,6 +227,36 @@ def generations(kernels):
     fa2 = statistics.mean(float(r["value"]) / 989 for r in bench if r["metric"] == "FlashAttention-2" and
                           r["gpu"].startswith(("H100", "H200")))
     print(f"hopper attention_flash2 {combined(fa2):.3f}  FA2 forward {fa2:.3f} (Azure, H100 and H200)")
+
+
+
+def flex_dispatch_share(row, column):
+    """What one row of moe_flex_dispatch_nvlink.csv moves of the NVLink line: its bandwidth counts every
+    received token, the rank's own too, of which (N-1)/N cross NVLink."""
+    n = int(row["ranks"])
+    return float(row[column]) * (n - 1) / n / float(row["nvlink_GBps"])
+
+
+def moe_flex_dispatch(kernels):
+    """The flex MoE dispatcher's share of NVLink inside a node (moe_flex_dispatch_intra_node): Blackwell from
+    HybridEP's GB200 runs through its PyTorch API (BF16 dispatch and combine), checked on its B200 run;
+    Hopper from DeepEP's one H800 row."""
+    table = rows(os.path.join(kernels, "moe_flex_dispatch_nvlink.csv"))
+    api = [r for r in table if r["measurement"] == "torch_api"]
+    gb200 = [flex_dispatch_share(r, c) for r in api if r["gpu"] == "GB200"
+             for c in ("dispatch_bf16_GBps", "combine_GBps")]
+    blackwell = statistics.median(gb200)
+    print(f"blackwell moe_flex_dispatch_intra_node {blackwell:.3f}  median of {len(gb200)} HybridEP GB200 "
+          f"dispatch and combine runs ({min(gb200):.3f} to {max(gb200):.3f})")
+    for r in (r for r in api if r["gpu"] == "B200"):
+        for c in ("dispatch_bf16_GBps", "combine_GBps"):
+            share = flex_dispatch_share(r, c)
+            print(f"  held out: HybridEP B200 {r['ranks']} ranks {c[:-5]} {share:.3f} "
+                  f"({(blackwell - share) / share:+.1%})")
+    h800 = [flex_dispatch_share(r, c) for r in api if r["gpu"] == "H800"
+            for c in ("dispatch_fp8_GBps", "combine_GBps")]
+    print(f"hopper moe_flex_dispatch_intra_node {statistics.mean(h800):.3f}  DeepEP H800 EP 8, the mean of its "
+          f"dispatch and combine ({', '.join(f'{v:.3f}' for v in h800)})")
 
 
 if __name__ == "__main__":

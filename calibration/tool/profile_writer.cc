@@ -74,6 +74,7 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("nccl_intra_node", e.nccl_intra_node);
   w.field("nccl_inter_node", e.nccl_inter_node);
   w.field("nccl_step_latency_s", e.nccl_step_latency_s);
+  w.field("moe_flex_dispatch_intra_node", e.moe_flex_dispatch_intra_node);
   w.end_object();
 }
 

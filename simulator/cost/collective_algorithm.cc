@@ -38,6 +38,15 @@ double point_to_point_wire_bytes(double bytes, int from, int to, const Collectiv
                             : point_to_point_inter_node_efficiency(layout, efficiencies));
 }
 
+// What an all-to-all's bytes between GPUs of one node are divided by: the flex dispatcher's own kernels'
+// share of the NVLink line for a token dispatch routed per node, where the profile knows it, else NCCL's.
+double intra_node_all_to_all_efficiency(const CollectiveLayout& layout,
+                                        const calibration::Efficiencies& efficiencies) {
+  const bool flex = layout.node_dedup.top_k > 0;
+  return flex && efficiencies.moe_flex_dispatch_intra_node > 0 ? efficiencies.moe_flex_dispatch_intra_node
+                                                               : efficiencies.nccl_intra_node;
+}
+
 // A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
 // under the forced protocol or the fastest one the platform has.
 struct IntraNodeRing {
@@ -161,9 +170,9 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   const double nvlink_bytes =
       (per_node - 1) * bytes / n + (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0);
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
-    plan.intra_node_before_s =
-        nvlink_bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node) +
-        layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
+    plan.intra_node_before_s = nvlink_bytes / (layout.intra_node_bandwidth_Bps *
+                                               intra_node_all_to_all_efficiency(layout, efficiencies)) +
+                               layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
   // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L. Where a node
   // has at least twice as many GPUs as there are nodes, each pair's flow is split into c = floor(L / M)
   // pieces, piece j from local index k + jM to local index i + jM, so that the node's traffic leaves
@@ -379,7 +388,8 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       !layout.pairwise_all_to_all) {
     plan.algorithm = NcclAlgorithm::Ring;
     plan.intra_node_before_s =
-        (n - 1.0) / n * bytes / (layout.intra_node_bandwidth_Bps * efficiencies.nccl_intra_node);
+        (n - 1.0) / n * bytes /
+        (layout.intra_node_bandwidth_Bps * intra_node_all_to_all_efficiency(layout, efficiencies));
     plan.intra_node_latency_s = layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
     return plan;
   }

@@ -176,7 +176,9 @@ struct CollectiveLayout {
 // 1/N. A token dispatch routed per node (layout.node_dedup) carries node_dedup_fraction of those bytes
 // between nodes, and its GPUs also forward over NVLink the remote tokens meant for their node's other GPUs.
 // Its bytes across nodes are divided by the point-to-point efficiency
-// (layout.point_to_point_inter_node_efficiency), as sendrecv's.
+// (layout.point_to_point_inter_node_efficiency), as sendrecv's; its bytes inside a node, on one node or
+// many, by the flex dispatcher's own share of the NVLink line (moe_flex_dispatch_intra_node) where the
+// profile knows it, otherwise by nccl_intra_node as NCCL's all-to-all's.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the

@@ -68,6 +68,7 @@ CalibrationProfile sample_measured() {
   p.efficiencies.memory_bound_multi_tensor = 0.709;
   p.efficiencies.attention_fixed_tiles = 6.3;
   p.efficiencies.gemm_fp8_split_accumulator = 0.87;
+  p.efficiencies.moe_flex_dispatch_intra_node = 0.516;
   p.efficiencies.attention_head_dim = 128;
   p.efficiencies.attention_softmax_cost = 1.53;
   p.device.exponentials_per_clock_per_sm = 32;
@@ -215,6 +216,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
        [](json& d) { d["efficiencies"]["memory_bound_unvectorized"] = 1.5; }},
       {"efficiencies.gemm_fp8_split_accumulator", "got 1.15",
        [](json& d) { d["efficiencies"]["gemm_fp8_split_accumulator"] = 1.15; }},
+      {"efficiencies.moe_flex_dispatch_intra_node", "got -0.5",
+       [](json& d) { d["efficiencies"]["moe_flex_dispatch_intra_node"] = -0.5; }},
       {"efficiencies.attention_fixed_tiles", "got 5000",
        [](json& d) { d["efficiencies"]["attention_fixed_tiles"] = 5000; }},
       {"efficiencies.attention_head_dim", "got -64",

@@ -428,6 +428,37 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   CHECK(plan.intra_node_before_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
             .epsilon(kRel));
+
+  // Where the profile knows the flex dispatcher's own share of the NVLink line, the forwarding runs at it;
+  // the bytes across nodes keep NCCL's figures.
+  calibration::Efficiencies flex = efficiencies();
+  flex.moe_flex_dispatch_intra_node = 0.5;
+  const auto own = cost::plan_collective(CollectiveKind::AllToAll, s, layout, flex);
+  CHECK(own.intra_node_before_s ==
+        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * 0.5) + kNvlinkLatency + kStepLatency)
+            .epsilon(kRel));
+  REQUIRE(own.sends.size() == plan.sends.size());
+  for (std::size_t i = 0; i < plan.sends.size(); ++i) CHECK(own.sends[i].bytes == plan.sends[i].bytes);
+}
+
+TEST_CASE(
+    "inside one node the flex dispatcher's all-to-all runs at its own share of NVLink, NCCL's at NCCL's") {
+  const std::vector<int> members = ranks(4);
+  const cost::CommunicatorPlacement placement = cost::place_communicator(members, 4);
+  cost::CollectiveLayout layout{&members, &placement, 1, 4, kNvlinkBandwidth, kNvlinkLatency};
+  calibration::Efficiencies e = efficiencies();
+  e.moe_flex_dispatch_intra_node = 0.5;
+  const double s = 1e6, nvlink = 0.75e6;
+  // NCCL's all-to-all (no per-node routing) ignores the dispatcher's figure.
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
+        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  layout.node_dedup = {.top_k = 8, .experts = 64};
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
+        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * 0.5)).epsilon(kRel));
+  // Unknown (0): the dispatcher costs what NCCL's all-to-all does.
+  e.moe_flex_dispatch_intra_node = 0;
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
+        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
 }
 
 }  // namespace simtrain
