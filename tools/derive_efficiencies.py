@@ -229,7 +229,6 @@ def generations(kernels):
     print(f"hopper attention_flash2 {combined(fa2):.3f}  FA2 forward {fa2:.3f} (Azure, H100 and H200)")
 
 
-
 def flex_dispatch_share(row, column):
     """What one row of moe_flex_dispatch_nvlink.csv moves of the NVLink line: its bandwidth counts every
     received token, the rank's own too, of which (N-1)/N cross NVLink."""
