@@ -147,17 +147,21 @@ def layout_options(row):
 #   applied on Hopper). Qwen3-235B-A22B on B300, GB200 and GB300 (HybridEP); its B200 and H100 recipes set
 #   alltoall.
 # - Nemotron 3 Super: perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py (HybridEP).
+# - Nemotron 3 Nano everywhere: perf_recipes/nemotronh/{h100,b200,b300,gb200,gb300}/nemotronh.py set the
+#   HybridEP backend on the base recipe's flex dispatcher (recipes/nemotronh/h100/nemotron_3_nano.py,
+#   nemotron_3_nano_pretrain_8gpu_h100_bf16_config: moe_token_dispatcher_type = "flex").
 # - GPT-OSS-120B MXFP8: perf_recipes/gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs (HybridEP).
 #   (B300's BF16 recipe also runs HybridEP, at EP 8; the table's B300 BF16 row at EP 64 is of an earlier
 #   recipe.)
-# The flex dispatcher changes only expert parallelism across nodes (inside an 8-GPU node or an NVL72 rack it
-# costs what the all-to-all does), which among these rows is DeepSeek-V3's and Qwen3's on H100 and B200.
+# Across nodes the flex dispatcher sends a token once per node; inside a node or an NVL72 rack its kernels
+# move less of the NVLink line than NCCL's all-to-all (efficiencies.moe_flex_dispatch_intra_node).
 ALL_SYSTEMS = set(PLATFORMS)
 FLEX_DISPATCHER = [("DeepSeekV3", ALL_SYSTEMS, None),
                    ("Kimi_K2", {"DGX-GB200", "DGX-GB300"}, None),
                    ("Qwen3_30B_a3B", ALL_SYSTEMS, None),
                    ("Qwen3_235B_a22B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
                    ("Nemotron_3_Super", {"DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
+                   ("Nemotron_3_Nano", ALL_SYSTEMS, None),
                    ("GPT OSS 120B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, {"MXFP8", "FP8-MX"})]
 
 
