@@ -47,6 +47,15 @@ double intra_node_all_to_all_efficiency(const CollectiveLayout& layout,
                                                                : efficiencies.nccl_intra_node;
 }
 
+// The share of an all-to-all's top_k token copies that travel over NVLink among `ranks` GPUs. A token
+// dispatch routed per node is sent once to each GPU holding any of the token's experts, which copies it to
+// its local experts itself (HybridEP's and DeepEP's dispatched rows, whose bytes are also what
+// moe_flex_dispatch_intra_node was measured against); NCCL's all-to-all sends every copy.
+double intra_node_all_to_all_share(const CollectiveLayout& layout, int ranks) {
+  if (layout.node_dedup.top_k == 0) return 1;
+  return node_dedup_fraction(layout.node_dedup.top_k, static_cast<int>(layout.node_dedup.experts), ranks);
+}
+
 // A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
 // under the forced protocol or the fastest one the platform has.
 struct IntraNodeRing {
@@ -167,8 +176,9 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   // Routed per node, the tokens that cross arrive at one GPU of the node, which forwards the (M-1)/M of the
   // buffer that came from other nodes to the node's other L-1 GPUs over NVLink.
   const bool dedup = layout.node_dedup.top_k > 0;
-  const double nvlink_bytes =
-      (per_node - 1) * bytes / n + (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0);
+  const double nvlink_bytes = ((per_node - 1) * bytes / n +
+                               (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0)) *
+                              intra_node_all_to_all_share(layout, per_node * nodes);
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
     plan.intra_node_before_s = nvlink_bytes / (layout.intra_node_bandwidth_Bps *
                                                intra_node_all_to_all_efficiency(layout, efficiencies)) +
@@ -388,7 +398,7 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       !layout.pairwise_all_to_all) {
     plan.algorithm = NcclAlgorithm::Ring;
     plan.intra_node_before_s =
-        (n - 1.0) / n * bytes /
+        (n - 1.0) / n * bytes * intra_node_all_to_all_share(layout, n) /
         (layout.intra_node_bandwidth_Bps * intra_node_all_to_all_efficiency(layout, efficiencies));
     plan.intra_node_latency_s = layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
     return plan;

@@ -79,9 +79,13 @@ void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double wi
 // summing them back (weighted by the probabilities) after the combine; with several local experts behind an
 // all-to-all, sort_chunks_by_idxs reorders the arrived rows from source-rank-major to expert-major before the
 // experts and back after them. Each reads and writes every slot's row; their backwards are the mirror
-// gathers and scatters. A latent MoE (TransformerConfig::moe_latent) projects its tokens down before the
-// permutation and up after the unpermutation with linears replicated over the TP ranks (Megatron's
-// "duplicated" fc1_latent_proj and fc2_latent_proj), so every row in between is latent-wide.
+// gathers and scatters. The flex dispatcher (DeepEP's or HybridEP's kernels) moves each row once: its
+// dispatch sends a token once to every GPU holding one of its experts, which permutes the arrived rows
+// into expert-major order itself (one permutation, priced here before the dispatch, and no
+// sort_chunks_by_idxs), and its combine mirrors that. A latent MoE (TransformerConfig::moe_latent) projects
+// its tokens down before the permutation and up after the unpermutation with linears replicated over the TP
+// ranks (Megatron's "duplicated" fc1_latent_proj and fc2_latent_proj), so every row in between is
+// latent-wide.
 void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
   const int tp = d.shard.tp, ep = d.shard.ep, etp = d.shard.expert_tp();
   const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
@@ -96,7 +100,7 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   const Gemm fc2{"moe.experts.fc2", arriving, width, ffn / etp, local_experts};
   const double slots = dispatched * width, elements = arriving * ffn / etp;
   const double scores = d.tokens / tp * static_cast<double>(m.experts);
-  const bool sort_chunks = ep > 1 && local_experts > 1;
+  const bool sort_chunks = ep > 1 && local_experts > 1 && !d.shard.moe_flex_dispatcher;
   const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
     const bool all_to_all = kind == CollectiveKind::AllToAll;
     if ((all_to_all ? ep : etp) == 1) return;

@@ -414,7 +414,8 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   CHECK(cost::node_dedup_fraction(8, 256, 1) == 1);
 
   // On 5 nodes of 2 GPUs the flows shrink by the fraction, and each GPU forwards over NVLink the
-  // (M-1)/M x (L-1)/L of the buffer that reached its node for its neighbour.
+  // (M-1)/M x (L-1)/L of the buffer that reached its node for its neighbour; over NVLink a token goes
+  // once to each GPU holding one of its experts, the same fraction over the 10 GPUs.
   const MultiNode c{ranks(10), 2};
   const double s = 10e6, pair = 2 * 2 * s / 10;
   cost::CollectiveLayout layout = c.layout(3);
@@ -424,7 +425,7 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   REQUIRE(!plan.sends.empty());
   for (const auto& send : plan.sends)
     CHECK(send.bytes == simtrain::testing::Approx(fraction * pair / kInterEff).epsilon(kRel));
-  const double nvlink = s / 10 + 4.0 / 5 * 1.0 / 2 * s;
+  const double nvlink = (s / 10 + 4.0 / 5 * 1.0 / 2 * s) * cost::node_dedup_fraction(4, 20, 10);
   CHECK(plan.intra_node_before_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
             .epsilon(kRel));
@@ -442,23 +443,30 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
 }
 
 TEST_CASE(
-    "inside one node the flex dispatcher's all-to-all runs at its own share of NVLink, NCCL's at NCCL's") {
+    "inside one node the flex dispatcher's all-to-all sends each token once per GPU at its own share of "
+    "NVLink, NCCL's every copy at NCCL's") {
   const std::vector<int> members = ranks(4);
   const cost::CommunicatorPlacement placement = cost::place_communicator(members, 4);
   cost::CollectiveLayout layout{&members, &placement, 1, 4, kNvlinkBandwidth, kNvlinkLatency};
   calibration::Efficiencies e = efficiencies();
   e.moe_flex_dispatch_intra_node = 0.5;
   const double s = 1e6, nvlink = 0.75e6;
-  // NCCL's all-to-all (no per-node routing) ignores the dispatcher's figure.
+  // NCCL's all-to-all (no per-node routing) ignores the dispatcher's figure and sends every copy.
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+  // The flex dispatcher sends a token's row once to each GPU holding one of its top-8 experts (16 of the
+  // 64 on each GPU): 4 (1 - C(48, 8) / C(64, 8)) rows where NCCL's sends 8.
   layout.node_dedup = {.top_k = 8, .experts = 64};
+  double q = 1;
+  for (int i = 0; i < 8; ++i) q *= (48.0 - i) / (64.0 - i);
+  const double rows = 4 * (1 - q) / 8;
+  CHECK(rows < 0.5);
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
-        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * 0.5)).epsilon(kRel));
-  // Unknown (0): the dispatcher costs what NCCL's all-to-all does.
+        simtrain::testing::Approx(rows * nvlink / (kNvlinkBandwidth * 0.5)).epsilon(kRel));
+  // Unknown (0): the dispatcher's rows at NCCL's figure.
   e.moe_flex_dispatch_intra_node = 0;
   CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, e).intra_node_before_s ==
-        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
+        simtrain::testing::Approx(rows * nvlink / (kNvlinkBandwidth * kIntraEff)).epsilon(kRel));
 }
 
 }  // namespace simtrain

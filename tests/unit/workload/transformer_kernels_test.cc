@@ -362,6 +362,13 @@ TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirror
   s.ep = 8;
   const LayerSteps one_expert = transformer_layer_steps(m, s, true);
   for (const auto& step : one_expert.forward) CHECK(step.name.find("sort_chunks") == std::string::npos);
+  // The flex dispatcher permutes once on each side and never sorts by chunk.
+  s.ep = 4;
+  s.moe_flex_dispatcher = true;
+  const LayerSteps flex = transformer_layer_steps(m, s, true);
+  CHECK(find(flex.forward, "moe.permute.fwd").kernel.bytes == 2 * 4096.0 * 8192 * 2);
+  for (const auto* steps : {&flex.forward, &flex.backward})
+    for (const auto& step : *steps) CHECK(step.name.find("sort_chunks") == std::string::npos);
 }
 
 TEST_CASE("without the op fuser GPT-OSS's experts clamp in PyTorch and add fc2's biases expert by expert") {
