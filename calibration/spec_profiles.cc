@@ -45,11 +45,13 @@ constexpr const char* kSource =
 Efficiencies volta_ampere_efficiencies() { return {}; }
 
 // Hopper (H100, H200), cuBLASLt 12.x and Transformer Engine's cuDNN attention:
-// - GEMMs: 128 x 128 output tiles in waves over the SMs, each tile at `core` of peak. FP8 core 0.685: the
-//   median over the 12 compute-bound GEMMs of Azure's H100 and H200 cuBLASLt FP8 sweeps
-//   (validation/reference/kernels/gemm_tflops_published.csv); with the tile waves and the 4 us launch it
-//   predicts all 18 sweep points within 5.1% MAPE (leave one GPU out: 2.0% H100, 1.3% H200). 16-bit core
-//   0.762: H100's bf16 MAMF (0.803 of peak, ml-engineering) times the sweep core / FP8 MAMF (0.949).
+// - GEMMs: 128 x 128 output tiles in waves over the SMs, each tile at `core` of peak, combined with the
+//   memory time as the root of the sum of squares (compute_cost.cc). FP8 core 0.687: the median over the 12
+//   compute-bound GEMMs of Azure's H100 and H200 cuBLASLt FP8 sweeps
+//   (validation/reference/kernels/gemm_tflops_published.csv); with the tile waves, the memory time and the
+//   4 us launch it predicts all 18 sweep points within 2.7% MAPE (leave one GPU out: 3.2% H100, 2.2% H200).
+//   16-bit core 0.764: H100's bf16 MAMF (0.803 of peak, ml-engineering) times the sweep core / FP8 MAMF
+//   (0.952).
 // - FP8 GEMMs with the split accumulator 0.870 of that, 1 / 1.15: fast accumulation runs FP8 GEMMs 1.1x
 //   to 1.2x faster (pytorch/ao#2377, torchao's float8 training benchmark). The sweep's cublaslt_gemm
 //   (microsoft/superbenchmark micro_benchmarks/cublaslt_gemm, cublaslt_utils.cc) sets
@@ -79,8 +81,8 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 //   Hopper measurement inside a node.
 Efficiencies hopper_efficiencies() {
   Efficiencies eff;
-  eff.gemm = 0.762;
-  eff.gemm_fp8 = 0.685;
+  eff.gemm = 0.764;
+  eff.gemm_fp8 = 0.687;
   eff.gemm_fp8_split_accumulator = 0.870;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.gemm_misaligned_4_byte = 0.325;
@@ -95,13 +97,13 @@ Efficiencies hopper_efficiencies() {
 }
 
 // Blackwell (B200, B300, GB200, GB300) is power-limited. Through 10,000 warm-up iterations Azure's cuBLASLt
-// sweeps (gemm_tflops_published.csv) sustain FP8 GEMMs at 0.588 of peak on GB200 (1,200 W) and 0.673 on
-// GB300 (1,400 W, the same FP8 peak): 2.45 and 2.40 TFLOP per joule. So the sustained rate is the power limit
-// times the generation's FLOPs per joule: FP8 2.427e12 (the mean; either GPU's figure predicts the other's
-// sweep within 3.3% MAPE), NVFP4 5.894e12 (GB200 5.69, GB300 6.10; the two stored versions of GB200's table
-// disagree by up to 30% at the largest sizes), 16-bit 1.246e12 (FP8's times the bf16 / FP8 rate ratio of the
-// MAMFs, 0.513: the same clock at the same power). At their TDPs B200 sustains FP8 GEMMs at 0.539 of peak,
-// B300 0.593, GB200 0.583, GB300 0.680. The fractions cap that (the rate before the power limit binds):
+// sweeps (gemm_tflops_published.csv) sustain FP8 GEMMs at 0.591 of peak on GB200 (1,200 W) and 0.678 on
+// GB300 (1,400 W, the same FP8 peak): 2.46 and 2.42 TFLOP per joule. So the sustained rate is the power limit
+// times the generation's FLOPs per joule: FP8 2.442e12 (the mean; either GPU's figure predicts the other's
+// sweep within 3.8% MAPE), NVFP4 6.010e12 (GB200 5.84, GB300 6.18; the two stored versions of GB200's table
+// disagree by up to 30% at the largest sizes), 16-bit 1.254e12 (FP8's times the bf16 / FP8 rate ratio of the
+// MAMFs, 0.513: the same clock at the same power). At their TDPs B200 sustains FP8 GEMMs at 0.543 of peak,
+// B300 0.597, GB200 0.586, GB300 0.684. The fractions cap that (the rate before the power limit binds):
 // each dtype's MAMF (ml-engineering: B200, B300, GB200 bf16 0.776, 0.786, 0.729; fp8 0.763, 0.745, 0.723)
 // times Hopper's sweep / MAMF factor; NVFP4 has no MAMF and takes FP8's. Memory-bound: Hopper's STREAM
 // fraction; Blackwell's one published figure (GB200 7.35 TB/s, 0.92 of 8 TB/s, Azure's GB200 blog, kernel
@@ -118,12 +120,12 @@ Efficiencies hopper_efficiencies() {
 // all-to-all reaches 0.73 in OCI's GB300 rack (the NCCL validation's table).
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
-  eff.gemm = 0.724;
-  eff.gemm_fp8 = 0.706;
-  eff.gemm_fp4 = 0.706;
-  eff.gemm_flops_per_joule = 1.246e12;
-  eff.gemm_fp8_flops_per_joule = 2.427e12;
-  eff.gemm_fp4_flops_per_joule = 5.894e12;
+  eff.gemm = 0.727;
+  eff.gemm_fp8 = 0.708;
+  eff.gemm_fp4 = 0.708;
+  eff.gemm_flops_per_joule = 1.254e12;
+  eff.gemm_fp8_flops_per_joule = 2.442e12;
+  eff.gemm_fp4_flops_per_joule = 6.010e12;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.memory_bound = 0.863;
   eff.attention = 0.493;

@@ -7,6 +7,7 @@ usage: tools/derive_efficiencies.py [--reference validation/reference]
 """
 import argparse
 import csv
+import math
 import os
 import statistics
 
@@ -65,14 +66,19 @@ def main():
     print()
     generations(kernels)
     print()
+    low_intensity_gemms(kernels)
+    print()
     moe_flex_dispatch(kernels)
 
 
 # Per-generation figures (calibration/spec_profiles.cc). GEMMs: the fraction of peak one SM's tile reaches
-# ("core"), with wave quantization over 128 x 128 output tiles and the launch cost on top, as the cost model
-# applies them (simulator/cost/compute_cost.cc).
+# ("core"), with wave quantization over 128 x 128 output tiles, combined with the time its operands and
+# output take at the memory-bound fraction of HBM as the root of the sum of squares, and the launch cost on
+# top, as the cost model applies them (simulator/cost/compute_cost.cc).
 TILE = 128
 LAUNCH_S = 4e-6
+MEMORY_BOUND = 0.863  # Hopper's STREAM fraction (memory-bound, below); Blackwell keeps it
+OPERAND_BYTES = {"fp8": 1, "fp4": 0.5, "fp16": 2, "bf16": 2}  # outputs are 16-bit
 SMS = {"H100": 132, "H200": 132, "A100": 108, "GB200": 148, "GB300": 148}
 PEAK = {("H100", "fp8"): 1979, ("H200", "fp8"): 1979, ("A100", "fp16"): 312, ("GB200", "fp8"): 5000,
         ("GB200", "fp4"): 10000, ("GB300", "fp8"): 5000, ("GB300", "fp4"): 15000}
@@ -93,15 +99,31 @@ def wave_fraction(m, n, sms):
     return tiles / (waves * sms)
 
 
+def gemm_memory_s(m, n, k, dtype, hbm_GBps):
+    """The time a GEMM's operands and 16-bit output take at the memory-bound fraction of HBM."""
+    return ((m * k + k * n) * OPERAND_BYTES[dtype] + 2 * m * n) / (hbm_GBps * 1e9 * MEMORY_BOUND)
+
+
+def gemm_time_s(compute_s, memory_s, exponent=2):
+    """A GEMM's time from its tensor-core and memory times: the tiles' loads and stores overlap their math
+    only partly, so near the ridge point both count (the root of the sum of squares; exponent None: the
+    plain roofline's max), plus the launch."""
+    if exponent is None:
+        return max(compute_s, memory_s) + LAUNCH_S
+    return (compute_s ** exponent + memory_s ** exponent) ** (1 / exponent) + LAUNCH_S
+
+
 def gemm_core(rows):
-    """Fraction of peak that, after wave quantization and launch, gives each measured time (per GEMM)."""
+    """Fraction of peak that, after wave quantization, memory and launch, gives each measured time."""
     out = []
     for r in rows:
         gpu, dtype = gpu_of(r), r["dtype"].split()[0]
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
         flops = 2.0 * m * n * k
         t = flops / (float(r["tflops"]) * 1e12) - LAUNCH_S
-        out.append((gpu, flops / (t * PEAK[(gpu, dtype)] * 1e12 * wave_fraction(m, n, SMS[gpu]))))
+        memory = gemm_memory_s(m, n, k, dtype, HBM[gpu])
+        compute = math.sqrt(max(t * t - memory * memory, (t / 10) ** 2))
+        out.append((gpu, flops / (compute * PEAK[(gpu, dtype)] * 1e12 * wave_fraction(m, n, SMS[gpu]))))
     return out
 
 
@@ -128,8 +150,7 @@ def generations(kernels):
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
         flops = 2.0 * m * n * k
         compute = flops / (PEAK[(gpu, "fp8")] * 1e12 * hopper_fp8 * wave_fraction(m, n, SMS[gpu]))
-        memory = (m * k + k * n + 2 * m * n) / (HBM[gpu] * 1e9 * 0.863)
-        predicted = flops / (max(compute, memory) + LAUNCH_S) / 1e12
+        predicted = flops / gemm_time_s(compute, gemm_memory_s(m, n, k, "fp8", HBM[gpu])) / 1e12
         errors.append(predicted / float(r["tflops"]) - 1)
         print(f"  {gpu} fp8 {m}x{n}x{k}: measured {float(r['tflops']):7.1f} predicted {predicted:7.1f} "
               f"({errors[-1]:+.1%})")
@@ -173,7 +194,8 @@ def generations(kernels):
                 m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
                 core = per_gpu[other] * POWER_W[held] / PEAK[(held, dtype)]
                 compute = 2.0 * m * n * k / (PEAK[(held, dtype)] * 1e12 * core * wave_fraction(m, n, SMS[held]))
-                predicted = 2.0 * m * n * k / (compute + LAUNCH_S) / 1e12
+                memory = gemm_memory_s(m, n, k, dtype, HBM[held])
+                predicted = 2.0 * m * n * k / gemm_time_s(compute, memory) / 1e12
                 errors.append(abs(predicted / float(r["tflops"]) - 1))
             print(f"  leave {held} out: {per_gpu[other]:.3f} TFLOP/J from {other}, MAPE on {held}'s "
                   f"{len(errors)} compute-bound GEMMs {statistics.mean(errors):.1%}")
@@ -227,6 +249,57 @@ def generations(kernels):
     fa2 = statistics.mean(float(r["value"]) / 989 for r in bench if r["metric"] == "FlashAttention-2" and
                           r["gpu"].startswith(("H100", "H200")))
     print(f"hopper attention_flash2 {combined(fa2):.3f}  FA2 forward {fa2:.3f} (Azure, H100 and H200)")
+
+
+def low_intensity_gemms(kernels):
+    """The one figure of the GEMM time's memory part: how a tile's loads and stores combine with its math
+    (gemm_time_s's exponent; 2, the root of the sum of squares, in the cost model). It matters only near the
+    ridge point, so it is checked where the tables have shapes there: Azure's skinny 802,816 x 192 x 768 on
+    each GPU (each GPU's core from its own compute-bound sweep points) and DeepGEMM's H800 tables (Hopper's
+    FP8 core). Each table's exponent is chosen on the others, leaving the table out."""
+    gemm = rows(os.path.join(kernels, "gemm_tflops_published.csv"))
+    cases = {}  # table -> [(compute_s, memory_s, measured_s)]
+    for r in gemm:
+        gpu, dtype = gpu_of(r), r["dtype"].split()[0]
+        azure = r["source"].startswith(("Azure/", "egmsft/"))
+        if not azure or (gpu, dtype) not in PEAK or r["M"] != "802816":
+            continue
+        sweep = [q for q in gemm if q["source"] == r["source"] and gpu_of(q) == gpu and q["dtype"] == r["dtype"]
+                 and int(q["M"]) >= 4096 and int(q["N"]) >= 4096]
+        core = statistics.median(c for _, c in gemm_core(sweep))
+        m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
+        flops = 2.0 * m * n * k
+        compute = flops / (PEAK[(gpu, dtype)] * 1e12 * core * wave_fraction(m, n, SMS[gpu]))
+        name = f"Azure {gpu} {dtype} ({r['source'].split('@')[1][:7]})"
+        cases[name] = [(compute, gemm_memory_s(m, n, k, dtype, HBM[gpu]), flops / (float(r["tflops"]) * 1e12))]
+    hopper_fp8 = statistics.median(c for _, c in gemm_core(
+        [r for r in gemm if r["source"].startswith("Azure/") and gpu_of(r) in ("H100", "H200")
+         and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]))
+    # DeepGEMM's decode shapes (64 and 128 rows) take a few microseconds, below what the 4 us launch resolves.
+    for r in rows(os.path.join(kernels, "deepgemm_h800_fp8.csv")):
+        groups, m, n, k = int(r["groups"]), int(r["m"]), int(r["n"]), int(r["k"])
+        if m <= 128:
+            continue
+        flops = 2.0 * m * n * k
+        compute = flops / (PEAK[("H100", "fp8")] * 1e12 * hopper_fp8 * wave_fraction(m, n, SMS["H100"]))
+        memory = gemm_memory_s(m, n, k, "fp8", HBM["H100"])
+        cases.setdefault(f"DeepGEMM H800 {r['layout']}", []).append(
+            (groups * compute, groups * memory, groups * flops / (float(r["tflops"]) * 1e12)))
+
+    grid = [None, 1.5, 2, 3, 4]
+
+    def error(exponent, names):
+        errors = [gemm_time_s(c, mem, exponent) / t - 1 for name in names for c, mem, t in cases[name]]
+        return statistics.mean(abs(e) for e in errors)
+
+    print("GEMM time near the ridge point: exponent of compute and memory (None: max), leave one table out")
+    for name in cases:
+        rest = [other for other in cases if other != name]
+        best = min(grid, key=lambda e: error(e, rest))
+        print(f"  {name:<34} chosen {str(best):>4}: MAPE {error(best, [name]):5.1%}  "
+              f"(max {error(None, [name]):5.1%}, 2 {error(2, [name]):5.1%})")
+    print(f"  all {sum(len(v) for v in cases.values())} shapes: max {error(None, cases):.1%}, "
+          f"2 {error(2, cases):.1%}")
 
 
 def flex_dispatch_share(row, column):

@@ -1,9 +1,12 @@
 // Durations of compute kernels on one GPU model, from a calibration profile: a measured table entry when the
 // profile has the kernel's exact shape, else a time interpolated from the measured shapes of the same op and
 // dtype (measured_tables.h) but never under the time its bytes take at the profile's memory bandwidth, else
-// a roofline with the profile's efficiencies. A pointwise (1x1, stride 1) convolution costs the lesser of
-// the convolution and the GEMM it is, because cuDNN has GEMM engines for it and cudnn.benchmark picks the
-// faster (on an H200, PyTorch's 1x1 convolutions of ResNet-50 ran as cuBLAS kernels:
+// a roofline with the profile's efficiencies: the larger of a kernel's compute and memory times, except for a
+// GEMM, whose tiles' loads and stores overlap their math only in part, so that near the ridge point both
+// count: the root of the sum of their squares (fitted on the published GEMMs of low arithmetic intensity,
+// leaving each table out: tools/derive_efficiencies.py). A pointwise (1x1, stride 1) convolution costs the
+// lesser of the convolution and the GEMM it is, because cuDNN has GEMM engines for it and cudnn.benchmark
+// picks the faster (on an H200, PyTorch's 1x1 convolutions of ResNet-50 ran as cuBLAS kernels:
 // traces/kineto/h200-resnet50-amp-b256-channels-last.json.gz). A grouped GEMM (a GEMM kernel of shape
 // {m, n, k, groups}: the local experts of a MoE layer) costs groups times one group's GEMM {m, n, k}.
 #pragma once

@@ -6,51 +6,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "calibration/profile_json.h"
 #include "common/error.h"
 #include "tests/support/approx.h"
+#include "tests/support/reference_csv.h"
 
 namespace simtrain::calibration {
 namespace {
 
 namespace fs = std::filesystem;
-
-// One row of gpu_peak_specs.csv, by column name. The file has no quoted fields, so splitting on commas works.
-using CsvRow = std::map<std::string, std::string>;
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.push_back("");
-  return cells;
-}
-
-// Every row of a reference table (a path under validation/reference/), its '#' source lines skipped.
-std::vector<CsvRow> reference_rows(const std::string& path) {
-  std::ifstream in(std::string(SIMTRAIN_REFERENCE_DIR) + "/" + path);
-  REQUIRE(in);
-  std::vector<std::string> header;
-  std::vector<CsvRow> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> cells = split(line);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    CsvRow row;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
+using testing::CsvRow;
+using testing::reference_rows;
 
 CsvRow datasheet_row(const std::string& gpu, const std::string& form_factor) {
   for (const CsvRow& row : reference_rows("datasheets/gpu_peak_specs.csv"))
@@ -206,15 +176,27 @@ TEST_CASE("the flex MoE dispatcher's share of NVLink predicts HybridEP's and Dee
 }
 
 TEST_CASE("Blackwell's sustained GEMM rate follows each GPU's power limit; older generations have none") {
-  // Azure's 10,000-warm-up FP8 sweeps (tools/derive_efficiencies.py): GB200 at 1,200 W sustains about 2,900
-  // TFLOP/s on large square GEMMs, GB300 at 1,400 W about 3,300, with the same 5,000 TFLOP/s FP8 peak.
+  // Azure's 10,000-warm-up FP8 sweeps (tools/derive_efficiencies.py): GB200 at 1,200 W runs the 16384^3 GEMM
+  // at 2,907 TFLOP/s, GB300 at 1,400 W at 3,309, with the same 5,000 TFLOP/s FP8 peak. The profile's
+  // sustained tensor-core rate, with the GEMM's memory time combined as the cost model does (the root of
+  // the sum of squares) and its last ragged wave of 128 x 128 tiles, gives that rate within 3%.
   const auto sustained_fp8 = [](const char* name) {
     const CalibrationProfile p = *spec_profile(name);
     return std::min(p.efficiencies.gemm_fp8 * p.peak_flops(DType::FP8),
                     p.device.power_limit_w * p.efficiencies.gemm_fp8_flops_per_joule);
   };
-  CHECK(sustained_fp8("gb200") == simtrain::testing::Approx(2907e12).epsilon(0.03));
-  CHECK(sustained_fp8("gb300") == simtrain::testing::Approx(3309e12).epsilon(0.03));
+  const auto square_16384 = [&](const char* name) {
+    const CalibrationProfile p = *spec_profile(name);
+    const double n = 16384, flops = 2 * n * n * n, tiles = (n / 128) * (n / 128);
+    const double waves = std::ceil(tiles / p.device.sm_count),
+                 wave_fraction = tiles / (waves * p.device.sm_count);
+    const double compute_s = flops / (sustained_fp8(name) * wave_fraction);
+    const double memory_s =
+        n * n * (1 + 1 + 2) / (p.device.memory_bandwidth_Bps * p.efficiencies.memory_bound);
+    return flops / std::hypot(compute_s, memory_s);
+  };
+  CHECK(square_16384("gb200") == simtrain::testing::Approx(2907e12).epsilon(0.03));
+  CHECK(square_16384("gb300") == simtrain::testing::Approx(3309e12).epsilon(0.03));
   CHECK(sustained_fp8("b200") < sustained_fp8("b300"));
   CHECK(sustained_fp8("b300") < sustained_fp8("gb200"));
   // The power limits are the datasheet TDPs.

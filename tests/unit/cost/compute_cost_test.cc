@@ -1,6 +1,7 @@
 // Specification of the compute cost model: the roofline max(flops / (peak * eff), bytes / (bw * mem_eff)) +
-// launch, which efficiency each kernel family and dtype gets, the tf32 and unsupported-dtype rules, and the
-// precedence trace duration > measured table > roofline.
+// launch (for GEMMs the root of the sum of the two times' squares), which efficiency each kernel family and
+// dtype gets, the tf32 and unsupported-dtype rules, and the precedence trace duration > measured table >
+// roofline.
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -72,10 +73,23 @@ calibration::CalibrationProfile four_sm_profile() {
 TEST_CASE("a compute-bound kernel lasts flops / (peak * efficiency) plus the launch cost") {
   const auto profile = test_profile();
   const cost::ComputeCostModel model(profile);
-  // 1e12 FLOPs at 200 TFLOP/s * 0.5 = 10 ms; its 1 MB at 1 TB/s * 0.5 = 2 us is hidden under that.
-  const cost::ComputeCost c = model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 1e6));
+  // 1e12 FLOPs at 200 TFLOP/s * 0.5 = 10 ms; its 1 MB at 1 TB/s * 0.5 = 2 us is hidden under that (a GEMM's
+  // within 2e-8 of it, the root of the sum of squares).
+  const cost::ComputeCost c = model.cost(kernel(ComputeKind::Conv, DType::FP16, 0.5e12, 1e6));
   CHECK(c.source == cost::CostSource::Roofline);
   CHECK(c.duration_s == simtrain::testing::Approx(10e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(kernel(ComputeKind::Gemm, DType::FP16, 1e12, 1e6)).duration_s ==
+        simtrain::testing::Approx(10e-3 + kLaunch).epsilon(1e-7));
+}
+
+TEST_CASE("near the ridge point a GEMM pays its compute and memory times as the root of their squares' sum") {
+  const auto profile = test_profile();
+  const cost::ComputeCostModel model(profile);
+  // 3e11 FLOPs at 100 TFLOP/s = 3 ms, 2 GB at 0.5 TB/s = 4 ms: a GEMM takes 5 ms, a convolution 4 ms.
+  CHECK(model.cost(kernel(ComputeKind::Gemm, DType::FP16, 3e11, 2e9)).duration_s ==
+        simtrain::testing::Approx(5e-3 + kLaunch).epsilon(kRel));
+  CHECK(model.cost(kernel(ComputeKind::Conv, DType::FP16, 1.5e11, 2e9)).duration_s ==
+        simtrain::testing::Approx(4e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("a memory-bound kernel lasts bytes / (bandwidth * memory efficiency) plus the launch cost") {
