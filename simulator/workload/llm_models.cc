@@ -92,11 +92,13 @@ TransformerConfig kimi_k2() {
 
 // Qwen3 MoE (Qwen/Qwen3-30B-A3B and Qwen/Qwen3-235B-A22B config.json): grouped-query attention with an
 // explicit head_dim of 128 (heads x head_dim differs from hidden_size), every layer MoE (128 experts, top-8,
-// no shared expert), vocabulary 151,936, untied head. The per-head RMSNorms on q and k (QK-norm, 2 x 128
-// parameters per layer) are left out. Published: 30.5 B / 3.3 B active and 235 B / 22 B active.
+// no shared expert), vocabulary 151,936, untied head, and per-head RMSNorms on q and k (QK-norm: their
+// kernels are modelled, their 2 x 128 parameters per layer left out). Published: 30.5 B / 3.3 B active and
+// 235 B / 22 B active.
 TransformerConfig qwen3_moe(int layers, int hidden, int heads, int moe_ffn) {
   TransformerConfig t = with_experts(llama(layers, hidden, heads, 4, moe_ffn, 151936), 128, 8, moe_ffn);
   t.head_dim = 128;
+  t.qk_norm = true;
   return t;
 }
 

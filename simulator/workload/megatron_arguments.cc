@@ -84,6 +84,7 @@ constexpr KnownArgument kArguments[] = {
     {"position-embedding-type", Arity::One, Effect::Read},
     {"normalization", Arity::One, Effect::Read},
     {"swiglu", Arity::Switch, Effect::Read},
+    {"qk-layernorm", Arity::Switch, Effect::Read},
     {"untie-embeddings-and-output-weights", Arity::Switch, Effect::Read},
     {"disable-bias-linear", Arity::Switch, Effect::Read},
     {"vocab-size", Arity::One, Effect::Read},
@@ -362,6 +363,7 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
   const int default_ffn = t.gated_mlp ? static_cast<int>(4LL * t.hidden * 2 / 3) : 4 * t.hidden;
   t.ffn_hidden = in.integer("ffn-hidden-size").value_or(default_ffn);
   t.rms_norm = in.choice("normalization", {"LayerNorm", "RMSNorm"}).value_or("LayerNorm") == "RMSNorm";
+  t.qk_norm = in.has("qk-layernorm");
   t.bias = !in.has("disable-bias-linear");
   t.tied_embeddings = !in.has("untie-embeddings-and-output-weights");
   const int divisible = in.integer("make-vocab-size-divisible-by").value_or(128) * tp;

@@ -166,7 +166,8 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
                    "seq_len",    "gated_mlp",      "causal",           "tied_embeddings",
                    "rms_norm",   "bias",           "positions",        "dropout",
                    "head_dim",   "window_size",    "window_skip_freq", "yarn_scaling_factor",
-                   "mtp_layers", "hybrid_pattern", "attention_chunk",  "chunk_skip_freq"});
+                   "mtp_layers", "hybrid_pattern", "attention_chunk",  "chunk_skip_freq",
+                   "qk_norm"});
   zoo::DecoderSpec spec;
   spec.name = model.string("name");
   if (spec.name.empty()) model.fail("name", "must not be empty");
@@ -190,6 +191,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   t.causal = model.boolean_or("causal", t.causal);
   t.tied_embeddings = model.boolean_or("tied_embeddings", t.tied_embeddings);
   t.rms_norm = model.boolean_or("rms_norm", t.rms_norm);
+  t.qk_norm = model.boolean_or("qk_norm", t.qk_norm);
   t.bias = model.boolean_or("bias", t.bias);
   spec.dropout = model.boolean_or("dropout", false);
   const std::string positions = model.has("positions") ? model.string("positions") : "rope";

@@ -46,6 +46,9 @@ struct TransformerConfig {
   bool causal = true;      // decoder (GPT, Llama) vs encoder (BERT, ViT)
   bool tied_embeddings = false;
   bool rms_norm = false;  // RMSNorm (Llama) instead of LayerNorm
+  // An RMSNorm over each head's queries and each head's keys after the projection (Qwen3's q_norm and k_norm,
+  // Megatron's --qk-layernorm): two more memory-bound kernels per layer and pass.
+  bool qk_norm = false;
   bool bias = true;       // biases in linear layers (GPT-2, BERT) or none (Llama)
   // Mixture of experts: 0 experts = dense. From `first_moe_layer` on, every moe_layer_step-th layer is MoE,
   // the last of each run of moe_layer_step (1: every layer; Llama 4 Maverick, Hugging Face's

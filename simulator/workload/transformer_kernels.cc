@@ -87,7 +87,8 @@ void unfused_attention(Steps& forward, Steps& backward, const Dims& d) {
                                  2 * matmul, 2 * scores * d.e + 2 * (q + kv) * d.e, shape));
 }
 
-// An RMSNorm over `width`-wide latents of every local token (multi-latent attention's q and kv norms).
+// An RMSNorm over `width`-wide rows of every local token (multi-latent attention's q and kv norms over their
+// latents, QK-norm's over the heads' queries and keys).
 void latent_norm(Steps& forward, Steps& backward, const std::string& name, const Dims& d, double width) {
   const double elements = d.tokens * width;
   forward.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements, 1, 1, 5));
@@ -153,6 +154,12 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
     projection_backward = mla_projections(f, m, d, shard.gemm);
   else
     gemm_forward(f, qkv, d, shard.gemm);
+  // QK-norm: Megatron's q_layernorm and k_layernorm, one kernel each over the local heads' rows.
+  Steps qk_norm_backward;
+  if (m.qk_norm && !mla) {
+    latent_norm(f, qk_norm_backward, "q_norm", d, d.heads * d.head_dim);
+    latent_norm(f, qk_norm_backward, "k_norm", d, d.kv_heads * d.head_dim);
+  }
   // Llama-style models (RMSNorm) rotate q and k (rotary position embeddings), in one fused kernel, or under
   // YaRN's scaling in Megatron-Core's unfused code (rope_utils.py, _apply_rotary_pos_emb_bshd), for q and
   // for k apart: t cos, the rotated half (a negation and a cat), times sin, their sum, and a cat with the
@@ -179,6 +186,7 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
                             unfused_rope ? 5.5 : 1, unfused_rope ? 4.5 : 1, 3));
     b.back().launches = unfused_rope ? 2 * 5 : 1;
   }
+  b.insert(b.end(), qk_norm_backward.rbegin(), qk_norm_backward.rend());
   if (mla) {
     b.insert(b.end(), projection_backward.begin(), projection_backward.end());
     // With sequence parallelism the whole-sequence input gradient goes back to sequence shards.

@@ -62,7 +62,7 @@ TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h ML
   CHECK(plan.config.model == plan.config.decoder->name);
 }
 
-TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positions, no biases") {
+TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positions, no biases, QK-norm") {
   const MegatronPlan plan = plan_of({"--num-layers",
                                      "32",
                                      "--hidden-size",
@@ -77,6 +77,7 @@ TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positi
                                      "14336",
                                      "--normalization",
                                      "RMSNorm",
+                                     "--qk-layernorm",
                                      "--position-embedding-type",
                                      "rope",
                                      "--disable-bias-linear",
@@ -89,6 +90,7 @@ TEST_CASE("Llama-style switches: SwiGLU, RMSNorm, grouped queries, rotary positi
   CHECK(t.kv_heads == 8);
   CHECK(t.gated_mlp);
   CHECK(t.rms_norm);
+  CHECK(t.qk_norm);
   CHECK_FALSE(t.bias);
   CHECK_FALSE(t.tied_embeddings);
   CHECK(t.vocab == 128256);

@@ -461,3 +461,26 @@ TEST_CASE("model FLOPs reproduce Megatron's 72 B s l h^2 (1 + s / 6h + V / 12 l 
   const double megatron = 72 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
   CHECK(3 * forward_flops_per_token(m, 2048) * b * s == simtrain::testing::Approx(megatron).epsilon(1e-12));
 }
+
+TEST_CASE("QK-norm normalizes the local heads' queries and keys in a kernel each, after the projection") {
+  const TransformerConfig qwen = *build_model("qwen3-30b-a3b").transformer;
+  REQUIRE(qwen.qk_norm);
+  // TP 2 at 4,096 tokens: 16 of the 32 query heads and 2 of the 4 key heads, of 128 each, read and written
+  // once in bf16 forward; backward reads the gradient and the input and writes the gradient.
+  const LayerSteps layer = transformer_layer_steps(qwen, sharding(2, false, 1, 4096), true);
+  CHECK(find(layer.forward, "q_norm.fwd").kernel.bytes == 2 * 4096.0 * 16 * 128 * 2);
+  CHECK(find(layer.forward, "k_norm.fwd").kernel.bytes == 2 * 4096.0 * 2 * 128 * 2);
+  CHECK(find(layer.backward, "q_norm.bwd_data").kernel.bytes == 3 * 4096.0 * 16 * 128 * 2);
+  // After the QKV GEMM forward, before its backward.
+  const auto at = [](const std::vector<LayerStep>& steps, const std::string& name) {
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].name == name) return i;
+    return steps.size();
+  };
+  CHECK(at(layer.forward, "qkv.fwd") < at(layer.forward, "q_norm.fwd"));
+  CHECK(at(layer.backward, "q_norm.bwd_data") < at(layer.backward, "qkv.bwd_data"));
+  // Models without it have neither kernel.
+  const LayerSteps llama = transformer_layer_steps(llama3_70b(), sharding(2, false, 1, 4096), true);
+  CHECK(at(llama.forward, "q_norm.fwd") == llama.forward.size());
+  CHECK(at(llama.forward, "k_norm.fwd") == llama.forward.size());
+}
