@@ -16,4 +16,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=25 dgx-b200=21.5 dgx-b300=23 dgx-gb200=20 dgx-gb300=16
+  --system-max-mape dgx-h100=25 dgx-b200=24.5 dgx-b300=27 dgx-gb200=24 dgx-gb300=18.5
