@@ -127,13 +127,17 @@ def gemm_core(rows):
     return out
 
 
+def hopper_fp8_sweep(gemm):
+    """The compute-bound square and near-square GEMMs of Azure's H100 and H200 cuBLASLt FP8 sweeps, which set
+    Hopper's FP8 core (the skinny 802816 x 192 x 768 is bandwidth-bound, the 1024^3 launch-bound: they check
+    the shape model, they do not set the core)."""
+    return [r for r in gemm if r["source"].startswith("Azure/") and gpu_of(r) in ("H100", "H200")
+            and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]
+
+
 def generations(kernels):
     gemm = rows(os.path.join(kernels, "gemm_tflops_published.csv"))
-    # Compute-bound square and near-square GEMMs of the Azure cuBLASLt sweeps (the skinny 802816 x 192 x 768
-    # is bandwidth-bound, the 1024^3 launch-bound: they check the shape model, they do not set the core).
-    sweep = [r for r in gemm if r["source"].startswith("Azure/") and gpu_of(r) in ("H100", "H200")
-             and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]
-    cores = gemm_core(sweep)
+    cores = gemm_core(hopper_fp8_sweep(gemm))
     hopper_fp8 = statistics.median(c for _, c in cores)
     print(f"hopper gemm_fp8 core {hopper_fp8:.3f}  median of {len(cores)} Azure cuBLASLt FP8 GEMMs (H100, H200)")
     for gpu in ("H100", "H200"):  # leave one GPU out
@@ -272,9 +276,7 @@ def low_intensity_gemms(kernels):
         compute = flops / (PEAK[(gpu, dtype)] * 1e12 * core * wave_fraction(m, n, SMS[gpu]))
         name = f"Azure {gpu} {dtype} ({r['source'].split('@')[1][:7]})"
         cases[name] = [(compute, gemm_memory_s(m, n, k, dtype, HBM[gpu]), flops / (float(r["tflops"]) * 1e12))]
-    hopper_fp8 = statistics.median(c for _, c in gemm_core(
-        [r for r in gemm if r["source"].startswith("Azure/") and gpu_of(r) in ("H100", "H200")
-         and int(r["N"]) >= 2048 and int(r["M"]) >= 2048]))
+    hopper_fp8 = statistics.median(c for _, c in gemm_core(hopper_fp8_sweep(gemm)))
     # DeepGEMM's decode shapes (64 and 128 rows) take a few microseconds, below what the 4 us launch resolves.
     for r in rows(os.path.join(kernels, "deepgemm_h800_fp8.csv")):
         groups, m, n, k = int(r["groups"]), int(r["m"]), int(r["n"]), int(r["k"])
