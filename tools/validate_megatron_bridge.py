@@ -172,6 +172,12 @@ def recipe_matches(row, model, systems, precisions):
 
 
 def flex_dispatcher(row):
+    # The '(tokendrop)' rows are release 25.09's, whose performance script (scripts/performance/run_script.py
+    # at commit fa0315ae2, "update 25.09 performance summary") ran token drop without DeepEP ("Using token
+    # drop, disabling DeepEP") and left Qwen3-MoE on its provider's alltoall dispatcher
+    # (models/qwen/qwen_provider.py there: moe_token_dispatcher_type = "alltoall").
+    if "(tokendrop)" in row["label"]:
+        return False
     return any(recipe_matches(row, *entry) for entry in FLEX_DISPATCHER)
 
 
@@ -202,7 +208,16 @@ RECOMPUTE = [
 ]
 
 
+# The '(tokendrop)' DeepSeek-V3 rows ran release 25.09's script (scripts/performance/run_script.py at commit
+# fa0315ae2), not the recipes above: recompute_modules ["mla_up_proj", "mlp", "moe_act"] on GB200, and on B200
+# none set over the yaml's recompute_granularity "selective", which Megatron-Core reads as its default
+# ["core_attn"].
+RECOMPUTE_2509_TOKEN_DROP = {"DGX-GB200": ["mla_up_proj", "mlp", "moe_act"], "DGX-B200": ["core_attn"]}
+
+
 def recompute_modules(row):
+    if "(tokendrop)" in row["label"] and row["base_model"] == "DeepSeekV3":
+        return RECOMPUTE_2509_TOKEN_DROP.get(row["System"], [])
     return next((modules for *entry, modules in RECOMPUTE if recipe_matches(row, *entry)), [])
 
 
