@@ -171,7 +171,19 @@ def recipe_matches(row, model, systems, precisions):
             (precisions is None or row["Precision"] in precisions))
 
 
+# Rows of earlier releases whose configuration set no flex backend where the recipes above do, so that they ran
+# their model provider's alltoall dispatcher (the recipes' own default backend was None until v0.3.1):
+# - 25.11 (tag v0.2.0), scripts/performance/configs/qwen3/workload_base_configs.py: the H100 Qwen3-30B-A3B
+#   configurations set none; configs/deepseek/workload_base_configs.py: DEEPSEEK_V3_B200_BASE_CONFIG none;
+# - 26.02 (tag v0.3.0), configs/qwen/qwen3_workload_base_configs.py: QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_*_V1
+#   none.
+ALLTOALL_RELEASES = {("25.11", "DGX-H100", "Qwen3_30B_a3B"), ("25.11", "DGX-B200", "DeepSeekV3"),
+                     ("26.02", "DGX-B200", "Qwen3_30B_a3B")}
+
+
 def flex_dispatcher(row):
+    if (row["release"], row["System"], row["base_model"]) in ALLTOALL_RELEASES:
+        return False
     # The '(tokendrop)' rows are release 25.09's, whose performance script (scripts/performance/run_script.py
     # at commit fa0315ae2, "update 25.09 performance summary") ran token drop without DeepEP ("Using token
     # drop, disabling DeepEP") and left Qwen3-MoE on its provider's alltoall dispatcher
