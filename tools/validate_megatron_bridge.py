@@ -23,6 +23,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - Deduplication: rows with the same system, model (suffix included), precision and parallel configuration
   in several releases are one configuration; the latest release's throughput is taken (simtrain models
   current software, and throughputs rise release over release as the recipes are tuned).
+- One row's parallel setting is corrected (CORRECTIONS, with the evidence): the table gives release 25.11's
+  B200 GPT-OSS-120B row EP 8, but that release's configuration ran EP 64, and its throughput is the EP 64 one.
 - '(tokendrop)' is Megatron-Bridge's apply_moe_token_drop (capacity factor 1 with the experts' input padded
   to capacity): `--moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 1`, so its dispatcher
   never waits for token counts.
@@ -445,6 +447,15 @@ def family(model):
     return "other"
 
 
+# Rows whose published parallel setting contradicts the release's own configuration, where the throughput
+# sides with the configuration: (release, system, model, precision) -> {column: value}.
+# - 25.11 B200 GPT-OSS-120B BF16: the summary (docs/performance-summary.md at commit 97ad8cc6f, "Added 25.11
+#   starter pack") gives EP 8, but tag v0.2.0's scripts/performance/configs/gpt_oss/workload_base_configs.py
+#   sets GPT_OSS_120B_B200_BF16_BASE_CONFIG expert_model_parallel_size=64 (8 nodes); its 8,213 tokens/s per GPU
+#   is the 26.02 EP 64 row's 8,047, not the later EP 8 rows' 13,045 to 13,722.
+CORRECTIONS = {("25.11", "DGX-B200", "GPT OSS 120B", "BF16"): {"EP": "64"}}
+
+
 def parse(path):
     """Rows as dicts of primary values, the malformed rows, and the configurations after deduplication."""
     with open(path) as f:
@@ -461,6 +472,7 @@ def parse(path):
         row = {name: primary(value) for name, value in zip(header, fields)}
         row["base_model"] = primary(row["Model"])
         row["label"] = re.sub(r"\[\^[^\]]*\]", "", fields[header.index("Model")]).strip()
+        row.update(CORRECTIONS.get((row["release"], row["System"], row["base_model"], row["Precision"]), {}))
         rows.append(row)
     configs = {}
     for row in rows:
