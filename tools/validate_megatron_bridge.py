@@ -183,9 +183,17 @@ ALLTOALL_RELEASES = {("25.11", "DGX-H100", "Qwen3_30B_a3B"), ("25.11", "DGX-B200
                      ("26.02", "DGX-B200", "Qwen3_30B_a3B")}
 
 
+# And the one row whose release set a flex backend where the recipes above do not: 26.04.01 (tag v0.4.2),
+# configs/gpt_oss/gpt_oss_workload_base_configs.py GPT_OSS_120B_PRETRAIN_CONFIG_B300_BF16_V2 (HybridEP at EP 8,
+# which gpt_oss_llm_pretrain.py applies).
+FLEX_RELEASES = {("26.04.01", "DGX-B300", "GPT OSS 120B")}
+
+
 def flex_dispatcher(row):
     if (row["release"], row["System"], row["base_model"]) in ALLTOALL_RELEASES:
         return False
+    if (row["release"], row["System"], row["base_model"]) in FLEX_RELEASES:
+        return True
     # The '(tokendrop)' rows are release 25.09's, whose performance script (scripts/performance/run_script.py
     # at commit fa0315ae2, "update 25.09 performance summary") ran token drop without DeepEP ("Using token
     # drop, disabling DeepEP") and left Qwen3-MoE on its provider's alltoall dispatcher
