@@ -237,7 +237,22 @@ RECOMPUTE = [
 RECOMPUTE_2509_TOKEN_DROP = {"DGX-GB200": ["mla_up_proj", "mlp", "moe_act"], "DGX-B200": ["core_attn"]}
 
 
+# Rows of earlier releases whose own configuration set other recompute modules than the recipes above:
+# (release, system, model, precision) -> modules, from that release's tag,
+# scripts/performance/configs/{deepseek,nemotronh}/*workload_base_configs.py.
+RECOMPUTE_RELEASES = {
+    ("25.11", "DGX-B200", "DeepSeekV3", "FP8-MX"): ["mla_up_proj"],  # v0.2.0 DEEPSEEK_V3_B200_BASE_CONFIG
+    ("26.04", "DGX-B200", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.0 ..._CONFIG_B200_FP8_MX_V2
+    ("26.04.01", "DGX-GB300", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.2 ..._CONFIG_GB300_FP8_MX_V2
+    # v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1
+    ("26.06", "DGX-H100", "Nemotron_3_Nano", "FP8"): ["moe", "layernorm", "core_attn", "moe_act"],
+}
+
+
 def recompute_modules(row):
+    key = (row["release"], row["System"], row["base_model"], row["Precision"])
+    if key in RECOMPUTE_RELEASES:
+        return RECOMPUTE_RELEASES[key]
     if "(tokendrop)" in row["label"] and row["base_model"] == "DeepSeekV3":
         return RECOMPUTE_2509_TOKEN_DROP.get(row["System"], [])
     return next((modules for *entry, modules in RECOMPUTE if recipe_matches(row, *entry)), [])
