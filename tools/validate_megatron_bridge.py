@@ -230,17 +230,15 @@ RECOMPUTE = [
 ]
 
 
-# The '(tokendrop)' DeepSeek-V3 rows ran release 25.09's script (scripts/performance/run_script.py at commit
-# fa0315ae2), not the recipes above: recompute_modules ["mla_up_proj", "mlp", "moe_act"] on GB200, and on B200
-# none set over the yaml's recompute_granularity "selective", which Megatron-Core reads as its default
-# ["core_attn"].
-RECOMPUTE_2509_TOKEN_DROP = {"DGX-GB200": ["mla_up_proj", "mlp", "moe_act"], "DGX-B200": ["core_attn"]}
-
-
 # Rows of earlier releases whose own configuration set other recompute modules than the recipes above:
 # (release, system, model, precision) -> modules, from that release's tag,
-# scripts/performance/configs/{deepseek,nemotronh}/*workload_base_configs.py.
+# scripts/performance/configs/{deepseek,nemotronh}/*workload_base_configs.py, and for release 25.09 (its
+# '(tokendrop)' DeepSeek-V3 rows) scripts/performance/run_script.py at commit fa0315ae2: GB200's modules, and
+# on B200 none set over the yaml's recompute_granularity "selective", which Megatron-Core reads as its
+# default ["core_attn"].
 RECOMPUTE_RELEASES = {
+    ("25.09", "DGX-GB200", "DeepSeekV3", ""): ["mla_up_proj", "mlp", "moe_act"],
+    ("25.09", "DGX-B200", "DeepSeekV3", ""): ["core_attn"],
     ("25.11", "DGX-B200", "DeepSeekV3", "FP8-MX"): ["mla_up_proj"],  # v0.2.0 DEEPSEEK_V3_B200_BASE_CONFIG
     ("26.04", "DGX-B200", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.0 ..._CONFIG_B200_FP8_MX_V2
     ("26.04.01", "DGX-GB300", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.2 ..._CONFIG_GB300_FP8_MX_V2
@@ -253,8 +251,6 @@ def recompute_modules(row):
     key = (row["release"], row["System"], row["base_model"], row["Precision"])
     if key in RECOMPUTE_RELEASES:
         return RECOMPUTE_RELEASES[key]
-    if "(tokendrop)" in row["label"] and row["base_model"] == "DeepSeekV3":
-        return RECOMPUTE_2509_TOKEN_DROP.get(row["System"], [])
     return next((modules for *entry, modules in RECOMPUTE if recipe_matches(row, *entry)), [])
 
 
