@@ -23,8 +23,10 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - Deduplication: rows with the same system, model (suffix included), precision and parallel configuration
   in several releases are one configuration; the latest release's throughput is taken (simtrain models
   current software, and throughputs rise release over release as the recipes are tuned).
-- One row's parallel setting is corrected (CORRECTIONS, with the evidence): the table gives release 25.11's
-  B200 GPT-OSS-120B row EP 8, but that release's configuration ran EP 64, and its throughput is the EP 64 one.
+- Nine rows' parallel settings are corrected (CORRECTIONS, with the evidence): where the summary's sizes
+  differ from the configuration of the row's own release and a neighbouring release's row with the
+  configuration's sizes measured the same throughput (e.g. release 25.11's B200 GPT-OSS-120B row: EP 8 in the
+  summary, EP 64 in that release's configuration, and the throughput of the EP 64 rows).
 - '(tokendrop)' is Megatron-Bridge's apply_moe_token_drop (capacity factor 1 with the experts' input padded
   to capacity): `--moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 1`, so its dispatcher
   never waits for token counts.
@@ -262,6 +264,7 @@ def recompute_modules(row):
 #   25.09 scripts/performance/run_script.py (commit f37f883a8): A2A_1F1B on H100 for DeepSeek-V3;
 #   25.11 v0.2.0 configs/qwen3/workload_base_configs.py: Qwen3-235B-A22B on B200 (BF16, FP8-CS, FP8-MX as
 #         FP8-CS) and H100, Qwen3-30B-A3B on H100: moe_a2a_overlap=True;
+#   26.02 v0.3.0 configs/qwen/qwen3_workload_base_configs.py: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1;
 #   26.04.01 v0.4.2: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2,
 #         QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1;
 #   26.06 v0.5.0: QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_FP8_MX_V1, DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_GBS15360;
@@ -275,6 +278,7 @@ EP_OVERLAP = [
     ("25.11", "DGX-B200", "Qwen3_235B_a22B", {"FP8-MX"}),
     ("25.11", "DGX-H100", "Qwen3_235B_a22B", {"FP8-CS"}),
     ("25.11", "DGX-H100", "Qwen3_30B_a3B", {"FP8-CS"}),
+    ("26.02", "DGX-H100", "Qwen3_30B_a3B", {"FP8"}),
     ("26.04.01", "DGX-B200", "DeepSeekV3", MX),
     ("26.04.01", "DGX-GB200", "GPT OSS 120B", {"BF16"}),
     ("26.04.01", "DGX-H100", "Qwen3_235B_a22B", {"FP8"}),
@@ -472,7 +476,42 @@ def family(model):
 #   starter pack") gives EP 8, but tag v0.2.0's scripts/performance/configs/gpt_oss/workload_base_configs.py
 #   sets GPT_OSS_120B_B200_BF16_BASE_CONFIG expert_model_parallel_size=64 (8 nodes); its 8,213 tokens/s per GPU
 #   is the 26.02 EP 64 row's 8,047, not the later EP 8 rows' 13,045 to 13,722.
-CORRECTIONS = {("25.11", "DGX-B200", "GPT OSS 120B", "BF16"): {"EP": "64"}}
+# - Eight more rows where the release's configuration for the row's GPU count and global batch (tag v0.2.0 for
+#   25.11, v0.3.1 for 26.02.01; scripts/performance/configs/*/workload_base_configs.py, unset fields taking
+#   WorkloadBaseConfig's defaults in utils/utils.py: micro-batch 1, PP 1, no VP) sets other sizes than the
+#   summary, and a neighbouring release that ran the configuration's sizes measured the same throughput:
+#   - 25.11 H100 Qwen3-30B-A3B FP8-CS: QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG sets VP 12, micro-batch 1 (the
+#     summary's VP 24 and micro-batch 2 are the 25.09 token-drop row's); 5,275 tokens/s against 26.02's 5,113
+#     with those sizes (v0.3.0).
+#   - 26.02.01 H100 Qwen3-30B-A3B FP8: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 sets EP 16, no PP; 9,058
+#     against the EP 16 rows' 8,826 to 8,960 (26.04 to 26.06), where 26.02's PP 2 EP 8 ran 5,113.
+#   - 26.02.01 GB300 Llama 3 70B NVFP4 and MXFP8: LLAMA3_70B_PRETRAIN_CONFIG_GB300_{NVFP4,FP8_MX}_V2 set PP 4
+#     VP 5, micro-batch 1; 7,002 and 4,798 between 26.02's and 26.04's PP 4 VP 5 rows (6,798 to 7,397; 4,596
+#     to 4,742). The NVFP4 row as published (PP 1, no FSDP) could not have run: 16-bit weights and gradients
+#     of 70 B parameters and the sharded fp32 optimizer state (140 + 140 + 13 GB) exceed a GB300's 288 GB.
+#   - 26.02.01 GB200 Llama 3.1 405B NVFP4: LLAMA31_405B_PRETRAIN_CONFIG_GB200_NVFP4_V2 sets VP 8; 1,083 against
+#     26.02's 1,076 at VP 8.
+#   - 26.02.01 GB300 Llama 3.1 405B FP8: LLAMA31_405B_PRETRAIN_CONFIG_GB300_FP8_CS_V2 sets TP 4, CP 1 (the
+#     summary's TP 2 CP 2 are the MXFP8 row's); 1,024 against 26.02's 988 and 26.04's 1,036 at TP 4.
+#   - 25.11 H100 GPT-OSS-120B BF16: GPT_OSS_120B_H100_BF16_BASE_CONFIG sets micro-batch 1; 5,630 against
+#     26.02's 5,993 at micro-batch 1.
+#   - 25.11 GB300 Qwen3-30B-A3B FP8-MX: QWEN3_30B_A3B_GB300_FP8_MX_BASE_CONFIG sets micro-batch 8; 28,934
+#     against 26.02's 30,376 at micro-batch 8.
+#   Left as published where no neighbouring row singles out either setting (25.11 GB300 Llama 3 8B, 25.11 B200
+#   Qwen3-235B-A22B, 26.02.01 B300 Qwen3-235B-A22B) or where the throughput sides with the summary (26.02.01
+#   B200 and B300 GPT-OSS-120B: EP 8 in the summary, 64 in v0.3.1, 13,722 and 15,031 as the later EP 8 rows).
+NO_VP = "n/a"
+CORRECTIONS = {
+    ("25.11", "DGX-B200", "GPT OSS 120B", "BF16"): {"EP": "64"},
+    ("25.11", "DGX-H100", "Qwen3_30B_a3B", "FP8-CS"): {"VP": "12", "MBS": "1"},
+    ("26.02.01", "DGX-H100", "Qwen3_30B_a3B", "FP8"): {"EP": "16", "PP": "1", "VP": NO_VP},
+    ("26.02.01", "DGX-GB300", "LLAMA3_70B", "NVFP4"): {"PP": "4", "VP": "5", "MBS": "1"},
+    ("26.02.01", "DGX-GB300", "LLAMA3_70B", "MXFP8"): {"VP": "5", "MBS": "1"},
+    ("26.02.01", "DGX-GB200", "LLAMA3.1_405B", "NVFP4"): {"VP": "8"},
+    ("26.02.01", "DGX-GB300", "LLAMA3.1_405B", "FP8"): {"TP": "4", "CP": "1"},
+    ("25.11", "DGX-H100", "GPT OSS 120B", "BF16"): {"MBS": "1"},
+    ("25.11", "DGX-GB300", "Qwen3_30B_a3B", "FP8-MX"): {"MBS": "8"},
+}
 
 
 def parse(path):
