@@ -8,7 +8,9 @@ Every configuration tools/validate_megatron_bridge.py can express is run once pe
 For each model family F the value of least MAPE over the other
 families' rows is chosen and F's rows are predicted with it; the printed per-family and per-system MAPEs
 are those held-out predictions, next to the value each fold chose, the errors at overhead 1 (the profile as
-measured) and at the shipped value.
+measured) and at the shipped value. Then, as a check the table's own fit cannot make, the ratio MAPE of the
+same-release pairs of systems (tools/validate_system_pairs.py: one configuration measured on two systems,
+whose ratio depends on the hardware alone) at each value.
 
 With --grace it fits the other host figure, Grace's per-launch cost against x86's (GB200's and GB300's
 hosts against DGX H100's, B200's and B300's), on the configurations the table measured on an x86 and a Grace
@@ -17,10 +19,11 @@ hardware alone, and on a host-bound configuration on the hosts. Each grid value 
 the H200 host's costs times r; per model family the r of least ratio MAPE over the other families' pairs
 predicts the family's pairs.
 
-usage: tools/fit_host_overhead.py [--grid 1 2 2.5 3 4] [-j 2] [--simtrain PATH] [--reference CSV]
+usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [-j 2] [--simtrain PATH] [--reference CSV]
        tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
 """
 import concurrent.futures
+import itertools
 import json
 import os
 import tempfile
@@ -91,6 +94,28 @@ def fit_grace(args):
     print(f"  {'all':<14} {len(held):>4} {'':>6} {bridge.mape(held):>13.1f}%")
 
 
+def pairs_ratio_mape(args, pool, tmp, overhead):
+    """The ratio MAPE over all same-release pairs of systems (tools/validate_system_pairs.py) at one Megatron
+    host overhead: a check on the hardware side alone, which a host figure that fits the table by slowing
+    configurations the pairs show unslowed makes worse."""
+    rows, _, _ = bridge.parse(args.reference)
+    pairs = validate_system_pairs.same_configurations(rows)
+    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
+    futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
+                                 f"pairs-{overhead}-{i}", ["--host-overhead", str(overhead)], True)
+               for i, item in enumerate(wanted)}
+    predicted = {item: f.result()[0] for item, f in futures.items()}
+    ratios = []
+    for key, systems in pairs.items():
+        for first, second in itertools.combinations(sorted(systems), 2):
+            if predicted.get((key, first)) is None or predicted.get((key, second)) is None:
+                continue
+            measured = float(systems[second]["Tokens_per_sec_per_GPU"]) / float(
+                systems[first]["Tokens_per_sec_per_GPU"])
+            ratios.append((predicted[(key, second)][0] / predicted[(key, first)][0], measured))
+    return len(ratios), bridge.mape(ratios)
+
+
 def main():
     parser = bridge.argument_parser(__doc__)
     parser.add_argument("--grid", type=float, nargs="+")
@@ -100,7 +125,7 @@ def main():
     if args.grace:
         fit_grace(args)
         return
-    grid = sorted(set(args.grid or [1.0, 2.0, 2.5, 3.0, 4.0]) | {1.0, SHIPPED})
+    grid = sorted(set(args.grid or [3.0, 4.0, 5.0, 6.0, 8.0]) | {1.0, SHIPPED})
     _, _, configs = bridge.parse(args.reference)
     configs = [row for row in configs if bridge.layout_options(row) is not None]
 
@@ -134,6 +159,13 @@ def main():
           f"{error(every, SHIPPED):>9.1f}%")
     everything = min(grid, key=lambda v: bridge.mape([x[1:] for x in scored[v]]))
     print(f"\nfitted on every family: {everything:g} (shipped: {SHIPPED:g})")
+
+    print("\nthe same-release pairs of systems (hardware only), ratio MAPE at each overhead:")
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for value in grid:
+            count, value_mape = pairs_ratio_mape(args, pool, tmp, value)
+            print(f"  overhead {value:g}: {value_mape:.1f}% over {count} pairs", flush=True)
 
 
 if __name__ == "__main__":
