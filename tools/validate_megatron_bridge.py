@@ -370,6 +370,53 @@ CUDA_GRAPHS = {
     ("25.09", "DGX-GB200", "Qwen3_235B_a22B", ""): ("local", ""),  # v0.1.0rc4 qwen3_235b_a22b_llm_pretrain.yaml:80
     ("25.09", "DGX-B200", "Qwen3_30B_a3B", ""): ("local", ""),  # v0.1.0rc4 qwen3_30b_a3b_llm_pretrain.yaml:99
     ("26.04.01", "DGX-B200", "DeepSeekV3", "MXFP8"): (TE, ATTN_ROUTER),  # v0.4.2, see above
+    # Rows of earlier releases that a later release's row of the same configuration supersedes here, and that
+    # tools/validate_system_pairs.py compares across systems: each with its release's preset as above.
+    ("26.02", "DGX-B300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.0 qwen3_workload_base_configs.py:386
+    ("26.02", "DGX-GB300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.3.0 gpt_oss_workload_base_configs.py:90
+    ("26.02", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.0 qwen3_workload_base_configs.py:333
+    ("26.02.01", "DGX-B200", "Qwen3_30B_a3B", "MXFP8"): (TE, ATTN_ROUTER),  # v0.3.1 qwen3_workload_base_configs.py:393
+    ("26.02.01", "DGX-B300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.3.1 gpt_oss_workload_base_configs.py:102
+    # v0.3.1 nemotron_3_nano_workload_base_configs.py:60
+    ("26.02.01", "DGX-B300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.02.01", "DGX-B300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.1 qwen3_workload_base_configs.py:377
+    ("26.02.01", "DGX-GB200", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.1 qwen3_workload_base_configs.py:347
+    ("26.02.01", "DGX-GB300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.3.1 gpt_oss_workload_base_configs.py:90
+    # v0.3.1 nemotron_3_nano_workload_base_configs.py:46
+    ("26.02.01", "DGX-GB300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.02.01", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.3.1 qwen3_workload_base_configs.py:324
+    # v0.4.0 nemotron_3_workload_base_configs.py:145
+    ("26.04", "DGX-B200", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04", "DGX-B200", "Qwen3_30B_a3B", "MXFP8"): (TE, ATTN_ROUTER),  # v0.4.0 qwen3_workload_base_configs.py:407
+    ("26.04", "DGX-B300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.4.0 gpt_oss_workload_base_configs.py:110
+    # v0.4.0 nemotron_3_workload_base_configs.py:60
+    ("26.04", "DGX-B300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04", "DGX-B300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.0 qwen3_workload_base_configs.py:391
+    # v0.4.0 nemotron_3_workload_base_configs.py:118
+    ("26.04", "DGX-GB200", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04", "DGX-GB200", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.0 qwen3_workload_base_configs.py:361
+    ("26.04", "DGX-GB300", "GPT OSS 120B", "BF16"): (TE, ATTN_ROUTER),  # v0.4.0 gpt_oss_workload_base_configs.py:96
+    # v0.4.0 nemotron_3_workload_base_configs.py:46
+    ("26.04", "DGX-GB300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.4.0 nemotron_3_workload_base_configs.py:107
+    ("26.04", "DGX-GB300", "Nemotron_3_Super", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.0 qwen3_workload_base_configs.py:338
+    # v0.4.1 nemotron_3_workload_base_configs.py:60
+    ("26.04.01", "DGX-B300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04.01", "DGX-B300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.1 qwen3_workload_base_configs.py:391
+    # v0.4.1 nemotron_3_workload_base_configs.py:53
+    ("26.04.01", "DGX-GB200", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.4.1 nemotron_3_workload_base_configs.py:118
+    ("26.04.01", "DGX-GB200", "Nemotron_3_Super", "NVFP4"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04.01", "DGX-GB200", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.1 qwen3_workload_base_configs.py:361
+    # v0.4.1 nemotron_3_workload_base_configs.py:46
+    ("26.04.01", "DGX-GB300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    # v0.4.1 nemotron_3_workload_base_configs.py:107
+    ("26.04.01", "DGX-GB300", "Nemotron_3_Super", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.04.01", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): (TE, ROUTER),  # v0.4.1 qwen3_workload_base_configs.py:338
+    # v0.5.0 nemotron_3_workload_base_configs.py:46
+    ("26.06", "DGX-GB300", "Nemotron_3_Nano", "MXFP8"): (TE, ATTN_MAMBA_ROUTER),
+    ("26.06", "DGX-GB300", "Qwen3_30B_a3B", "MXFP8"): FULL,  # v0.5.0 qwen3_workload_base_configs.py:358
 }
 
 
