@@ -185,10 +185,12 @@ ALLTOALL_RELEASES = {("25.11", "DGX-H100", "Qwen3_30B_a3B"), ("25.11", "DGX-B200
                      ("26.02", "DGX-B200", "Qwen3_30B_a3B")}
 
 
-# And the one row whose release set a flex backend where the recipes above do not: 26.04.01 (tag v0.4.2),
+# And the rows whose release set a flex backend where the recipes above do not: 26.04.01 (tag v0.4.2),
 # configs/gpt_oss/gpt_oss_workload_base_configs.py GPT_OSS_120B_PRETRAIN_CONFIG_B300_BF16_V2 (HybridEP at EP 8,
-# which gpt_oss_llm_pretrain.py applies).
-FLEX_RELEASES = {("26.04.01", "DGX-B300", "GPT OSS 120B")}
+# which gpt_oss_llm_pretrain.py applies); 26.04 (tag v0.4.0), the same file's B200, B300 and GB200 BF16 V2
+# configurations (HybridEP; rows only tools/validate_system_pairs.py runs).
+FLEX_RELEASES = {("26.04.01", "DGX-B300", "GPT OSS 120B"), ("26.04", "DGX-B200", "GPT OSS 120B"),
+                 ("26.04", "DGX-B300", "GPT OSS 120B"), ("26.04", "DGX-GB200", "GPT OSS 120B")}
 
 
 def flex_dispatcher(row):
@@ -243,6 +245,8 @@ RECOMPUTE_RELEASES = {
     ("25.09", "DGX-B200", "DeepSeekV3", ""): ["core_attn"],
     ("25.11", "DGX-B200", "DeepSeekV3", "FP8-MX"): ["mla_up_proj"],  # v0.2.0 DEEPSEEK_V3_B200_BASE_CONFIG
     ("26.04", "DGX-B200", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.0 ..._CONFIG_B200_FP8_MX_V2
+    ("26.02", "DGX-B200", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.3.0 ..._CONFIG_B200_FP8_MX_V2
+    ("26.02.01", "DGX-B200", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.3.1 ..._CONFIG_B200_FP8_MX_V2
     ("26.04.01", "DGX-GB300", "DeepSeekV3", "MXFP8"): ["mla_up_proj"],  # v0.4.2 ..._CONFIG_GB300_FP8_MX_V2
     # v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1
     ("26.06", "DGX-H100", "Nemotron_3_Nano", "FP8"): ["moe", "layernorm", "core_attn", "moe_act"],
@@ -265,9 +269,11 @@ def recompute_modules(row):
 #   25.11 v0.2.0 configs/qwen3/workload_base_configs.py: Qwen3-235B-A22B on B200 (BF16, FP8-CS, FP8-MX as
 #         FP8-CS) and H100, Qwen3-30B-A3B on H100: moe_a2a_overlap=True;
 #   26.02 v0.3.0 configs/qwen/qwen3_workload_base_configs.py: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1;
+#   26.04 v0.4.0: GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2;
 #   26.04.01 v0.4.2: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2, GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2,
 #         QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1;
-#   26.06 v0.5.0: QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_FP8_MX_V1, DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_GBS15360;
+#   26.06 v0.5.0: QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_FP8_MX_V1 and _GB300_FP8_MX_V1,
+#         DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_GBS15360;
 #   26.08 perf_recipes at commit 067f987: overlap_moe_expert_parallel_comm = True in the Qwen3 fp8mx recipes
 #         of GB200 and GB300 (qwen/common.py _enable_hybridep_full_iteration_mxfp8), DeepSeek-V3 fp8mx
 #         (deepseek/common.py _enable_deepseek_full_iteration_mxfp8), GPT-OSS fp8mx
@@ -279,10 +285,12 @@ EP_OVERLAP = [
     ("25.11", "DGX-H100", "Qwen3_235B_a22B", {"FP8-CS"}),
     ("25.11", "DGX-H100", "Qwen3_30B_a3B", {"FP8-CS"}),
     ("26.02", "DGX-H100", "Qwen3_30B_a3B", {"FP8"}),
+    ("26.04", "DGX-GB200", "GPT OSS 120B", {"BF16"}),
     ("26.04.01", "DGX-B200", "DeepSeekV3", MX),
     ("26.04.01", "DGX-GB200", "GPT OSS 120B", {"BF16"}),
     ("26.04.01", "DGX-H100", "Qwen3_235B_a22B", {"FP8"}),
     ("26.06", "DGX-B300", "Qwen3_30B_a3B", MX),
+    ("26.06", "DGX-GB300", "Qwen3_30B_a3B", MX),
     ("26.06", "DGX-GB300", "DeepSeekV3", MX),
     ("26.08", "DGX-GB200", "DeepSeekV3", MX),
     ("26.08", "DGX-GB300", "DeepSeekV3", MX),
