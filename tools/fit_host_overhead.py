@@ -23,7 +23,6 @@ usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [-j 2] [--simtrain PATH] [-
        tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
 """
 import concurrent.futures
-import itertools
 import json
 import os
 import tempfile
@@ -104,16 +103,9 @@ def pairs_ratio_mape(args, pool, tmp, overhead):
     futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
                                  f"pairs-{overhead}-{i}", ["--host-overhead", str(overhead)], True)
                for i, item in enumerate(wanted)}
-    predicted = {item: f.result()[0] for item, f in futures.items()}
-    ratios = []
-    for key, systems in pairs.items():
-        for first, second in itertools.combinations(sorted(systems), 2):
-            if predicted.get((key, first)) is None or predicted.get((key, second)) is None:
-                continue
-            measured = float(systems[second]["Tokens_per_sec_per_GPU"]) / float(
-                systems[first]["Tokens_per_sec_per_GPU"])
-            ratios.append((predicted[(key, second)][0] / predicted[(key, first)][0], measured))
-    return len(ratios), bridge.mape(ratios)
+    predicted = {item: f.result()[0][0] for item, f in futures.items() if f.result()[0] is not None}
+    ratios = validate_system_pairs.pair_ratios(pairs, predicted)
+    return len(ratios), bridge.mape([(ratio, measured) for *_, measured, ratio in ratios])
 
 
 def main():

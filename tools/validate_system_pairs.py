@@ -40,6 +40,21 @@ def same_configurations(rows):
     return {key: systems for key, systems in by_key.items() if len(systems) > 1}
 
 
+def pair_ratios(pairs, predicted):
+    """(key, first system, second system, measured ratio, predicted ratio) for each two systems of every
+    configuration whose rows on both were predicted (predicted[(key, system)]: tokens/s per GPU); a ratio is
+    the second system's throughput over the first's, in the systems' name order."""
+    ratios = []
+    for key, systems in sorted(pairs.items(), key=lambda kv: (bridge.release_key(kv[0][0]), kv[0][1:])):
+        for first, second in itertools.combinations(sorted(systems), 2):
+            if (key, first) not in predicted or (key, second) not in predicted:
+                continue
+            measured = float(systems[second]["Tokens_per_sec_per_GPU"]) / float(
+                systems[first]["Tokens_per_sec_per_GPU"])
+            ratios.append((key, first, second, measured, predicted[(key, second)] / predicted[(key, first)]))
+    return ratios
+
+
 def main():
     parser = bridge.argument_parser(__doc__)
     parser.add_argument("--max-ratio-mape", nargs="*", default=[], metavar="SYSTEM/SYSTEM=PCT",
@@ -66,14 +81,8 @@ def main():
                 predicted[item] = prediction[0]
 
     by_systems = collections.defaultdict(list)
-    for key, systems in sorted(pairs.items(), key=lambda kv: (bridge.release_key(kv[0][0]), kv[0][1:])):
-        for first, second in itertools.combinations(sorted(systems), 2):
-            if (key, first) not in predicted or (key, second) not in predicted:
-                continue
-            measured = float(systems[second]["Tokens_per_sec_per_GPU"]) / float(
-                systems[first]["Tokens_per_sec_per_GPU"])
-            by_systems[(first, second)].append(
-                (key, measured, predicted[(key, second)] / predicted[(key, first)]))
+    for key, first, second, measured, ratio in pair_ratios(pairs, predicted):
+        by_systems[(first, second)].append((key, measured, ratio))
 
     failed = False
     for (first, second), configurations in sorted(by_systems.items()):
