@@ -59,7 +59,6 @@ def fit_grace(args):
     grid = sorted(set(args.grid or [0.75, 1.0, 1.5, 2.0, 2.75]) | {1.0, SHIPPED_GRACE})
     rows, _, _ = bridge.parse(args.reference)
     pairs = validate_system_pairs.same_configurations(rows)
-    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
     x86_path = bridge.host_profile({"System": "DGX-B200"})
     with open(x86_path) as f:
         x86 = json.load(f)
@@ -73,9 +72,7 @@ def fit_grace(args):
                                dispatch_per_kernel_s=x86["dispatch_per_kernel_s"] * value,
                                launch_call_s=x86["launch_call_s"] * value), f)
             bridge.host_profile = lambda row, g=grace: g if row["System"] in bridge.GRACE_SYSTEMS else x86_path
-            futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
-                                         f"{value}-{i}", [], True) for i, item in enumerate(wanted)}
-            predicted = {item: f.result()[0] for item, f in futures.items()}
+            predicted, _ = validate_system_pairs.predict_pair_rows(args, pairs, pool, tmp, f"{value}-")
             scored[value] = []
             for key, systems in pairs.items():
                 for g in (s for s in systems if s in bridge.GRACE_SYSTEMS):
@@ -85,7 +82,7 @@ def fit_grace(args):
                         measured = float(systems[g]["Tokens_per_sec_per_GPU"]) / float(
                             systems[o]["Tokens_per_sec_per_GPU"])
                         scored[value].append((bridge.family(systems[g]["base_model"]),
-                                              predicted[(key, g)][0] / predicted[(key, o)][0], measured))
+                                              predicted[(key, g)] / predicted[(key, o)], measured))
             print(f"Grace host x{value:g}: {len(scored[value])} x86/Grace pairs, ratio MAPE "
                   f"{bridge.mape([(p, m) for _, p, m in scored[value]]):.1f}%", flush=True)
     print("\nleave one model family out, Grace's host cost over x86's:")
@@ -99,11 +96,8 @@ def pairs_ratio_mape(args, pool, tmp, overhead):
     configurations the pairs show unslowed makes worse."""
     rows, _, _ = bridge.parse(args.reference)
     pairs = validate_system_pairs.same_configurations(rows)
-    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
-    futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
-                                 f"pairs-{overhead}-{i}", ["--host-overhead", str(overhead)], True)
-               for i, item in enumerate(wanted)}
-    predicted = {item: f.result()[0][0] for item, f in futures.items() if f.result()[0] is not None}
+    predicted, _ = validate_system_pairs.predict_pair_rows(args, pairs, pool, tmp, f"pairs-{overhead}-",
+                                                           ["--host-overhead", str(overhead)])
     ratios = validate_system_pairs.pair_ratios(pairs, predicted)
     return len(ratios), bridge.mape([(ratio, measured) for *_, measured, ratio in ratios])
 

@@ -40,6 +40,23 @@ def same_configurations(rows):
     return {key: systems for key, systems in by_key.items() if len(systems) > 1}
 
 
+def predict_pair_rows(args, pairs, pool, tmp, tag, extra=()):
+    """Every row of the pairs predicted as tools/validate_megatron_bridge.py predicts it, with `extra` simtrain
+    options: ({(key, system): tokens/s per GPU}, {(key, system): why simtrain could not express it})."""
+    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
+    futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
+                                 f"{tag}{index}", list(extra), True)
+               for index, item in enumerate(wanted)}
+    predicted, inexpressible = {}, {}
+    for item, future in futures.items():
+        prediction, error = future.result()
+        if prediction is None:
+            inexpressible[item] = error
+        else:
+            predicted[item] = prediction[0]
+    return predicted, inexpressible
+
+
 def pair_ratios(pairs, predicted):
     """(key, first system, second system, measured ratio, predicted ratio) for each two systems of every
     configuration whose rows on both were predicted (predicted[(key, system)]: tokens/s per GPU); a ratio is
@@ -66,19 +83,9 @@ def main():
 
     rows, _, _ = bridge.parse(args.reference)
     pairs = same_configurations(rows)
-    wanted = sorted({(key, system) for key, systems in pairs.items() for system in systems})
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {item: pool.submit(bridge.predict, args.simtrain, pairs[item[0]][item[1]], args.timeout, tmp,
-                                     index, [], True)
-                   for index, item in enumerate(wanted)}
-        predicted, inexpressible = {}, {}
-        for item, future in futures.items():
-            prediction, error = future.result()
-            if prediction is None:
-                inexpressible[item] = error
-            else:
-                predicted[item] = prediction[0]
+        predicted, inexpressible = predict_pair_rows(args, pairs, pool, tmp, "")
 
     by_systems = collections.defaultdict(list)
     for key, first, second, measured, ratio in pair_ratios(pairs, predicted):
