@@ -259,7 +259,7 @@ class StageBuilder {
     for (const LayerStep& step : steps) {
       if (!only.includes(step.recompute)) continue;
       const bool expert_parallel = step.type == LayerStep::Type::Collective && !step.chunked_with_gemm &&
-                                   step.group == LayerGroup::ExpertParallel;
+                                   step.group == LayerGroup::ExpertParallel && !step.dispatcher_control;
       pass.push_back({[this, &step, prefix] { run_step(step, prefix); }, expert_parallel});
     }
   }
@@ -276,8 +276,9 @@ class StageBuilder {
       const int group = expert_parallel                                  ? g_.ep
                         : step.group == LayerGroup::ExpertTensorParallel ? g_.etp
                                                                          : g_.tp;
-      const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group,
-                                          expert_parallel ? kEp : kTp, after_last_kernel(), step.node_dedup);
+      const Stream stream = expert_parallel && !step.on_compute_stream ? kEp : kTp;
+      const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group, stream,
+                                          after_last_kernel(), step.node_dedup);
       set_host_launch(op, step, region, continues);
       (step.overlaps_next_kernel ? lane_.deferred : lane_.pending).push_back(op);
     } else {

@@ -111,6 +111,20 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
       steps.back().node_dedup = {static_cast<std::uint16_t>(m.experts_per_token),
                                  static_cast<std::uint32_t>(m.experts)};
   };
+  // MoEAlltoAllTokenDispatcher exchanges two small messages of its own besides the tokens (Megatron-Core's
+  // token_dispatcher.py): dropless, each rank's token count per expert (int64), all-gathered over the EP
+  // ranks in its preprocess (on the compute stream, before the permutation) for the split sizes the host
+  // reads back at the sync point; and the dispatched rows' routing probabilities (fp32), all-to-all beside
+  // the tokens on their stream, and their gradient's before the tokens' backward. The flex dispatcher
+  // (DeepEP's and HybridEP's kernels) carries both inside its own dispatch. (Under expert-TP the counts go to
+  // the ETP x EP ranks and the probabilities are gathered over ETP too; they are priced over the EP ranks.)
+  const bool control_messages = ep > 1 && !d.shard.moe_flex_dispatcher;
+  const auto control = [&](Steps& steps, const std::string& name, CollectiveKind kind, double bytes) {
+    if (!control_messages) return;
+    steps.push_back(collective_step(name, kind, LayerGroup::ExpertParallel, bytes));
+    steps.back().dispatcher_control = true;
+  };
+  const double probs_bytes = dispatched * 4;
   // A gather or scatter of `rows` dispatched rows: each read once and written once.
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
     steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * width, 1, 1, 1));
@@ -121,6 +135,11 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
       elementwise("moe.router.topk.fwd", ComputeKind::Softmax, Pass::Forward, d, scores, 1, 2, 5));
   mark_graph_region(forward, router_forward, kGraphMoeRouter);
   if (m.moe_latent > 0) gemm_forward(forward, down, d, d.shard.gemm);
+  if (control_messages && !d.shard.moe_pad_to_capacity) {  // padded to capacity, the counts are known
+    control(forward, "moe.token_counts_all_gather", CollectiveKind::AllGather, 8.0 * m.experts * ep);
+    forward.back().on_compute_stream = true;
+    forward.back().graph |= kGraphMoePreprocess;
+  }
   move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
   forward.back().graph |= kGraphMoePreprocess;
   // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
@@ -128,6 +147,9 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   forward.back().host_waits = !d.shard.moe_pad_to_capacity;
   const std::size_t experts_forward = forward.size(), experts_backward = backward.size();
   Steps backward_clamp;  // the clamped activation's backward, after the activation's
+  // The probabilities follow the tokens on their stream; issued here, just before them, the two still run
+  // back to back and the combined 1F1B's dispatch piece still ends with the tokens.
+  control(forward, "moe.probs_all_to_all", CollectiveKind::AllToAll, probs_bytes);
   comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
   comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
   if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
@@ -168,6 +190,7 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   launch_per_local_expert(backward, experts_backward, local_experts);
   if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
   comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
+  control(backward, "moe.probs_all_to_all.bwd", CollectiveKind::AllToAll, probs_bytes);
   comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
   move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
   backward.back().graph |= kGraphMoePreprocess;

@@ -99,6 +99,13 @@ struct LayerStep {
   double looped_dispatches = 0;
   double looped_kernels = 0;
   bool host_waits = false;
+  // A latency-bound control message of the MoE token dispatcher (its token counts, the routing
+  // probabilities) rather than the token exchange itself: it does not delimit the pieces of the combined
+  // 1F1B schedule, which Megatron-Core cuts at the tokens' dispatch and combine.
+  bool dispatcher_control = false;
+  // An expert-parallel collective Megatron-Core issues on the compute stream, between the kernels around it
+  // (the dispatcher's preprocess), rather than on the stream the token exchange runs on.
+  bool on_compute_stream = false;
 
   friend bool operator==(const LayerStep&, const LayerStep&) = default;
 };

@@ -16,6 +16,15 @@ print(r["breakdown"].get("exposed_comm_by_dimension_s", {}).get(sys.argv[2], 0.0
 # less A B: A < B (seconds, as printed by exposed / the Result).
 less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
 
+# op_seconds TIMELINE NAME: the seconds rank 0's ops whose names end in NAME take in a --timeline file.
+op_seconds() {
+  python3 -c 'import json, sys
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+print(sum(e["dur"] for e in events if e.get("ph") == "X" and e.get("pid") == 0
+          and e["name"].endswith(sys.argv[2])) / 1e6)' "$1" "$2"
+}
+
 iteration() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["iteration_time_s"])' "$1"; }
 
 # Userbuffers on Llama-3-70B, TP 8 with sequence parallelism, one DGX H100 node per pipeline stage.
@@ -70,9 +79,15 @@ one_node=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batc
 "$simtrain" run "${one_node[@]}" --json "$work/ep8.json" >/dev/null
 "$simtrain" run "${one_node[@]}" --moe-token-dispatcher-type flex --json "$work/ep8_flex.json" >/dev/null
 # Inside one node no token crosses a NIC, and the flex dispatcher's kernels move less of the NVLink line than
-# NCCL's all-to-all (the B200 profile's moe_flex_dispatch_intra_node against nccl_intra_node): more exposed.
+# NCCL's all-to-all (the B200 profile's moe_flex_dispatch_intra_node against nccl_intra_node): its token
+# exchange takes longer, although it sends none of the all-to-all dispatcher's token counts and probabilities.
+"$simtrain" run "${one_node[@]}" --timeline "$work/ep8.trace.json" >/dev/null
+"$simtrain" run "${one_node[@]}" --moe-token-dispatcher-type flex --timeline "$work/ep8_flex.trace.json" >/dev/null
 check "inside one node the flex dispatcher's kernels take longer than NCCL's all-to-all" \
-  less "$(exposed "$work/ep8.json" ep)" "$(exposed "$work/ep8_flex.json" ep)"
+  less "$(op_seconds "$work/ep8.trace.json" moe.dispatch_all_to_all)" \
+  "$(op_seconds "$work/ep8_flex.trace.json" moe.dispatch_all_to_all)"
+check "... and the all-to-all dispatcher exchanges counts and probabilities of its own" \
+  less 0 "$(op_seconds "$work/ep8.trace.json" moe.probs_all_to_all)"
 
 # The combined 1F1B: one micro-batch's expert-parallel all-to-alls under another's kernels.
 combined=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 32

@@ -121,11 +121,12 @@ TEST_CASE("operators counted one by one cost one dispatch each, which the host o
         testing::Approx(kMegatronCoreHostOverhead * kDispatch));
 }
 
-TEST_CASE("a dropless dispatcher's host waits for the permutation before launching the all-to-all") {
+TEST_CASE("a dropless dispatcher's host waits for the permutation before launching the all-to-alls") {
   for (const bool pad : {false, true}) {
     const trace::Trace t = generate_megatron_trace(small_moe(), "moe", expert_parallel(pad));
     const trace::Program& p = t.programs[0];
-    const trace::Op& dispatch = op_named(p, "mb0.c0.layer0.moe.dispatch_all_to_all");
+    // The routing probabilities' all-to-all is the first the dispatcher launches, then the tokens'.
+    const trace::Op& dispatch = op_named(p, "mb0.c0.layer0.moe.probs_all_to_all");
     const trace::Op* launch = launch_of(p, dispatch);
     REQUIRE(launch != nullptr);
     bool waits_for_permute = false;
@@ -154,7 +155,7 @@ TEST_CASE("inside a per-layer CUDA graph the host launches the graph once, not e
   CHECK(launch_of(p, op_named(p, "mb0.c0.layer0.moe.experts.fc1.fwd"))->compute.duration_s ==
         testing::Approx(4 * kDispatch));
   bool waits_for_permute = false;
-  for (std::uint32_t dep : launch_of(p, op_named(p, "mb0.c0.layer0.moe.dispatch_all_to_all"))->deps)
+  for (std::uint32_t dep : launch_of(p, op_named(p, "mb0.c0.layer0.moe.probs_all_to_all"))->deps)
     waits_for_permute |= p.ops[dep].name == "mb0.c0.layer0.moe.permute.fwd";
   CHECK(waits_for_permute);
 }

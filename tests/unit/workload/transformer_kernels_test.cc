@@ -299,15 +299,47 @@ TEST_CASE("an expert-parallel MoE layer dispatches and combines tokens with all-
   s.ep = 4;
   const LayerSteps layer = transformer_layer_steps(m, s, true);
   const CollectiveCount forward = collectives(layer.forward);
-  CHECK(forward.all_to_all == 2);
+  CHECK(forward.all_to_all == 3);  // the tokens there and back, and their routing probabilities
   // Each TP rank routes 4096 / 2 tokens to 2 experts: 4096 slots of hidden x bf16.
   CHECK(find(layer.forward, "moe.dispatch_all_to_all").bytes == 4096.0 * 8192 * 2);
+  // Megatron-Core's all-to-all dispatcher's own small messages: each EP rank's int64 token count for each of
+  // the 8 experts, gathered on the compute stream, and the 4096 slots' fp32 probabilities; neither cuts the
+  // combined 1F1B's pieces.
+  const LayerStep& counts = find(layer.forward, "moe.token_counts_all_gather");
+  CHECK(counts.bytes == 8.0 * 8 * 4);
+  CHECK(counts.on_compute_stream);
+  CHECK(counts.dispatcher_control);
+  const LayerStep& probs = find(layer.forward, "moe.probs_all_to_all");
+  CHECK(probs.bytes == 4096.0 * 4);
+  CHECK_FALSE(probs.on_compute_stream);
+  CHECK(probs.dispatcher_control);
+  CHECK(find(layer.backward, "moe.probs_all_to_all.bwd").bytes == probs.bytes);
   // The rank's 2 local experts process the TP group's 8192 token slots.
   CHECK(find(layer.forward, "moe.experts.fc1.fwd").kernel.flops ==
         simtrain::testing::Approx(2.0 * 8192 * 14336 * 8192));
-  CHECK(collectives(layer.backward).all_to_all == 2);
+  CHECK(collectives(layer.backward).all_to_all == 3);
   const PartParameters p = transformer_layer_parameters(m, s, true);
   CHECK(p.expert_per_gpu == simtrain::testing::Approx(8.0 * 3 * 8192 * 14336 / 8));
+}
+
+TEST_CASE("padded to capacity the dispatcher gathers no token counts; the flex dispatcher sends no control") {
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
+  LayerSharding s = sharding(1, false, 1, 4096);
+  s.ep = 4;
+  const auto named = [](const LayerSteps& layer, const std::string& name) {
+    int count = 0;
+    for (const std::vector<LayerStep>* steps : {&layer.forward, &layer.backward})
+      for (const LayerStep& step : *steps) count += step.name.starts_with(name);
+    return count;
+  };
+  s.moe_pad_to_capacity = true;
+  const LayerSteps padded = transformer_layer_steps(m, s, true);
+  CHECK(named(padded, "moe.token_counts_all_gather") == 0);
+  CHECK(named(padded, "moe.probs_all_to_all") == 2);
+  s.moe_pad_to_capacity = false;
+  s.moe_flex_dispatcher = true;
+  const LayerSteps flex = transformer_layer_steps(m, s, true);
+  CHECK(named(flex, "moe.token_counts_all_gather") + named(flex, "moe.probs_all_to_all") == 0);
 }
 
 TEST_CASE("under the flex dispatcher the token all-to-alls carry their routing, the bytes unchanged") {
