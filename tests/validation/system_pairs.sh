@@ -3,8 +3,8 @@
 # GPU count, batches and parallel sizes): the predicted throughput ratio of each pair against the measured
 # one, which depends on the systems' hardware alone, not on the release's software (tools/
 # validate_system_pairs.py; README "Megatron-Bridge on Hopper and Blackwell"). Grace's host cost over x86's
-# (1.0) is fitted on these pairs, leaving one model family out (tools/fit_host_overhead.py --grace: 9.7%
-# held out, against 24.0% at the 2.75 of one TE Linear call). Measured 2026-12-05 (nineteenth session: the
+# (1.0) is fitted on these pairs, leaving one model family out (tools/fit_host_overhead.py --grace: 9.6%
+# held out, against 24.1% at the 2.75 of one TE Linear call). Measured 2026-12-05 (nineteenth session: the
 # all-to-all dispatcher's token counts and routing probabilities): ratio MAPE B200/B300 17.5%, B200/GB200
 # 10.1%, B200/GB300 15.9%, B300/GB200 21.0% (one configuration), B300/GB300 5.5%, GB200/GB300 5.5%; 10.0% over
 # all 41 pairs. The guards sit just
