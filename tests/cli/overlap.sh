@@ -76,8 +76,6 @@ check "the Result records it" python3 -c 'import json, sys
 assert json.load(open(sys.argv[1]))["inputs"]["workload"]["moe_token_dispatcher_type"] == "flex"' "$work/ep_flex.json"
 one_node=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 8
   --seq-len 4096 --precision amp-bf16 --distributed-optimizer --omit-wall-time)
-"$simtrain" run "${one_node[@]}" --json "$work/ep8.json" >/dev/null
-"$simtrain" run "${one_node[@]}" --moe-token-dispatcher-type flex --json "$work/ep8_flex.json" >/dev/null
 # Inside one node no token crosses a NIC, and the flex dispatcher's kernels move less of the NVLink line than
 # NCCL's all-to-all (the B200 profile's moe_flex_dispatch_intra_node against nccl_intra_node): its token
 # exchange takes longer, although it sends none of the all-to-all dispatcher's token counts and probabilities.
