@@ -69,6 +69,7 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "no-overlap-grad-reduce",
                                             "no-overlap-param-gather",
                                             "no-overlap-p2p-communication",
+                                            "no-batch-p2p-sync",
                                             "tp-comm-overlap",
                                             "overlap-moe-expert-parallel-comm",
                                             "use-transformer-engine-op-fuser",
@@ -136,6 +137,10 @@ void add_parallel_options(po::options_description& options) {
       "the next step's forward pass")("no-overlap-p2p-communication",
                                       "interleaved pipeline sends block the next kernel (Megatron-LM before "
                                       "2023)")(
+      "no-batch-p2p-sync",
+      "with --host: the host does not synchronise the device after each "
+      "batch of pipeline sends and receives (Megatron-Core's "
+      "batch_p2p_sync = False)")(
       "grad-reduce-in-bf16",
       "Megatron: bf16 training accumulates and reduces gradients in bf16, not in fp32 main_grad buffers "
       "(Megatron-Bridge's grad_reduce_in_fp32 = False)")(
@@ -294,6 +299,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_grad_reduce = vm.count("no-overlap-grad-reduce") == 0;
   c.overlap_param_gather = vm.count("no-overlap-param-gather") == 0;
   c.overlap_p2p_communication = vm.count("no-overlap-p2p-communication") == 0;
+  c.batch_p2p_sync = vm.count("no-batch-p2p-sync") == 0;
   c.tp_comm_overlap = vm.count("tp-comm-overlap") > 0;
   c.overlap_moe_expert_parallel_comm = vm.count("overlap-moe-expert-parallel-comm") > 0;
   c.te_op_fuser = vm.count("use-transformer-engine-op-fuser") > 0;

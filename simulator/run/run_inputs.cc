@@ -102,6 +102,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   if (c.host) {
     j["host"] = host_inputs(*c.host);
     j["host"]["overhead"] = c.host_overhead;
+    if (!c.batch_p2p_sync) j["host"]["batch_p2p_sync"] = false;
   }
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;
   if (c.cuda_graphs.impl != workload::CudaGraphs::Impl::None)

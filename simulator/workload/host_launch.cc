@@ -2,6 +2,7 @@
 #include "simulator/workload/host_launch.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,13 +36,17 @@ void add_host_launches(trace::Program& program, const HostProfile& host,
   program.ops.reserve(2 * ops.size());
   std::vector<std::uint32_t> new_index(ops.size());
   std::vector<std::uint32_t> waited;  // ops the next host op waits for
+  std::vector<std::optional<std::uint32_t>> last_on_stream(program.streams.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
     trace::Op op = std::move(ops[i]);
     for (std::uint32_t& dep : op.deps) dep = new_index[dep];
     const HostLaunch& launch_of = per_op[i];
     const double host_s =
         launch_of.launches * host.dispatch_per_kernel_s + launch_of.looped_kernels * host.looped_launch_s();
-    if (host_s > 0) {
+    if (launch_of.device_sync)
+      for (const std::optional<std::uint32_t>& last : last_on_stream)
+        if (last) waited.push_back(*last);
+    if (host_s > 0 || launch_of.device_sync) {
       trace::Op launch;
       launch.name = "host";
       launch.type = trace::OpType::Compute;
@@ -52,7 +57,9 @@ void add_host_launches(trace::Program& program, const HostProfile& host,
       launch.compute.duration_s = host_s;
       op.deps.push_back(trace::append(program, std::move(launch)));
     }
+    const std::uint8_t stream = op.stream;
     new_index[i] = trace::append(program, std::move(op));
+    last_on_stream.at(stream) = new_index[i];
     if (launch_of.host_waits) waited.push_back(new_index[i]);
   }
 }

@@ -93,6 +93,13 @@ class StageBuilder {
     gather_under_forward_ =
         plan.shard_optimizer && !plan.shard_parameters && c.distributed_optimizer && c.overlap_param_gather;
     async_sends_ = plan.vpp > 1 && c.overlap_p2p_communication;
+    // Megatron-LM batches the sends and receives it does not overlap (batch_p2p_comm = not
+    // overlap_p2p_comm), as Megatron-Bridge does for PP > 1 without virtual stages. The 1F1B schedule's
+    // batches are a pass's send and the next pass's receive, which this builder issues one after the
+    // other. Interleaved without overlap, Megatron posts the next forward's receive before the backward in
+    // between, which this builder does not, so synchronising there would wait on a receive not yet posted:
+    // not modelled.
+    sync_after_p2p_ = plan.vpp == 1 && c.batch_p2p_sync;
   }
 
   trace::Program build() {
@@ -133,7 +140,18 @@ class StageBuilder {
   }
 
   std::uint32_t append(trace::Op op) {
-    host_.push_back(HostLaunch{plan_.config->host_overhead});  // one dispatch, Megatron's Python around it
+    HostLaunch launch{plan_.config->host_overhead};  // one dispatch, Megatron's Python around it
+    // Batched pipeline sends and receives end in torch.cuda.synchronize (p2p_communication.py, under
+    // batch_p2p_comm and batch_p2p_sync): the host issues the next op only once the device has drained.
+    const bool pipeline_p2p =
+        op.stream == kRecvPrev || op.stream == kSendNext || op.stream == kRecvNext || op.stream == kSendPrev;
+    if (pipeline_p2p) {
+      sync_pending_ = sync_pending_ || sync_after_p2p_;
+    } else if (sync_pending_) {
+      launch.device_sync = true;
+      sync_pending_ = false;
+    }
+    host_.push_back(launch);
     graph_region_.clear();
     return trace::append(program_, std::move(op));
   }
@@ -153,9 +171,10 @@ class StageBuilder {
   // (on the region's first step) and nothing for the rest; a host wait stays, between graphs.
   void set_host_launch(std::uint32_t op, const LayerStep& step, const std::string& region, bool continues) {
     const double python = plan_.config->host_overhead;  // Megatron-Core's Python around each dispatch
+    const bool device_sync = host_[op].device_sync;
     host_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_dispatches,
-                                            step.looped_kernels, step.host_waits}
-                               : HostLaunch{continues ? 0.0 : python, 0, step.host_waits};
+                                            step.looped_kernels, step.host_waits, device_sync}
+                               : HostLaunch{continues ? 0.0 : python, 0, step.host_waits, device_sync};
     graph_region_ = region;
   }
 
@@ -592,6 +611,8 @@ class StageBuilder {
   std::vector<bool> gathered_chunk_ = std::vector<bool>(static_cast<std::size_t>(plan_.vpp), false);
   int param_buckets_ = 0;
   bool async_sends_ = false;  // interleaved schedule with --overlap-p2p-communication
+  bool sync_after_p2p_ = false;  // batched pipeline p2p followed by a device synchronisation
+  bool sync_pending_ = false;    // a pipeline send or receive was issued since the last other op
   std::optional<std::uint32_t> tied_grad_ready_;
   Bucket dense_, expert_;
   int buckets_ = 0;

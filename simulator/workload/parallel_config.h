@@ -99,6 +99,11 @@ struct ParallelConfig {
   // (Megatron's default since 2023; --no-overlap-p2p-communication, and Megatron-LM before, block on the
   // send). The non-interleaved 1F1B schedule always blocks.
   bool overlap_p2p_communication = true;
+  // The pipeline sends and receives that are not overlapped go as one batch_isend_irecv, after which
+  // Megatron-Core calls torch.cuda.synchronize (ModelParallelConfig.batch_p2p_sync, on by default and in
+  // Megatron-Bridge's recipes): the host stops until the device has drained, all its streams. Matters only
+  // with a host profile (--host); off with --no-batch-p2p-sync.
+  bool batch_p2p_sync = true;
   // Transformer Engine's userbuffers (Megatron's --tp-comm-overlap; async TP in torchtitan): with sequence
   // parallelism the all-gathers before the column-parallel GEMMs and the reduce-scatters after the
   // row-parallel ones are cut into TP chunks exchanged while the GEMM computes the other chunks.

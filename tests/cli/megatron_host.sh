@@ -69,6 +69,20 @@ check "the Result records the op fuser" python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["inputs"]["workload"]
 assert w["use_transformer_engine_op_fuser"] is True, w' "$work/oss_fused.json"
 
+# Pipeline stages without virtual stages exchange activations in batches after which Megatron-Core
+# synchronises the device: the host restarts from an idle GPU after each, which --no-batch-p2p-sync avoids.
+pipe=(--model llama3-8b --gpus 4 --platform dgx-h100 --pp 2 --micro-batch 1 --global-batch 16 --seq-len 4096
+  --precision amp-bf16 --distributed-optimizer --omit-wall-time "${host[@]}")
+"$simtrain" run "${pipe[@]}" --json "$work/p2p_sync.json" >/dev/null
+"$simtrain" run "${pipe[@]}" --no-batch-p2p-sync --json "$work/p2p_nosync.json" >/dev/null
+check "synchronising after each pipeline exchange leaves the GPU waiting for launches longer" \
+  less "$(field "$work/p2p_nosync.json" breakdown.host_bound_s)" "$(field "$work/p2p_sync.json" breakdown.host_bound_s)"
+check "... and does not shorten the step" python3 -c 'import json, sys
+sync, nosync = (json.load(open(f))["iteration_time_s"] for f in sys.argv[1:])
+assert sync >= nosync, (sync, nosync)' "$work/p2p_sync.json" "$work/p2p_nosync.json"
+check "the Result records --no-batch-p2p-sync" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["host"]["batch_p2p_sync"] is False' "$work/p2p_nosync.json"
+
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
 "$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null
 "$simtrain" run "${moe[@]}" --micro-batch 8 "${host[@]}" --json "$work/big_host.json" >/dev/null

@@ -3,10 +3,10 @@
 # GB300), predicted from the spec profiles. Two host figures are fitted to it, leaving one model family out
 # (tools/fit_host_overhead.py): Megatron-Core's host overhead (4 operator dispatches' worth per simtrain step)
 # and Grace's host cost (the x86 hosts', from the same-release pairs). The issue's target is 10% MAPE per
-# system and it is not met. Measured 2026-12-05 (nineteenth session: the all-to-all dispatcher's token counts
-# and routing probabilities), all 92 expressible configurations: H100 14.2%, B200 19.1%, B300 26.1%, GB200
-# 23.3%, GB300 16.4%, all 19.6% (Llama 10.1%, Qwen3 17.7%, GPT-OSS 32.5%, DeepSeek-V3 and Kimi K2 13.3%,
-# Nemotron 34.1%). Eighteenth session, before it: H100 14.9%, B200 19.4%, GB200 23.5%, GB300 16.7%, all 19.9%.
+# system and it is not met. Measured 2026-12-05 (twentieth session: the device synchronisation after each
+# batch of pipeline sends and receives), all 92 expressible configurations: H100 14.3%, B200 18.1%, B300
+# 25.8%, GB200 23.3%, GB300 16.4%, all 19.3% (Llama 10.1%, Qwen3 17.8%, GPT-OSS 32.6%, DeepSeek-V3 and Kimi
+# K2 11.8%, Nemotron 34.1%). Nineteenth session, before it: H100 14.2%, B200 19.1%, B300 26.1%, all 19.6%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
 # the figures reached and catch regressions; they are not a target.
 # Rows beyond --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3
@@ -16,4 +16,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=15 dgx-b200=20 dgx-b300=27 dgx-gb200=24 dgx-gb300=17
+  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=26.5 dgx-gb200=24 dgx-gb300=17

@@ -76,6 +76,46 @@ TEST_CASE("per-op launches: dispatches and looped kernels price the host op; a w
   CHECK_THROWS_AS(add_host_launches(fresh, host, {{}}), Error);  // one entry for two ops
 }
 
+TEST_CASE("a device synchronisation holds the host until the last op of every stream has run") {
+  trace::Program program;
+  program.name = "p";
+  program.streams = {"compute", "send"};
+  trace::Op kernel;
+  kernel.name = "k";
+  kernel.compute.kind = trace::ComputeKind::Gemm;
+  trace::Op send;
+  send.name = "s";
+  send.type = trace::OpType::Send;
+  send.stream = 1;
+  trace::append(program, kernel);  // k0
+  trace::append(program, kernel);  // k1
+  trace::append(program, send);    // s
+  trace::append(program, kernel);  // k3: launched after torch.cuda.synchronize
+  trace::append(program, kernel);  // k4
+
+  const HostProfile host{.name = "h", .dispatch_per_kernel_s = 3e-5};
+  add_host_launches(program, host, {{}, {}, {}, {.device_sync = true}, {}});
+  // host0 k0 host1 k1 host2 s host3 k3 host4 k4: host3 waits for k1 (the compute stream's last op, which
+  // ran after k0) and s; the launches after it follow it in issue order.
+  REQUIRE(program.ops.size() == 10);
+  CHECK(program.ops[6].compute.kind == trace::ComputeKind::Host);
+  CHECK(program.ops[6].deps == std::vector<std::uint32_t>{3, 5});
+  CHECK(program.ops[8].deps.empty());
+
+  // A synchronisation with nothing to launch (inside a captured graph) still holds the host.
+  trace::Program graph;
+  graph.name = "g";
+  graph.streams = {"compute"};
+  trace::append(graph, kernel);
+  trace::append(graph, kernel);
+  add_host_launches(graph, host, {{}, {.launches = 0, .device_sync = true}});
+  REQUIRE(graph.ops.size() == 4);
+  CHECK(graph.ops[2].compute.kind == trace::ComputeKind::Host);
+  CHECK(graph.ops[2].compute.duration_s == 0);
+  CHECK(graph.ops[2].deps == std::vector<std::uint32_t>{1});
+  CHECK(graph.ops[3].deps == std::vector<std::uint32_t>{2});
+}
+
 TEST_CASE("a profile without a launch call prices looped kernels as full dispatches") {
   CHECK(HostProfile{.dispatch_per_kernel_s = 3e-5}.looped_launch_s() == 3e-5);
   CHECK(HostProfile{.dispatch_per_kernel_s = 3e-5, .launch_call_s = 1e-5}.looped_launch_s() == 1e-5);

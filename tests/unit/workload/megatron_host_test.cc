@@ -180,3 +180,45 @@ TEST_CASE("Megatron captures whole MoE blocks only for drop-and-pad MoE") {
     CHECK(launch_of(t.programs[0], op_named(t.programs[0], "mb0.c0.layer0.moe.experts.fc1.fwd")) == nullptr);
   }
 }
+
+namespace {
+
+// Whether the host op `op` waits for depends on the op named `name` (directly).
+bool launch_waits_for(const trace::Program& p, const trace::Op& op, const std::string& name) {
+  const trace::Op* launch = launch_of(p, op);
+  REQUIRE(launch != nullptr);
+  for (std::uint32_t dep : launch->deps)
+    if (p.ops[dep].name == name) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("after a batch of pipeline sends and receives the host waits for the device to drain") {
+  ParallelConfig c = testing::megatron_plan(1, 2, 1, 4);
+  c.host = HostProfile{.name = "test", .dispatch_per_kernel_s = kDispatch};
+  const trace::Trace t = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  // The second stage's first forward kernel is launched once its activation has arrived; the first stage's
+  // second micro-batch once the first one's activation has left and its forward has run.
+  const trace::Program& last = t.programs[1];
+  CHECK(launch_waits_for(last, op_named(last, "mb0.c0.layer4.input_norm.fwd"), "mb0.c0.recv_activation"));
+  const trace::Program& first = t.programs[0];
+  const trace::Op& next = op_named(first, "mb1.c0.embedding.embedding.fwd");
+  CHECK(launch_waits_for(first, next, "mb0.c0.send_activation"));
+  CHECK(launch_waits_for(first, next, "mb0.c0.layer3.mlp.dropout_add.fwd"));
+  // Kernels after other kernels follow the host's issue order alone.
+  CHECK(launch_of(first, op_named(first, "mb1.c0.layer0.input_norm.fwd"))->deps.empty());
+
+  // batch_p2p_sync off, or the interleaved schedule's overlapped sends and receives: no synchronisation.
+  c.batch_p2p_sync = false;
+  const trace::Trace unsynced = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  CHECK_FALSE(launch_waits_for(unsynced.programs[1],
+                               op_named(unsynced.programs[1], "mb0.c0.layer4.input_norm.fwd"),
+                               "mb0.c0.recv_activation"));
+  c.batch_p2p_sync = true;
+  c.vpp = 2;
+  const trace::Trace interleaved = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  const trace::Program& stage1 = interleaved.programs[1];
+  CHECK_FALSE(
+      launch_waits_for(stage1, op_named(stage1, "mb0.c0.layer2.input_norm.fwd"), "mb0.c0.recv_activation"));
+}
