@@ -3,6 +3,10 @@
 
 #include "tests/support/approx.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "common/error.h"
 #include "simulator/workload/data_parallel.h"
 #include "simulator/workload/host_launch.h"
@@ -10,14 +14,28 @@
 using namespace simtrain;
 using namespace simtrain::workload;
 
-TEST_CASE("every kernel waits for its launch, launches run in issue order, dependencies are kept") {
+namespace {
+
+trace::Program program_on(std::vector<std::string> streams) {
   trace::Program program;
   program.name = "p";
-  program.streams = {"compute", "comm"};
+  program.streams = std::move(streams);
+  return program;
+}
+
+trace::Op gemm_kernel() {
   trace::Op kernel;
   kernel.name = "k";
   kernel.type = trace::OpType::Compute;
   kernel.compute.kind = trace::ComputeKind::Gemm;
+  return kernel;
+}
+
+}  // namespace
+
+TEST_CASE("every kernel waits for its launch, launches run in issue order, dependencies are kept") {
+  trace::Program program = program_on({"compute", "comm"});
+  const trace::Op kernel = gemm_kernel();
   trace::append(program, kernel);
   trace::Op second = kernel;
   second.deps = {0};
@@ -46,12 +64,8 @@ TEST_CASE("a generated step with a host profile is launched kernel by kernel") {
 }
 
 TEST_CASE("per-op launches: dispatches and looped kernels price the host op; a waited op holds the host") {
-  trace::Program program;
-  program.name = "p";
-  program.streams = {"compute"};
-  trace::Op kernel;
-  kernel.name = "k";
-  kernel.compute.kind = trace::ComputeKind::Gemm;
+  trace::Program program = program_on({"compute"});
+  const trace::Op kernel = gemm_kernel();
   for (int i = 0; i < 3; ++i) trace::append(program, kernel);
 
   const HostProfile host{.name = "h", .dispatch_per_kernel_s = 3e-5, .launch_call_s = 1e-5};
@@ -68,21 +82,15 @@ TEST_CASE("per-op launches: dispatches and looped kernels price the host op; a w
   CHECK(program.ops[3].deps == std::vector<std::uint32_t>{1});  // the host waits for k0
   CHECK(program.ops[4].deps == std::vector<std::uint32_t>{3});
 
-  trace::Program fresh;
-  fresh.name = "q";
-  fresh.streams = {"compute"};
+  trace::Program fresh = program_on({"compute"});
   trace::append(fresh, kernel);
   trace::append(fresh, kernel);
   CHECK_THROWS_AS(add_host_launches(fresh, host, {{}}), Error);  // one entry for two ops
 }
 
 TEST_CASE("a device synchronisation holds the host until the last op of every stream has run") {
-  trace::Program program;
-  program.name = "p";
-  program.streams = {"compute", "send"};
-  trace::Op kernel;
-  kernel.name = "k";
-  kernel.compute.kind = trace::ComputeKind::Gemm;
+  trace::Program program = program_on({"compute", "send"});
+  const trace::Op kernel = gemm_kernel();
   trace::Op send;
   send.name = "s";
   send.type = trace::OpType::Send;
@@ -103,9 +111,7 @@ TEST_CASE("a device synchronisation holds the host until the last op of every st
   CHECK(program.ops[8].deps.empty());
 
   // A synchronisation with nothing to launch (inside a captured graph) still holds the host.
-  trace::Program graph;
-  graph.name = "g";
-  graph.streams = {"compute"};
+  trace::Program graph = program_on({"compute"});
   trace::append(graph, kernel);
   trace::append(graph, kernel);
   add_host_launches(graph, host, {{}, {.launches = 0, .device_sync = true}});
