@@ -96,10 +96,11 @@ class StageBuilder {
     // Megatron-LM batches the sends and receives it does not overlap (batch_p2p_comm = not
     // overlap_p2p_comm), as Megatron-Bridge does for PP > 1 without virtual stages. The 1F1B schedule's
     // batches are a pass's send and the next pass's receive, which this builder issues one after the
-    // other. Interleaved without overlap, Megatron posts the next forward's receive before the backward in
-    // between, which this builder does not, so synchronising there would wait on a receive not yet posted:
+    // other. Interleaved without overlap, Megatron's batches hold the receives of passes further on, which
+    // this builder posts ahead of the host (early_receives_); a synchronisation would then wait on those:
     // not modelled.
     sync_after_p2p_ = plan.vpp == 1 && c.batch_p2p_sync;
+    early_receives_ = plan.vpp > 1 && !async_sends_;
   }
 
   trace::Program build() {
@@ -145,6 +146,13 @@ class StageBuilder {
     // batch_p2p_comm and batch_p2p_sync): the host issues the next op only once the device has drained.
     const bool pipeline_p2p =
         op.stream == kRecvPrev || op.stream == kSendNext || op.stream == kRecvNext || op.stream == kSendPrev;
+    // Interleaved without overlap, Megatron receives the next forward's input and the next backward's
+    // gradient in the batch after the current pair of passes, before either runs; this builder issues each
+    // receive at the head of its pass. Left to the host's issue order, a receive would be posted only after
+    // passes that wait on the neighbour, which waits on it (a dropless dispatcher's host wait closes the
+    // cycle), so such receives go without a launch of their own and are posted in their stream's order.
+    if (pipeline_p2p && early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext))
+      launch.launches = 0;
     if (pipeline_p2p) {
       sync_pending_ = sync_pending_ || sync_after_p2p_;
     } else if (sync_pending_) {
@@ -612,6 +620,7 @@ class StageBuilder {
   int param_buckets_ = 0;
   bool async_sends_ = false;  // interleaved schedule with --overlap-p2p-communication
   bool sync_after_p2p_ = false;  // batched pipeline p2p followed by a device synchronisation
+  bool early_receives_ = false;  // interleaved without overlap: receives posted ahead of the host
   bool sync_pending_ = false;    // a pipeline send or receive was issued since the last other op
   std::optional<std::uint32_t> tied_grad_ready_;
   Bucket dense_, expert_;

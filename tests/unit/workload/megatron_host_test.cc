@@ -221,4 +221,14 @@ TEST_CASE("after a batch of pipeline sends and receives the host waits for the d
   const trace::Program& stage1 = interleaved.programs[1];
   CHECK_FALSE(
       launch_waits_for(stage1, op_named(stage1, "mb0.c0.layer2.input_norm.fwd"), "mb0.c0.recv_activation"));
+  CHECK(launch_of(stage1, op_named(stage1, "mb0.c0.recv_activation")) != nullptr);
+
+  // Interleaved without overlap, Megatron posts the receives a batch ahead of the passes that use them:
+  // they do not wait for the host, the sends still do.
+  c.overlap_p2p_communication = false;
+  const trace::Trace batched = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  const trace::Program& second = batched.programs[1];
+  CHECK(launch_of(second, op_named(second, "mb0.c0.recv_activation")) == nullptr);
+  CHECK(launch_of(second, op_named(second, "mb0.c1.recv_activation")) == nullptr);
+  CHECK(launch_of(second, op_named(second, "mb0.c0.send_activation")) != nullptr);
 }
