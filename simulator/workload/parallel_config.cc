@@ -113,6 +113,12 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   // Every pipeline rank holds vpp chunks of the same number of layers (pipeline_split.h for uneven splits).
   require_feasible(c.vpp == 1 || c.pp > 1,
                    "--vpp " + str(c.vpp) + ": interleaved virtual stages need --pp > 1");
+  // Megatron's batched exchanges would pair two sends and receives between the same two ranks
+  // (megatron/training/arguments.py refuses it).
+  require_feasible(c.vpp == 1 || c.overlap_p2p_communication || c.pp > 2,
+                   "--no-overlap-p2p-communication: interleaved virtual stages without overlapped exchanges "
+                   "need --pp > 2, got --pp " +
+                       str(c.pp));
   pipeline_split(c, model.layers);
 
   if (c.global_batch > 0) {

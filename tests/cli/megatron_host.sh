@@ -85,13 +85,15 @@ assert json.load(open(sys.argv[1]))["inputs"]["workload"]["host"]["batch_p2p_syn
 
 # Interleaved stages that do not overlap their exchanges: the receives are posted ahead of the host, as
 # Megatron batches them, so the dropless dispatcher's host wait cannot close a cycle with the neighbour.
-inter=(--model qwen3-30b-a3b --platform dgx-h100 --gpus 16 --ep 8 --pp 2 --vpp 2 --micro-batch 1 --global-batch 64
+inter=(--model qwen3-30b-a3b --platform dgx-h100 --gpus 32 --ep 8 --pp 4 --vpp 2 --micro-batch 1 --global-batch 64
   --seq-len 4096 --precision fp8 --fp8-recipe tensorwise --distributed-optimizer --allow-oom --omit-wall-time
   "${host[@]}")
 "$simtrain" run "${inter[@]}" --no-overlap-p2p-communication --json "$work/interleaved_batched.json" >/dev/null ||
   true
 check "interleaved without overlap, a dropless MoE step with a host replays to a step time" \
   less 0 "$(field "$work/interleaved_batched.json" iteration_time_s)"
+expect_infeasible "interleaved without overlap on two stages, as Megatron refuses it" "need --pp > 2, got --pp 2" \
+  run --model qwen3-30b-a3b --gpus 16 --ep 8 --pp 2 --vpp 2 --global-batch 64 --no-overlap-p2p-communication
 
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
 "$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null

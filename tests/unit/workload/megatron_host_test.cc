@@ -223,10 +223,13 @@ TEST_CASE("after a batch of pipeline sends and receives the host waits for the d
       launch_waits_for(stage1, op_named(stage1, "mb0.c0.layer2.input_norm.fwd"), "mb0.c0.recv_activation"));
   CHECK(launch_of(stage1, op_named(stage1, "mb0.c0.recv_activation")) != nullptr);
 
-  // Interleaved without overlap, Megatron posts the receives a batch ahead of the passes that use them:
-  // they do not wait for the host, the sends still do.
-  c.overlap_p2p_communication = false;
-  const trace::Trace batched = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  // Interleaved without overlap (which Megatron runs on three stages or more), Megatron posts the receives
+  // a batch ahead of the passes that use them: they do not wait for the host, the sends still do.
+  ParallelConfig four = testing::megatron_plan(1, 4, 1, 4);
+  four.host = c.host;
+  four.vpp = 2;
+  four.overlap_p2p_communication = false;
+  const trace::Trace batched = generate_megatron_trace(testing::small_gpt(), "gpt-small", four);
   const trace::Program& second = batched.programs[1];
   CHECK(launch_of(second, op_named(second, "mb0.c0.recv_activation")) == nullptr);
   CHECK(launch_of(second, op_named(second, "mb0.c1.recv_activation")) == nullptr);

@@ -136,7 +136,7 @@ TEST_CASE("overlapped parameter gathers: issued at the step's start, each before
 }
 
 TEST_CASE("interleaved pipelines send asynchronously unless told not to") {
-  ParallelConfig c = testing::megatron_plan(1, 2, 1, 4);
+  ParallelConfig c = testing::megatron_plan(1, 4, 1, 4);  // blocking sends need three stages or more
   c.vpp = 2;
   c.schedule = PipelineSchedule::Interleaved;
   const auto sends_gate_kernels = [&] {

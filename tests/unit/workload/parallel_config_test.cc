@@ -93,6 +93,19 @@ TEST_CASE("pipeline stages and virtual stages must split the layers evenly") {
   c.vpp = 2;
   CHECK_THROWS_WITH_AS(validate(c, llama2_7b(), 1), "--vpp 2: interleaved virtual stages need --pp > 1",
                        Error);
+  // Interleaved without overlapped exchanges, Megatron needs three stages or more.
+  c = plan(1, 2);
+  c.vpp = 2;
+  c.overlap_p2p_communication = false;
+  CHECK_THROWS_WITH_AS(
+      validate(c, llama2_7b(), 2),
+      "--no-overlap-p2p-communication: interleaved virtual stages without overlapped exchanges "
+      "need --pp > 2, got --pp 2",
+      Error);
+  c = plan(1, 4);
+  c.vpp = 2;
+  c.overlap_p2p_communication = false;
+  CHECK_NOTHROW(validate(c, llama2_7b(), 4));
 }
 
 TEST_CASE("the global batch must be whole micro-batches on every data-parallel rank") {
