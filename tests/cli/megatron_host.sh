@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The host thread in front of a Megatron step (--host): at micro-batch 1 a dropless MoE model's layers are
 # too small to hide the launches, so the step is host-bound; padding the experts' input to capacity removes
-# the host's wait for the token counts; CUDA graphs take launches off the host; a large micro-batch hides the
-# host again.
+# the host's wait for the token counts; CUDA graphs take launches off the host; pipeline stages synchronise
+# the device after their batched exchanges; a large micro-batch hides the host again.
 source "$(dirname "$0")/lib.bash"
 
 field() { python3 -c 'import json, sys
