@@ -151,8 +151,7 @@ class StageBuilder {
     // receive at the head of its pass. Left to the host's issue order, a receive would be posted only after
     // passes that wait on the neighbour, which waits on it (a dropless dispatcher's host wait closes the
     // cycle), so such receives go without a launch of their own and are posted in their stream's order.
-    if (pipeline_p2p && early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext))
-      launch.launches = 0;
+    if (early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext)) launch.launches = 0;
     if (pipeline_p2p) {
       sync_pending_ = sync_pending_ || sync_after_p2p_;
     } else if (sync_pending_) {
