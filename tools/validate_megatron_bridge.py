@@ -50,6 +50,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   release's source): the scripts switched it release by release, and it moves a step by up to a third.
 - Layers kept in bf16 under FP8 or NVFP4 (`--first-last-layers-bf16`) where the row's mixed-precision recipe
   keeps them (BF16_LAYERS: Nemotron 3 Super's NVFP4 recipe, the last 14 of its 88 layers).
+- Activation offloading (`--cpu-offloading-num-layers`) where the row's recipe sets it (CPU_OFFLOADING: the
+  Llama FSDP runs on GB200 and GB300).
 - The host: every row's kernels are launched by a host thread at the per-kernel cost measured on the H200
   machine (calibration/hosts/h200-run-a.json, the only host simtrain has measured; `--no-host` leaves it
   out), the GB200 and GB300 rows' Grace CPUs too (host_profile below), each operator dispatch taking
@@ -62,8 +64,10 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   graph nothing.
 Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
 overlapped gradient reduction (simtrain's default; NO_OVERLAP_GRAD_REDUCE lists the exception) and no
-activation recomputation beyond the recipes' modules (RECOMPUTE; the table never says); memory is not
-checked (--allow-oom): the table's runs fit.
+activation recomputation beyond the recipes' modules (RECOMPUTE; the table never says). Every row is
+simulated whatever its memory (--allow-oom), and since the table's runs fit, each row's estimated peak over
+its GPU's memory is printed (the `memory` column) and counted where it exceeds 1; --max-memory-ratio fails
+the run above a bound.
 
 A row whose model, option or system simtrain lacks is listed as not expressible with simtrain's error line
 and not counted. Two host figures are fitted to this table, Megatron-Core's host overhead and Grace's
@@ -73,7 +77,8 @@ diagnostic of what a fit would buy, a per-system throughput scale is fitted with
 tested on it (leave-one-family-out), and printed; so is each system's signed mean error beside its MAPE,
 and the error by how much of the step the row's recipe captures in CUDA graphs (graph_scope).
 
-Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override).
+Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override), or a row's memory
+estimate --max-memory-ratio.
 usage: tools/validate_megatron_bridge.py [--simtrain PATH] [--reference CSV] [-j 2] [--timeout 300]
                                         [--max-mape 10] [--system-max-mape dgx-h100=15 ...]
 """
@@ -434,9 +439,18 @@ CUDA_GRAPHS = {
 # op fuser changes simtrain's kernels only where experts carry biases or the clamped activation.
 TE_OP_FUSER = {("26.08", "DGX-GB200", "GPT OSS 120B", "MXFP8"), ("26.08", "DGX-GB300", "GPT OSS 120B", "MXFP8")}
 
+# Rows whose recipe offloads the first N decoder layers' activations to the host between their forward and
+# backward passes (Megatron's cpu_offloading_num_layers, `--cpu-offloading-num-layers N`): the Llama FSDP runs
+# on Grace systems. 25.09 (v0.1.0rc4): configs/llama3/llama3_70b_llm_pretrain.yaml and
+# configs/llama31/llama31_405b_llm_pretrain.yaml, gb200 fp8_cs; 26.04.01 (v0.4.1):
+# configs/llama/llama3_workload_base_configs.py LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 and _GB300_FP8_CS_V2.
+CPU_OFFLOADING = {("25.09", "DGX-GB200", "LLAMA3_70B", ""): 40, ("25.09", "DGX-GB200", "LLAMA3.1_405B", ""): 95,
+                  ("26.04.01", "DGX-GB200", "LLAMA3_70B", "FP8"): 40,
+                  ("26.04.01", "DGX-GB300", "LLAMA3_70B", "FP8"): 20}
+
 
 def release_recipe_key(row):
-    """The key of the per-release recipe tables (CUDA_GRAPHS, TE_OP_FUSER)."""
+    """The key of the per-release recipe tables (CUDA_GRAPHS, TE_OP_FUSER, CPU_OFFLOADING)."""
     return (row["release"], row["System"], row["base_model"], row["Precision"])
 
 
@@ -652,6 +666,8 @@ def run_args(row, host=True):
         args += ["--moe-token-dispatcher-type", "flex"]
     if release_recipe_key(row) in TE_OP_FUSER:
         args.append("--use-transformer-engine-op-fuser")
+    if (offloaded := CPU_OFFLOADING.get(release_recipe_key(row))):
+        args += ["--cpu-offloading-num-layers", str(offloaded)]
     if ep_overlap(row):
         args += ["--overlap-moe-expert-parallel-comm"]
     if "(tokendrop)" in row["label"]:
@@ -680,7 +696,8 @@ def predict(simtrain, row, timeout, tmp, index, extra_args, host):
     with open(out) as f:
         result = json.load(f)
     tokens = int(row["GBS"]) * int(row["Sequence_Length"])
-    return (tokens / (result["iteration_time_s"] * int(row["n_GPUs"])), wall_s), None
+    memory = result["peak_memory_bytes"] / result["memory_capacity_bytes"]
+    return (tokens / (result["iteration_time_s"] * int(row["n_GPUs"])), wall_s, memory), None
 
 
 def mape(pairs):
@@ -714,6 +731,9 @@ def main():
     parser.add_argument("--args", default="", help="further `simtrain run` options for every row, as one string "
                                                    "(e.g. \"--fidelity fast\")")
     parser.add_argument("--no-host", action="store_true", help="leave the host's kernel launches out")
+    parser.add_argument("--max-memory-ratio", type=float,
+                        help="fail when a configuration's estimated memory exceeds its GPU's by more than this "
+                             "factor (every configuration ran)")
     args = parser.parse_args()
     limits = {k: float(v) for k, v in (item.split("=") for item in args.system_max_mape)}
 
@@ -734,8 +754,8 @@ def main():
         outcomes = [f.result() for f in futures]
 
     print(f"\n{'system':<10} {'release':<8} {'model':<30} {'prec':<7} {'GPUs':>5} {'tp':>2} {'pp':>2} {'cp':>2} "
-          f"{'vp':>3} {'ep':>3} {'mbs':>3} {'measured':>9} {'predicted':>9} {'error':>7} {'wall s':>7}")
-    done, skipped = [], []
+          f"{'vp':>3} {'ep':>3} {'mbs':>3} {'measured':>9} {'predicted':>9} {'error':>7} {'wall s':>7} {'memory':>6}")
+    done, skipped, memories = [], [], []
     for row, (prediction, error) in zip(configs, outcomes):
         head = (f"{PLATFORMS[row['System']]:<10} {row['release']:<8} {row['label'][:30]:<30} "
                 f"{(row['Precision'] or 'FP8-CS'):<7} {row['n_GPUs']:>5} {size(row['TP']):>2} {size(row['PP']):>2} "
@@ -744,18 +764,34 @@ def main():
         if prediction is None:
             skipped.append((head, error))
             continue
-        predicted, wall_s = prediction
+        predicted, wall_s, memory = prediction
         done.append((row, predicted, measured))
-        # Wall time is printed because the issue asks each row to simulate within 60 s (under -j load).
-        print(f"{head} {measured:>9.0f} {predicted:>9.0f} {(predicted / measured - 1) * 100:>+6.1f}% {wall_s:>7.1f}")
+        memories.append((memory, head))
+        # Wall time is printed because the issue asks each row to simulate within 60 s (under -j load); memory
+        # is the estimated peak over the GPU's capacity.
+        print(f"{head} {measured:>9.0f} {predicted:>9.0f} {(predicted / measured - 1) * 100:>+6.1f}% {wall_s:>7.1f} "
+              f"{memory:>6.2f}")
 
     if skipped:
         print(f"\nnot expressible ({len(skipped)} configurations, not counted):")
         for head, error in skipped:
             print(f"{head}  {error}")
 
-    print("\nper system:")
+    # Every configuration ran on its GPUs, so each must fit in simtrain's memory estimate (layer_activations.h,
+    # parallel_memory.h); one that does not says the estimate is too high for it.
+    over = sorted((m, head) for m, head in memories if m > 1)
     failed = False
+    if memories:
+        worst, worst_head = max(memories)
+        print(f"\nmemory: {len(over)} of {len(memories)} configurations, all of which ran, exceed their GPU in "
+              f"simtrain's estimate; the largest estimate is {worst:.3f} of the GPU ({' '.join(worst_head.split()[:4])})")
+        for m, head in over:
+            print(f"  {head}  {m:.3f}")
+        if args.max_memory_ratio is not None and worst > args.max_memory_ratio:
+            print(f"  FAIL: above the limit of {args.max_memory_ratio:.3f}")
+            failed = True
+
+    print("\nper system:")
     for system in sorted({PLATFORMS[r["System"]] for r, _, _ in done}):
         pairs = [(p, m) for r, p, m in done if PLATFORMS[r["System"]] == system]
         limit = limits.get(system, args.max_mape)

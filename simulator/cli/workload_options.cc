@@ -62,6 +62,7 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "global-batch",
                                             "recompute",
                                             "recompute-modules",
+                                            "cpu-offloading-num-layers",
                                             "schedule",
                                             "attention",
                                             "no-async-tensor-model-parallel-allreduce",
@@ -115,7 +116,11 @@ void add_parallel_options(po::options_description& options) {
       "recompute-modules", po::value<std::vector<std::string>>()->multitoken(),
       "under --recompute selective, the submodules rerun in backward, Megatron's names (spaces or commas): "
       "core_attn layernorm moe_act mla_up_proj mlp moe shared_experts (default: core_attn)")(
-      "schedule", po::value<std::string>()->default_value("1f1b"), "pipeline schedule: 1f1b | gpipe")(
+      "cpu-offloading-num-layers", po::value<int>()->default_value(0),
+      "offload the first N decoder layers' activations to host memory between their forward and backward "
+      "passes (Megatron's --cpu-offloading-num-layers, Transformer Engine's offloading; no --pp, no "
+      "--recompute)")("schedule", po::value<std::string>()->default_value("1f1b"),
+                      "pipeline schedule: 1f1b | gpipe")(
       "deepspeed-config", po::value<std::string>(),
       "a DeepSpeed JSON configuration (ZeRO stage, batches, precision)")(
       "torchtitan-config", po::value<std::string>(),
@@ -289,6 +294,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
     if (!modules) throw Error("--recompute-modules: " + why);
     c.recompute_modules = *modules;
   }
+  c.cpu_offloading_layers = vm["cpu-offloading-num-layers"].as<int>();
   const std::string attention = vm["attention"].as<std::string>();
   if (attention != "flash" && attention != "flash2" && attention != "unfused")
     throw Error("--attention: unknown implementation '" + attention + "' (flash, flash2, unfused)");

@@ -290,11 +290,13 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
     busy.insert(busy.end(), r.p2p_busy.begin(), r.p2p_busy.end());
     t.host_bound_s = uncovered_length(r.host_busy, busy);
+    busy.insert(busy.end(), r.host_busy.begin(), r.host_busy.end());
+    t.offload_bound_s = uncovered_length(r.copy_busy, busy);
     for (const auto& [group, intervals] : r.comm_by_group)
       if (group < trace.groups.size())
         t.exposed_by_group_s[trace.groups[group].name] += uncovered_length(intervals, r.compute_busy);
-    t.idle_s = std::max(
-        0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s - t.host_bound_s);
+    t.idle_s = std::max(0.0, result.makespan_s - t.compute_s - t.exposed_comm_s - t.pipeline_bubble_s -
+                                 t.host_bound_s - t.offload_bound_s);
     result.events.insert(result.events.end(), r.events.begin(), r.events.end());
   }
   // A lockstep member's iteration is its representative's.

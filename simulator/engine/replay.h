@@ -72,7 +72,8 @@ struct OpEvent {
 // collective was in flight while the compute stream was not busy; pipeline_bubble_s: time spent sending to or
 // waiting on a pipeline neighbour with neither compute nor a collective going on; host_bound_s: time the
 // host thread was still working on the next launch with the GPU doing nothing (an imported trace's host
-// ops); idle_s: the rest up to the makespan.
+// ops); offload_bound_s: time a host copy (activation offloading) was running with nothing else going on,
+// the GPU waiting for it; idle_s: the rest up to the makespan.
 struct RankTimes {
   double end_s = 0;
   double compute_s = 0;
@@ -80,6 +81,7 @@ struct RankTimes {
   double idle_s = 0;
   double pipeline_bubble_s = 0;
   double host_bound_s = 0;
+  double offload_bound_s = 0;
   // Per communicator group ("tp", "dp", "pp", ...): the time its collectives or transfers were in flight with
   // no compute running. Groups in flight at once count in each, so these may add up to more than
   // exposed_comm_s + pipeline_bubble_s.

@@ -16,12 +16,16 @@ ProgramPlan plan_program(const trace::Program& program) {
   plan.stream_ops.resize(program.streams.size());
   plan.awaited_by_other_stream.assign(program.ops.size(), 0);
   plan.host_stream.assign(program.streams.size(), 0);
+  plan.copy_stream.assign(program.streams.size(), 0);
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const trace::Op& op = program.ops[i];
     plan.stream_ops[op.stream].push_back(i);
     const bool host = op.type == trace::OpType::Compute && op.compute.kind == trace::ComputeKind::Host;
     if (plan.stream_ops[op.stream].size() == 1) plan.host_stream[op.stream] = host;
     if (!host) plan.host_stream[op.stream] = 0;
+    const bool copy = op.type == trace::OpType::Compute && op.compute.host_copy;
+    if (plan.stream_ops[op.stream].size() == 1) plan.copy_stream[op.stream] = copy;
+    if (!copy) plan.copy_stream[op.stream] = 0;
     for (std::uint32_t dep : op.deps)
       if (program.ops[dep].stream != op.stream) plan.awaited_by_other_stream[dep] = 1;
   }

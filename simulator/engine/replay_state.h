@@ -26,6 +26,9 @@ struct ProgramPlan {
   std::vector<std::vector<std::uint32_t>> stream_ops;
   std::vector<char> awaited_by_other_stream;
   std::vector<char> host_stream;  // [stream]: every op is ComputeKind::Host (an imported trace's host)
+  // [stream]: every op is a host copy (ComputeSpec::host_copy: activation offloading), which the copy
+  // engines run beside the kernels, holding no SMs.
+  std::vector<char> copy_stream;
 };
 
 ProgramPlan plan_program(const trace::Program& program);
@@ -43,6 +46,7 @@ struct RankState {
   std::unordered_map<std::uint32_t, std::vector<simgrid::s4u::Actor*>> waiting;  // op -> suspended actors
   std::vector<Interval> compute_busy;
   std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
+  std::vector<Interval> copy_busy;  // host copies (ProgramPlan::copy_stream)
   std::vector<Interval> comm_busy;  // collectives
   std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)
   std::map<std::uint16_t, std::vector<Interval>> comm_by_group;  // collectives and transfers, by group

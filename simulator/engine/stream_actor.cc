@@ -41,7 +41,8 @@ class StreamActor {
         // A straggler's GPU is slow, not its host.
         slowdown_(state.slowdown.empty() || plan_.host_stream[stream] ? 1.0 : state.slowdown[rank]),
         host_stream_(plan_.host_stream[stream]),
-        contended_(state.comm_sm_fraction > 0 && !host_stream_) {}
+        copy_stream_(plan_.copy_stream[stream]),
+        contended_(state.comm_sm_fraction > 0 && !host_stream_ && !copy_stream_) {}
 
   void operator()() {
     for (std::uint32_t index : plan_.stream_ops[stream_]) {
@@ -155,7 +156,10 @@ class StreamActor {
   // Books the pending kernels as busy from `now` on; the caller sleeps at least that long.
   void record_pending_compute(double now) {
     if (pending_s_ <= 0) return;
-    (host_stream_ ? self_.host_busy : self_.compute_busy).push_back({now, now + pending_s_});
+    (host_stream_   ? self_.host_busy
+     : copy_stream_ ? self_.copy_busy
+                    : self_.compute_busy)
+        .push_back({now, now + pending_s_});
     pending_s_ = 0;
     ++state_.compute_waits;
   }
@@ -392,6 +396,7 @@ class StreamActor {
   const std::vector<double>& durations_;
   const double slowdown_;   // a straggler's compute factor, 1 otherwise
   const bool host_stream_;  // the stream holds the host's work, not the GPU's
+  const bool copy_stream_;  // the stream holds host copies, which the copy engines run
   const bool contended_;  // the GPU's kernels share its SMs with collectives (ReplayState::comm_sm_fraction)
   double pending_s_ = 0;
   cost::NcclAlgorithm algorithm_ = cost::NcclAlgorithm::Ring;  // of the last collective

@@ -37,6 +37,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.exposed_comm_s += t.exposed_comm_s;
     r.breakdown.pipeline_bubble_s += t.pipeline_bubble_s;
     r.breakdown.host_bound_s += t.host_bound_s;
+    r.breakdown.offload_bound_s += t.offload_bound_s;
     r.breakdown.idle_s += t.idle_s;
     for (const auto& [group, seconds] : t.exposed_by_group_s)
       r.breakdown.exposed_by_dimension_s[group] += seconds;
@@ -47,6 +48,7 @@ Result make_result(const trace::Trace& trace, const engine::ReplayResult& replay
     r.breakdown.exposed_comm_s /= n;
     r.breakdown.pipeline_bubble_s /= n;
     r.breakdown.host_bound_s /= n;
+    r.breakdown.offload_bound_s /= n;
     r.breakdown.idle_s /= n;
     for (auto& [group, seconds] : r.breakdown.exposed_by_dimension_s) seconds /= n;
   }
@@ -130,6 +132,7 @@ nlohmann::json to_json(const Result& r, bool include_wall_time) {
                     {"exposed_comm_s", r.breakdown.exposed_comm_s},
                     {"pipeline_bubble_s", r.breakdown.pipeline_bubble_s},
                     {"host_bound_s", r.breakdown.host_bound_s},
+                    {"offload_bound_s", r.breakdown.offload_bound_s},
                     {"idle_s", r.breakdown.idle_s},
                     {"exposed_comm_by_dimension_s", r.breakdown.exposed_by_dimension_s}};
   j["peak_memory_bytes"] = r.peak_memory_bytes;
@@ -222,6 +225,11 @@ std::string summary_text(const Result& r, bool include_wall_time) {
   if (r.breakdown.host_bound_s > 0)
     text += fmt::format("                   host-bound {} ({:.0f}%): the GPU waiting for kernel launches\n",
                         human_duration(r.breakdown.host_bound_s), 100 * r.breakdown.host_bound_s / t);
+  if (r.breakdown.offload_bound_s > 0)
+    text += fmt::format(
+        "                   offload-bound {} ({:.0f}%): the GPU waiting for activations to or from the "
+        "host\n",
+        human_duration(r.breakdown.offload_bound_s), 100 * r.breakdown.offload_bound_s / t);
   // A recorded trace without the profiler's memory events says nothing about memory: no estimate, not 0.
   if (r.peak_memory_bytes > 0)
     text += fmt::format("  memory per GPU   {:.1f} GiB of {:.1f} GiB{}\n", r.peak_memory_bytes / kGiB,

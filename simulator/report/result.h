@@ -21,7 +21,8 @@ struct Breakdown {
   double compute_s = 0;
   double exposed_comm_s = 0;
   double pipeline_bubble_s = 0;
-  double host_bound_s = 0;  // the GPU waiting for the host to launch (imported traces)
+  double host_bound_s = 0;     // the GPU waiting for the host to launch (imported traces)
+  double offload_bound_s = 0;  // the GPU waiting for activations copied to or from the host
   double idle_s = 0;
   // Communication exposed per parallel dimension (communicator group: tp, cp, ep, pp, dp, ...), the mean
   // rank's; see engine::RankTimes::exposed_by_group_s.

@@ -47,6 +47,7 @@ engine::ReplayResult extrapolate_replay(const engine::ReplayResult& fewer, const
     b.idle_s = line(a.idle_s, b.idle_s);
     b.pipeline_bubble_s = line(a.pipeline_bubble_s, b.pipeline_bubble_s);
     b.host_bound_s = line(a.host_bound_s, b.host_bound_s);
+    b.offload_bound_s = line(a.offload_bound_s, b.offload_bound_s);
     for (auto& [group, seconds] : b.exposed_by_group_s) {
       const auto found = a.exposed_by_group_s.find(group);
       seconds = line(found == a.exposed_by_group_s.end() ? 0.0 : found->second, seconds);

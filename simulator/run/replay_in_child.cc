@@ -26,6 +26,7 @@ json to_json(const engine::ReplayResult& r) {
                      {"idle_s", t.idle_s},
                      {"pipeline_bubble_s", t.pipeline_bubble_s},
                      {"host_bound_s", t.host_bound_s},
+                     {"offload_bound_s", t.offload_bound_s},
                      {"exposed_by_group_s", t.exposed_by_group_s}});
   return {{"makespan_s", r.makespan_s},
           {"ranks", ranks},
@@ -52,6 +53,7 @@ engine::ReplayResult from_json(const json& j) {
     times.idle_s = t.at("idle_s").get<double>();
     times.pipeline_bubble_s = t.at("pipeline_bubble_s").get<double>();
     times.host_bound_s = t.at("host_bound_s").get<double>();
+    times.offload_bound_s = t.at("offload_bound_s").get<double>();
     times.exposed_by_group_s = t.at("exposed_by_group_s").get<std::map<std::string, double>>();
     r.ranks.push_back(std::move(times));
   }

@@ -117,6 +117,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
     j["cross_entropy_fusion_impl"] = std::string(workload::to_string(c.cross_entropy_fusion));
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;
   if (c.mtp_layers) j["mtp_layers"] = *c.mtp_layers;
+  if (c.cpu_offloading_layers > 0) j["cpu_offloading_num_layers"] = c.cpu_offloading_layers;
   return j;
 }
 

@@ -53,8 +53,8 @@ std::string memory_error(const trace::Trace& trace, const calibration::Calibrati
   const char* levers =
       request.parallel
           ? "recompute activations (--recompute selective|full), add pipeline stages (--pp), shard "
-            "the optimizer and weights (--distributed-optimizer, --zero 1-3, --fsdp full), lower "
-            "--micro-batch"
+            "the optimizer and weights (--distributed-optimizer, --zero 1-3, --fsdp full), offload "
+            "activations to the host (--cpu-offloading-num-layers), lower --micro-batch"
           : "lower --batch-per-gpu and raise --grad-accum";
   return fmt::format(
       "does not fit in GPU memory: {} needs {:.1f} GiB per GPU but {} has {:.1f} GiB; {}, or pass "

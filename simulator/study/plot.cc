@@ -259,6 +259,8 @@ std::string gnuplot_script(const StudyTable& table, const PlotRequest& request) 
           {"breakdown.pipeline_bubble_s", "pipeline bubble"}};
       if (has_column(table, "breakdown.host_bound_s"))
         stacks.push_back({"breakdown.host_bound_s", "host-bound"});
+      if (has_column(table, "breakdown.offload_bound_s"))
+        stacks.push_back({"breakdown.offload_bound_s", "offload-bound"});
       stacks.push_back({"breakdown.idle_s", "idle"});
       return script + bars(table, rows, stacks, 1e3, "iteration time (ms)", "");
     }

@@ -76,6 +76,9 @@ struct ComputeSpec {
   // off), as Transformer Engine runs the data- and weight-gradient GEMMs of its FP8 recipes and every GEMM
   // of the blockwise one: on Hopper it runs at the profile's gemm_fp8_split_accumulator of the FP8 rate.
   bool split_accumulator = false;
+  // A copy between device and host memory (activation offloading): its bytes cross the host link (PCIe, or
+  // NVLink-C2C to a Grace CPU), not HBM, by the copy engines, not the SMs.
+  bool host_copy = false;
 
   friend bool operator==(const ComputeSpec&, const ComputeSpec&) = default;
 };

@@ -48,6 +48,7 @@ json op_to_json(const Op& op) {
       if (op.compute.kv_tiles > 0) j["kv_tiles"] = op.compute.kv_tiles;
       if (op.compute.flash_attention_2) j["flash_attention_2"] = true;
       if (op.compute.split_accumulator) j["split_accumulator"] = true;
+      if (op.compute.host_copy) j["host_copy"] = true;
       break;
     case OpType::Collective:
       j["op"] = to_string(op.collective.kind);
@@ -260,6 +261,10 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         if (op.compute.kind != ComputeKind::Gemm)
           in.fail(in.path("split_accumulator"), "only a GEMM accumulates in split precision");
         op.compute.split_accumulator = split->get<bool>();
+      }
+      if (const json* host_copy = in.optional("host_copy")) {
+        if (!host_copy->is_boolean()) in.fail(in.path("host_copy"), "expected true or false");
+        op.compute.host_copy = host_copy->get<bool>();
       }
       break;
     case OpType::Collective:

@@ -147,6 +147,7 @@ Model decoder(const DecoderSpec& spec) {
   model.sample_unit = "sequence";
   model.seq_len = spec.seq_len;
   model.transformer = t;
+  model.transformer->dropout = spec.dropout;
   auto& layers = model.layers;
   layers.push_back(embedding("embedding.word_embeddings", s, t.vocab, h));
   if (spec.learned_positions > 0) {

@@ -11,6 +11,7 @@
 
 #include "simulator/workload/attention_shape.h"
 #include "simulator/workload/host_launch.h"
+#include "simulator/workload/megatron_offload.h"
 
 namespace simtrain::workload::megatron {
 namespace {
@@ -38,6 +39,7 @@ struct Unit {
   PartParameters params;
   std::string name;
   bool layer = false;
+  int index = -1;  // the decoder layer's, for a layer
 };
 
 // The chain of compute kernels a pass extends: what its next kernel waits for and its last kernels. A
@@ -87,6 +89,10 @@ class StageBuilder {
   StageBuilder(const StagePlan& plan, int stage) : plan_(plan), g_(plan.groups), stage_(stage) {
     program_.name = "stage" + std::to_string(stage);
     program_.streams.assign(std::begin(kStreamNames), std::end(kStreamNames));
+    if (offload_.enabled()) {
+      offload_stream_ = static_cast<std::uint8_t>(program_.streams.size());
+      program_.streams.push_back("offload");
+    }
     for (const PipelineStep& s : plan.order[static_cast<std::size_t>(stage)])
       if (!s.forward) last_backward_[static_cast<std::size_t>(s.chunk)] = s.micro_batch;
     const ParallelConfig& c = *plan.config;
@@ -134,7 +140,7 @@ class StageBuilder {
     if (chunk == 0 && stage_ == 0)
       list.push_back({&plan_.embedding, plan_.embedding_params, "embedding", false});
     for (int i = first_layer; i < end_layer; ++i)
-      list.push_back({&plan_.layer_steps(i), plan_.layer_params(i), "layer" + std::to_string(i), true});
+      list.push_back({&plan_.layer_steps(i), plan_.layer_params(i), "layer" + std::to_string(i), true, i});
     if (chunk == plan_.vpp - 1 && stage_ == plan_.pp - 1)
       list.push_back({&plan_.lm_head, plan_.lm_head_params, "lm_head", false});
     return list;
@@ -234,6 +240,21 @@ class StageBuilder {
     op.stream = stream;
     op.deps = std::move(deps);
     op.p2p = {static_cast<std::uint16_t>(group), offset, bytes, tag};
+    return append(std::move(op));
+  }
+
+  // A copy of decoder layer `layer`'s saved activations to or from the host on the offload stream, after the
+  // kernels issued so far (megatron_offload.h).
+  std::uint32_t host_copy(std::string name, trace::Pass pass, int layer) {
+    trace::Op op;
+    op.name = std::move(name);
+    op.stream = offload_stream_;
+    op.deps = after_last_kernel();
+    op.compute.kind = trace::ComputeKind::Other;
+    op.compute.pass = pass;
+    op.compute.dtype = plan_.shard.activation;
+    op.compute.bytes = plan_.offload_bytes[static_cast<std::size_t>(layer)];
+    op.compute.host_copy = true;
     return append(std::move(op));
   }
 
@@ -419,11 +440,19 @@ class StageBuilder {
       *gathered_before = gather_updated_parameters(*list, "c" + std::to_string(s.chunk) + ".");
     }});
     add_units(pass, list, prefix, [&](Pass& p, const Unit& unit, std::size_t u) {
-      p.push_back({[this, gathered_before, u] {
+      p.push_back({[this, gathered_before, u, s, &unit, list] {
         const std::vector<std::uint32_t>& gathers = (*gathered_before)[u];
         lane_.pending.insert(lane_.pending.end(), gathers.begin(), gathers.end());
+        if (const auto layer = offload_.offload_awaited_by(unit.index))
+          if (const auto copy = offload_.offload_op(s.micro_batch, *layer)) lane_.pending.push_back(*copy);
       }});
       add_steps(p, unit.steps->forward, prefix + unit.name + ".");
+      if (unit.layer && offload_.offloads(unit.index))
+        p.push_back({[this, s, &unit, prefix, list] {
+          offload_.record_offload(
+              s.micro_batch, unit.index,
+              host_copy(prefix + unit.name + ".offload", trace::Pass::Forward, unit.index));
+        }});
     });
     if (vs + 1 < virtual_stages())
       pass.push_back({[this, s, vs, prefix, list] {
@@ -488,6 +517,16 @@ class StageBuilder {
     const RecomputedSteps recomputed = recomputed_steps(*plan_.config);
     add_units(pass, list, prefix, [&](Pass& p, const Unit& unit, std::size_t) {
       const std::string name = prefix + unit.name + ".";
+      if (unit.layer && offload_.enabled())
+        p.push_back({[this, s, &unit, prefix, list] {
+          if (const auto layer = offload_.reload_started_by(unit.index)) {
+            const std::string reloaded = prefix + "layer" + std::to_string(*layer) + ".reload";
+            offload_.record_reload(s.micro_batch, *layer,
+                                   host_copy(reloaded, trace::Pass::BackwardData, *layer));
+          }
+          if (const auto reload = offload_.reload_op(s.micro_batch, unit.index))
+            lane_.pending.push_back(*reload);
+        }});
       if (unit.layer && recomputed.any) add_steps(p, unit.steps->forward, name + "recompute.", recomputed);
       add_steps(p, unit.steps->backward, name);
       p.push_back({[this, &unit, name, prefix, last_micro_batch, reduce, list] {
@@ -621,6 +660,8 @@ class StageBuilder {
   bool sync_after_p2p_ = false;  // batched pipeline p2p followed by a device synchronisation
   bool early_receives_ = false;  // interleaved without overlap: receives posted ahead of the host
   bool sync_pending_ = false;    // a pipeline send or receive was issued since the last other op
+  ActivationOffload offload_{plan_.model->layers, static_cast<int>(plan_.offload_bytes.size())};
+  std::uint8_t offload_stream_ = 0;
   std::optional<std::uint32_t> tied_grad_ready_;
   Bucket dense_, expert_;
   int buckets_ = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "simulator/trace/trace.h"
 #include "simulator/workload/parallel_config.h"
@@ -55,6 +56,9 @@ struct StagePlan {
   PartParameters dense_params, moe_params, embedding_params, lm_head_params;
   GroupIds groups;
   double p2p_bytes = 0;            // activation (or its gradient) one rank sends between stages
+  // Under --cpu-offloading-num-layers, what each offloaded layer copies to the host and back per micro-batch
+  // (megatron_offload.h): the tensors it saves for backward (layer_activations.h).
+  std::vector<double> offload_bytes;
   double grad_bytes = 4;           // per parameter as gradients are reduced
   double param_bytes = 2;          // per parameter as parameters are gathered
   double bucket_parameters = 4e7;  // gradient bucket size

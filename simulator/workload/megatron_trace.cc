@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/input_limits.h"
+#include "simulator/workload/layer_activations.h"
 #include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/memory_parts.h"
 #include "simulator/workload/parallel_memory.h"
@@ -227,6 +228,12 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   plan.expert_shards = std::max(1, config.tp * dcp / (config.expert_tp() * config.ep));
   plan.p2p_bytes = static_cast<double>(config.micro_batch) * config.seq_len / config.cp * model.hidden *
                    bytes_per_element(shard.activation) / config.tp;
+  const LayerActivationOptions saved = layer_activation_options(config);
+  const double local_seq = static_cast<double>(config.seq_len) / config.cp;
+  for (int i = 0; i < config.cpu_offloading_layers; ++i) {
+    plan.offload_bytes.push_back(saved_activation_bytes_per_token(model, i, local_seq, saved) * local_seq *
+                                 config.micro_batch * (sixteen_bit ? 1 : 2));
+  }
   plan.bucket_parameters = std::max(4e7, 1e6 * dcp);
   plan.shard_optimizer = config.distributed_optimizer || framework_sharding;
   plan.shard_gradients_each_micro_batch = config.zero == 2;

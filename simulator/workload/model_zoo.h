@@ -50,6 +50,9 @@ struct TransformerConfig {
   // Megatron's --qk-layernorm): two more memory-bound kernels per layer and pass.
   bool qk_norm = false;
   bool bias = true;       // biases in linear layers (GPT-2, BERT) or none (Llama)
+  // Dropout after attention and the MLP (GPT-2/3, BERT, Megatron GPT): one-byte masks saved for backward.
+  // Models trained without (Llama and later) save none: PyTorch's dropout at p = 0 returns its input.
+  bool dropout = false;
   // Mixture of experts: 0 experts = dense. From `first_moe_layer` on, every moe_layer_step-th layer is MoE,
   // the last of each run of moe_layer_step (1: every layer; Llama 4 Maverick, Hugging Face's
   // interleave_moe_layer_step 2: layers 1, 3, 5, ...); the others are dense.

@@ -189,6 +189,17 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      modules + ": shared_experts needs a model with shared experts");
   }
 
+  // Megatron-Core's checks on activation offloading (transformer_config.py).
+  if (c.cpu_offloading_layers != 0) {
+    const std::string flag = "--cpu-offloading-num-layers " + str(c.cpu_offloading_layers) + ": ";
+    require_feasible(c.cpu_offloading_layers > 0 && c.cpu_offloading_layers < model.layers,
+                     flag + "offloads fewer layers than the model's " + str(model.layers) + ", at least one");
+    require_feasible(c.pp == 1, flag + "Megatron offloads activations without pipeline parallelism only");
+    require_feasible(c.recompute == Recompute::None, flag + "Megatron does not offload under recomputation");
+    require_feasible(c.cuda_graphs.impl != CudaGraphs::Impl::PerLayer,
+                     flag + "Megatron does not offload with per-layer CUDA graphs");
+  }
+
   // Megatron-Core's own checks on the combined 1F1B (transformer_config.py), and simtrain's: sharded
   // parameters' gathers are not interleaved between the two passes.
   if (c.overlap_moe_expert_parallel_comm) {

@@ -67,6 +67,12 @@ struct ParallelConfig {
   // Under selective recomputation, the submodules rerun (Megatron's --recompute-modules; its default, the
   // attention core, when not given).
   RecomputeModules recompute_modules = kDefaultRecomputeModules;
+  // Megatron's --cpu-offloading-num-layers (Transformer Engine's activation offloading): the first N decoder
+  // layers copy what they saved for backward to host memory after their forward pass and back before their
+  // backward pass, on a stream of their own, so the GPU holds the other layers' activations only
+  // (megatron_offload.h). Megatron allows it without pipelining or recomputation, for fewer layers than the
+  // model has.
+  int cpu_offloading_layers = 0;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Precision precision = Precision::AMP_BF16;
   bool fp8 = false;  // Transformer Engine low-precision GEMMs (FP8 on Hopper and later, NVFP4 on Blackwell)

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "simulator/workload/attention_shape.h"
+#include "simulator/workload/layer_activations.h"
 #include "simulator/workload/pipeline_split.h"
 #include "simulator/workload/transformer_kernels.h"
 
@@ -126,28 +128,6 @@ ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& confi
           parameters * optimizer_bytes / os_shard};
 }
 
-double activation_bytes_per_layer(double seq, int micro_batch, int hidden, int heads, int tp, bool sp,
-                                  Recompute recompute, RecomputeModules modules, double moe_share) {
-  const double sbh = seq * micro_batch * hidden;
-  const double t = tp;
-  const bool sequence_parallel = sp && tp > 1;
-  if (recompute == Recompute::Full) return sequence_parallel ? 2 * sbh / t : 2 * sbh;
-  const RecomputeModules rerun = recompute == Recompute::Selective ? modules : 0;
-  // core_attn recomputes the attention scores, softmax and its dropout: the 5as/h term.
-  const double scores = rerun & kRecomputeCoreAttention ? 0 : 5.0 * heads * seq / hidden;
-  // What the other modules drop, in s*b*h: replicated terms first, then those split over the TP ranks
-  // (both split under sequence parallelism).
-  double replicated = 0, split = 0;
-  if (rerun & kRecomputeLayerNorm) replicated += 4;
-  const double mlp_share =
-      (rerun & kRecomputeMlp ? 1 - moe_share : 0) + (rerun & kRecomputeMoe ? moe_share : 0);
-  replicated += mlp_share;
-  split += 16 * mlp_share;
-  if ((rerun & kRecomputeMoeActivation) && !(rerun & kRecomputeMoe)) split += 8 * moe_share;
-  if (sequence_parallel) return sbh / t * (34 + scores - replicated - split);
-  return sbh * (10 - replicated + (24 - split) / t + scores / t);
-}
-
 double in_flight_micro_batches(const ParallelConfig& config, int stage, int micro_batches) {
   const int m = std::max(1, micro_batches);
   if (config.schedule == PipelineSchedule::GPipe) return m;  // all forwards before any backward
@@ -166,6 +146,37 @@ double in_flight_micro_batches(const ParallelConfig& config, int stage, int micr
   return std::min(pp - stage, m);
 }
 
+namespace {
+
+// The peak of the activations stage `stage` holds, its chunks' bytes per micro-batch given: the model chunks
+// in flight, in the order Megatron's schedules run them. Without interleaving every chunk is the stage and
+// in_flight_micro_batches counts them. Interleaved, forward k runs chunk (k / pp) % vpp and backward j chunk
+// vpp - 1 - (j / pp) % vpp (schedules.py, get_model_chunk_id): after the warm-up each forward adds its chunk
+// and the backward after it frees one, so where the chunks differ (the first stage's embedding taking a
+// layer's place, MoE and dense layers) the peak is where the larger ones are in flight.
+double stage_activation_peak(const ParallelConfig& config, int stage, int micro_batches,
+                             const std::vector<double>& chunk_bytes) {
+  const int pp = std::max(1, config.pp), vpp = static_cast<int>(chunk_bytes.size());
+  if (vpp <= 1 || pp <= 1)
+    return chunk_bytes.empty() ? 0 : chunk_bytes[0] * in_flight_micro_batches(config, stage, micro_batches);
+  const int total = std::max(1, micro_batches) * vpp;
+  const int warmup = std::min(
+      total, (pp - stage - 1) * 2 + (vpp - 1) * pp + (config.overlap_moe_expert_parallel_comm ? 1 : 0));
+  const auto forward_chunk = [&](int k) { return chunk_bytes[static_cast<std::size_t>((k / pp) % vpp)]; };
+  const auto backward_chunk = [&](int j) {
+    return chunk_bytes[static_cast<std::size_t>(vpp - 1 - (j / pp) % vpp)];
+  };
+  double held = 0, peak = 0;
+  for (int k = 0; k < warmup; ++k) peak = std::max(peak, held += forward_chunk(k));
+  for (int k = warmup, j = 0; k < total; ++k, ++j) {
+    peak = std::max(peak, held += forward_chunk(k));
+    held -= backward_chunk(j);
+  }
+  return peak;
+}
+
+}  // namespace
+
 ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, const ParallelConfig& config,
                                                 int seq_len, int dp, const ParallelMemoryOptions& options) {
   if (seq_len < 1) throw Error("--seq-len: must be at least 1, got " + std::to_string(seq_len));
@@ -180,17 +191,16 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   const int micro_batches =
       config.global_batch > 0 ? std::max(1, config.global_batch / (config.micro_batch * dp)) : 1;
   const double local_seq = static_cast<double>(seq_len) / config.cp;
-  // Korthikanti's coefficients count 16-bit tensors (and 1-byte dropout masks); fp32 doubles them.
-  // A fused (flash) attention kernel keeps no score matrices for backward, just as selective recomputation
-  // drops them: Korthikanti et al.'s 5as/h term goes.
-  const Recompute kept =
-      config.flash_attention && config.recompute == Recompute::None ? Recompute::Selective : config.recompute;
-  const RecomputeModules modules = (config.recompute == Recompute::Selective ? config.recompute_modules : 0) |
-                                   (config.flash_attention ? kRecomputeCoreAttention : 0);
-  const double per_layer =
-      activation_bytes_per_layer(local_seq, config.micro_batch, model.hidden, model.heads, config.tp,
-                                 config.sp, kept, modules, moe_layer_share(model)) *
-      (activation_bytes / 2);
+  // Each layer's bytes per micro-batch; fp32 training keeps its activations in 4 bytes. Layers whose
+  // activations Transformer Engine offloads to the host keep none on the GPU at the peak: it waits for each
+  // offload to end before the forward goes on past the layers the GPU still holds (megatron_offload.h).
+  const LayerActivationOptions layer = layer_activation_options(config);
+  std::vector<double> layer_bytes(static_cast<std::size_t>(std::max(0, model.layers)));
+  for (int i = config.cpu_offloading_layers; i < model.layers; ++i) {
+    layer_bytes[static_cast<std::size_t>(i)] = saved_activation_bytes_per_token(model, i, local_seq, layer) *
+                                               local_seq * config.micro_batch * (activation_bytes / 2);
+  }
+  const PipelineSplit split = pipeline_split(config, model.layers);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
   // expert-data-parallel ranks: a stage's ranks over etp x ep.
@@ -214,7 +224,12 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
     e.gradients_bytes = dense.gradients + expert.gradients;
     e.optimizer_states_bytes = dense.optimizer_states + expert.optimizer_states;
     e.in_flight_micro_batches = in_flight_micro_batches(config, stage, micro_batches);
-    e.activations_bytes = p.layers * per_layer * e.in_flight_micro_batches;
+    std::vector<double> chunk_bytes(static_cast<std::size_t>(split.vpp), 0.0);
+    for (int chunk = 0; chunk < split.vpp; ++chunk) {
+      for (int i = split.first(stage, chunk); i < split.first(stage, chunk) + split.layers(stage, chunk); ++i)
+        chunk_bytes[static_cast<std::size_t>(chunk)] += layer_bytes[static_cast<std::size_t>(i)];
+    }
+    e.activations_bytes = stage_activation_peak(config, stage, micro_batches, chunk_bytes);
     e.communication_buffers_bytes =
         communication_buffer_bytes(model, config, p, local_seq, state_bytes, activation_bytes);
     e.workspace_bytes = kWorkspaceBytes;

@@ -49,27 +49,6 @@ struct ModelStateBytes {
 ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& config, int shard_ranks,
                                   const ParallelMemoryOptions& options = {});
 
-// Activation bytes one transformer layer saves for backward for one micro-batch, 16-bit activations, after
-// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", Table 2
-// (s = seq, b = micro_batch, h = hidden, a = heads, t = tp):
-//   no parallelism               s*b*h*(34 + 5*a*s/h)
-//   tensor parallel              s*b*h*(10 + 24/t + 5*a*s/(h*t))
-//   tensor + sequence parallel   s*b*h/t*(34 + 5*a*s/h)
-//   selective recompute          without what the `modules` (recompute_modules.h) keep: core_attn the
-//                                5*a*s/h attention-score term; layernorm the norms' outputs (2*s*b*h each);
-//                                mlp (the dense share of the layers, 1 - moe_share) and moe (moe_share)
-//                                all the MLP's tensors but its input, s*b*h + 16*s*b*h/t; moe_act (moe_share)
-//                                the activation's output, 8*s*b*h/t (the same terms /t under sequence
-//                                parallelism); mla_up_proj and shared_experts have no term of their own
-//                                in the paper's GPT layer and save nothing here
-//   full recompute               2*s*b*h, the layer input; /t under sequence parallelism, where that input
-//                                is already sharded over the TP ranks (the paper's table lists 2*s*b*h)
-// The coefficients are those of GPT (multi-head attention, a 4h GELU MLP); other shapes use them as they
-// are. Pass seq / cp for context parallelism.
-double activation_bytes_per_layer(double seq, int micro_batch, int hidden, int heads, int tp, bool sp,
-                                  Recompute recompute, RecomputeModules modules = kDefaultRecomputeModules,
-                                  double moe_share = 0);
-
 // How many micro-batches' worth of its own layers' activations pipeline stage `stage` holds at its peak,
 // with `micro_batches` per optimizer step: 1F1B min(pp - stage, m) (pp on the first stage); GPipe all m;
 // interleaved 1F1B (vpp > 1) Megatron's warm-up count of model chunks, which on the first stage is
@@ -83,7 +62,8 @@ double in_flight_micro_batches(const ParallelConfig& config, int stage, int micr
 // and LM head / tp on the first and last stage (a tied LM head is a second copy when pp > 1, as Megatron
 // keeps it), layers spread over the stages (interleaved chunks with vpp > 1), routed experts / (ep * tp),
 // routers replicated. Dense parameters shard over dp * cp data-parallel ranks, expert parameters over
-// dp * cp / ep, as Megatron groups them. Activations: activation_bytes_per_layer at seq_len / cp times the
+// dp * cp / ep, as Megatron groups them. Activations: activation_bytes_per_layer (layer_activations.h: the
+// model's own tensor shapes, GEMM inputs quantized under FP8 and NVFP4 recipes) at seq_len / cp times the
 // stage's layers times in_flight_micro_batches, doubled for fp32/tf32; micro-batches per step =
 // global_batch / (micro_batch * dp). Communication buffers and workspace as documented in the .cc.
 // Not counted: learned position embeddings (not in TransformerConfig), vocabulary padding, the embedding

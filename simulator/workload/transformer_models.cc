@@ -65,7 +65,8 @@ Model bert_large(int seq_len) {
                                         .ffn_hidden = kFfn,
                                         .vocab = kVocab,
                                         .causal = false,
-                                        .tied_embeddings = true};
+                                        .tied_embeddings = true,
+                                        .dropout = true};
   auto& layers = model.layers;
   layers.push_back(embedding("embeddings.word_embeddings", s, kVocab, kHidden));
   layers.push_back(embedding("embeddings.position_embeddings", s, 512, kHidden));
@@ -121,7 +122,8 @@ Model gpt2_xl(int seq_len) {
                                         .kv_heads = kHeads,
                                         .ffn_hidden = 4 * kHidden,
                                         .vocab = kVocab,
-                                        .tied_embeddings = true};
+                                        .tied_embeddings = true,
+                                        .dropout = true};
   auto& layers = model.layers;
   layers.push_back(embedding("transformer.wte", s, kVocab, kHidden));
   layers.push_back(embedding("transformer.wpe", s, 1024, kHidden));

@@ -95,9 +95,11 @@ check "interleaved without overlap, a dropless MoE step with a host replays to a
 expect_infeasible "interleaved without overlap on two stages, as Megatron refuses it" "need --pp > 2, got --pp 2" \
   run --model qwen3-30b-a3b --gpus 16 --ep 8 --pp 2 --vpp 2 --global-batch 64 --no-overlap-p2p-communication
 
-# Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's.
-"$simtrain" run "${moe[@]}" --micro-batch 8 --json "$work/big_gpu_only.json" >/dev/null
-"$simtrain" run "${moe[@]}" --micro-batch 8 "${host[@]}" --json "$work/big_host.json" >/dev/null
+# Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's. (Its activations
+# do not fit a B200's memory, which is why Megatron-Bridge runs micro-batch 8 on B300 and GB300 only: simulated
+# anyway.)
+"$simtrain" run "${moe[@]}" --micro-batch 8 --allow-oom --json "$work/big_gpu_only.json" >/dev/null
+"$simtrain" run "${moe[@]}" --micro-batch 8 --allow-oom "${host[@]}" --json "$work/big_host.json" >/dev/null
 share() { python3 -c 'import json, sys
 r = json.load(open(sys.argv[1])); print(r["breakdown"]["host_bound_s"] / r["iteration_time_s"])' "$1"; }
 check "a larger micro-batch leaves a smaller share of the step host-bound" \

@@ -9,6 +9,10 @@
 # K2 11.8%, Nemotron 34.1%). Nineteenth session, before it: H100 14.2%, B200 19.1%, B300 26.1%, all 19.6%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
 # the figures reached and catch regressions; they are not a target.
+# Every configuration ran on its GPUs: simtrain's memory estimate (the tensors each layer saves at the model's
+# own shapes, the offloading the recipes set) must not exceed a GPU by more than 2%. Measured 2026-12-05
+# (twenty-first session): 1 of 92 above 1, GB200 Llama 3.1 405B FP8 TP 4 PP 16 VP 4 at 1.012; with GPT's
+# activation coefficients and no offloading, 11 (up to 2.09).
 # Rows beyond --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3
 # Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
 set -euo pipefail
@@ -16,4 +20,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=26.5 dgx-gb200=24 dgx-gb300=17
+  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=26.5 dgx-gb200=24 dgx-gb300=17 --max-memory-ratio 1.02

@@ -111,7 +111,8 @@ TEST_CASE("GPT-3 175B has 174.6 B parameters with GPT-2's vocabulary, 11.6 M mor
                                                .kv_heads = 96,
                                                .ffn_hidden = 49152,
                                                .vocab = 51200,
-                                               .tied_embeddings = true});
+                                               .tied_embeddings = true,
+                                               .dropout = true});
   CHECK_THROWS_WITH_AS(build_model("gpt3-175b", {.seq_len = 4096}),
                        "--seq-len: gpt3-175b has learned positions for at most 2048 tokens, got 4096", Error);
 }

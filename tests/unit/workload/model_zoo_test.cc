@@ -180,14 +180,16 @@ TEST_CASE("the transformers carry their hyper-parameters; the CNNs carry none") 
                                                                    .ffn_hidden = 4096,
                                                                    .vocab = 30522,
                                                                    .causal = false,
-                                                                   .tied_embeddings = true});
+                                                                   .tied_embeddings = true,
+                                                                   .dropout = true});
   CHECK(build_model("gpt2-xl").transformer == TransformerConfig{.layers = 48,
                                                                 .hidden = 1600,
                                                                 .heads = 25,
                                                                 .kv_heads = 25,
                                                                 .ffn_hidden = 6400,
                                                                 .vocab = 50257,
-                                                                .tied_embeddings = true});
+                                                                .tied_embeddings = true,
+                                                                .dropout = true});
   CHECK(build_model("llama2-7b").transformer == TransformerConfig{.layers = 32,
                                                                   .hidden = 4096,
                                                                   .heads = 32,

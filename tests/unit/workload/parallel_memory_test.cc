@@ -1,10 +1,12 @@
 // Specification of the per-GPU memory estimate of large-model training: the ZeRO paper's worked example,
-// Korthikanti et al.'s activation formulas, and how each kind of parallelism divides the model.
+// the micro-batches each pipeline schedule holds, and how each kind of parallelism divides the model
+// (the per-layer activations: layer_activations_test.cc).
 #include <doctest/doctest.h>
 
 #include "tests/support/approx.h"
 
 #include "common/error.h"
+#include "simulator/workload/layer_activations.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/parallel_memory.h"
 
@@ -28,6 +30,15 @@ TransformerConfig llama2_70b() { return *build_model("llama2-70b").transformer; 
 
 // Mixtral 8x7B: every layer routes each token to 2 of 8 SwiGLU experts.
 TransformerConfig mixtral_8x7b() { return *build_model("mixtral-8x7b").transformer; }
+
+// Korthikanti et al.'s per-layer figure for GPT-3 at s 2048, b 1.
+double gpt3_layer_bytes(int tp, bool sp, Recompute recompute, double seq = 2048) {
+  LayerActivationOptions o;
+  o.tp = tp;
+  o.sp = sp;
+  o.recompute = recompute;
+  return activation_bytes_per_layer(gpt3_175b(), seq, 1, o);
+}
 
 ParallelConfig plan(int tp, int pp) {
   ParallelConfig c;
@@ -82,30 +93,9 @@ TEST_CASE("Megatron's fp32 gradient buffer costs 4 B per parameter instead of 2;
   CHECK(model_state_bytes(1e9, c, 8).total() == 16e9);
 }
 
-TEST_CASE("Korthikanti et al. Table 2 at GPT-3 175B (s 2048, h 12288, a 96, b 1, t 8)") {
-  const double sbh = 2048.0 * 12288;  // 5as/h = 5 * 96 * 2048 / 12288 = 80
-  const auto bytes = [](int tp, bool sp, Recompute r) {
-    return activation_bytes_per_layer(2048, 1, 12288, 96, tp, sp, r);
-  };
-  // Hand-computed from the formulas; every value is an exact multiple of sbh/4, so equality is exact.
-  CHECK(bytes(1, false, Recompute::None) == sbh * 114);        // 34 + 80
-  CHECK(bytes(8, false, Recompute::None) == sbh * 23);         // 10 + 24/8 + 80/8
-  CHECK(bytes(8, true, Recompute::None) == sbh * 14.25);       // (34 + 80) / 8
-  CHECK(bytes(8, false, Recompute::Selective) == sbh * 13);    // 10 + 24/8
-  CHECK(bytes(8, true, Recompute::Selective) == sbh * 4.25);   // 34 / 8
-  CHECK(bytes(8, false, Recompute::Full) == sbh * 2);          // the layer input
-  CHECK(bytes(8, true, Recompute::Full) == sbh * 2 / 8);       // sharded by SP
-  CHECK(bytes(8, true, Recompute::Selective) == 106'954'752);  // bytes per layer
-  CHECK(bytes(8, false, Recompute::None) == 578'813'952);
-  // The paper's headline (abstract): sequence parallelism with selective recomputation cuts activation
-  // memory about 5x against tensor parallelism alone; here 23 / 4.25 = 5.4.
-  const double reduction = bytes(8, false, Recompute::None) / bytes(8, true, Recompute::Selective);
-  CHECK(reduction == simtrain::testing::Approx(5.41).epsilon(0.01));
-}
-
 TEST_CASE("with 1F1B the first stage holds the activations of all L layers, whatever pp") {
   // Korthikanti et al. section 4.2.3: pp micro-batches in flight, L / pp layers each.
-  const double per_layer = activation_bytes_per_layer(2048, 1, 12288, 96, 8, true, Recompute::Selective);
+  const double per_layer = gpt3_layer_bytes(8, true, Recompute::Selective);
   for (int pp : {1, 2, 8, 16}) {
     ParallelConfig c = plan(8, pp);
     c.sp = true;
@@ -155,7 +145,7 @@ TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) n
   const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 4, {});
   CHECK(m.pipeline_stage == 7);
   CHECK(m.in_flight_micro_batches == 32);
-  const double per_layer = activation_bytes_per_layer(2048, 1, 12288, 96, 8, false, Recompute::None);
+  const double per_layer = gpt3_layer_bytes(8, false, Recompute::None);
   CHECK(m.activations_bytes == simtrain::testing::Approx(12 * per_layer * 32));
 }
 
@@ -167,11 +157,11 @@ TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides 
   c.flash_attention = false;
   c.cp = 2;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
-        96 * activation_bytes_per_layer(4096, 1, 12288, 96, 8, false, Recompute::None));
+        96 * gpt3_layer_bytes(8, false, Recompute::None, 4096));
   // With a fused (flash) attention kernel no scores are kept: selective recomputation's figure.
   c.flash_attention = true;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
-        96 * activation_bytes_per_layer(4096, 1, 12288, 96, 8, false, Recompute::Selective));
+        96 * gpt3_layer_bytes(8, false, Recompute::Selective, 4096));
 }
 
 TEST_CASE("parameter counts match the published models") {

@@ -1,6 +1,6 @@
-// Specification of selective recomputation by submodule (recompute_modules.h): Megatron's names, which
-// forward steps the generated backward pass reruns for each module, and what each takes out of the
-// activation estimate.
+// Specification of selective recomputation by submodule (recompute_modules.h): Megatron's names and which
+// forward steps the generated backward pass reruns for each module (what each takes out of the activation
+// estimate: layer_activations_test.cc).
 #include <doctest/doctest.h>
 
 #include "tests/support/megatron_fixtures.h"
@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "simulator/workload/megatron_trace.h"
 #include "simulator/workload/parallel_config.h"
-#include "simulator/workload/parallel_memory.h"
 #include "simulator/workload/recompute_modules.h"
 
 using namespace simtrain;
@@ -97,27 +96,4 @@ TEST_CASE("a module the model lacks is refused in one line") {
                        Error);
   c.recompute = Recompute::Full;  // the modules only matter under selective recomputation
   CHECK_NOTHROW(validate(c, testing::small_gpt(2), 2));
-}
-
-TEST_CASE("each module takes its tensors out of Korthikanti's per-layer activations") {
-  // s 2048, h 12288, a 96, b 1: every term is an exact multiple of s*b*h / 8, so equality is exact.
-  const double sbh = 2048.0 * 12288;
-  const auto bytes = [](int tp, bool sp, RecomputeModules m, double moe_share) {
-    return activation_bytes_per_layer(2048, 1, 12288, 96, tp, sp, Recompute::Selective, m, moe_share);
-  };
-  // core_attn alone is Korthikanti's selective recomputation: 10 + 24/t.
-  CHECK(bytes(8, false, kRecomputeCoreAttention, 0) == sbh * 13);
-  // The norms' outputs: 4 replicated (split under SP).
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeLayerNorm, 0) == sbh * 9);
-  CHECK(bytes(8, true, kRecomputeCoreAttention | kRecomputeLayerNorm, 0) == sbh * 30 / 8);
-  // A dense MLP but its input: 1 + 16/t of the 19.
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeMlp, 0) == sbh * 10);
-  CHECK(bytes(8, true, kRecomputeCoreAttention | kRecomputeMlp, 0) == sbh * 17 / 8);
-  // `mlp` reruns the dense layers only, `moe` the MoE ones, moe_act the activation (8/t) of the MoE ones.
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeMlp, 1) == sbh * 13);
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeMoe, 0.5) == sbh * 11.5);
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeMoeActivation, 1) == sbh * 12);
-  CHECK(bytes(8, false, kRecomputeCoreAttention | kRecomputeMoe | kRecomputeMoeActivation, 1) == sbh * 10);
-  // Without core_attn the scores stay (unfused attention): 5as/h = 80, over t.
-  CHECK(bytes(8, false, kRecomputeLayerNorm, 0) == sbh * 19);
 }

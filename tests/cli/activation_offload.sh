@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Activation offloading (--cpu-offloading-num-layers, Transformer Engine's as Megatron-Core runs it): Llama-3
+# 70B with FSDP at micro-batch 2 does not fit a GB200 until half its layers keep their activations in the
+# Grace CPU's memory, as Megatron-Bridge's recipe runs it; over a DGX H100's PCIe the copies are slower than
+# the layers they overlap and lengthen the step; Megatron's refusals hold.
+source "$(dirname "$0")/lib.bash"
+
+field() { python3 -c 'import json, sys
+value = json.load(open(sys.argv[1]))
+for key in sys.argv[2].split("."): value = value.get(key, 0)
+print(value)' "$1" "$2"; }
+less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
+
+llama=(--model llama3-70b --gpus 64 --micro-batch 2 --global-batch 256 --seq-len 8192 --precision fp8
+  --fp8-recipe tensorwise --fsdp full --omit-wall-time)
+expect_infeasible "without offloading the run does not fit a GB200" "does not fit in GPU memory" \
+  run "${llama[@]}" --platform dgx-gb200
+"$simtrain" run "${llama[@]}" --platform dgx-gb200 --cpu-offloading-num-layers 40 --json "$work/gb200.json" >/dev/null
+check "offloading 40 of 80 layers fits" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); assert r["fits_in_memory"] and r["peak_memory_bytes"] < r["memory_capacity_bytes"], r' \
+  "$work/gb200.json"
+check "the Result records the offloaded layers" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["cpu_offloading_num_layers"] == 40' "$work/gb200.json"
+
+"$simtrain" run "${llama[@]}" --platform dgx-h100 --allow-oom --json "$work/h100.json" >/dev/null
+"$simtrain" run "${llama[@]}" --platform dgx-h100 --allow-oom --cpu-offloading-num-layers 40 \
+  --json "$work/h100_offload.json" >/dev/null
+check "over PCIe the copies hold the step back" \
+  less "$(field "$work/h100.json" iteration_time_s)" "$(field "$work/h100_offload.json" iteration_time_s)"
+check "... which the breakdown shows as offload-bound, its parts adding up to the step" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); b = r["breakdown"]
+assert b["offload_bound_s"] > 0, b
+parts = sum(b[k] for k in ("compute_s", "exposed_comm_s", "pipeline_bubble_s", "host_bound_s", "offload_bound_s",
+                           "idle_s"))
+assert abs(parts - r["iteration_time_s"]) < 1e-6 * r["iteration_time_s"], (parts, r["iteration_time_s"])' \
+  "$work/h100_offload.json"
+check "... and the GPU keeps fewer activations" \
+  less "$(field "$work/h100_offload.json" peak_memory_bytes)" "$(field "$work/h100.json" peak_memory_bytes)"
+
+expect_infeasible "Megatron offloads fewer layers than the model has" "offloads fewer layers than the model's 80" \
+  run "${llama[@]}" --platform dgx-gb200 --cpu-offloading-num-layers 80
+expect_infeasible "... and not with pipeline parallelism" "without pipeline parallelism only" \
+  run "${llama[@]}" --platform dgx-gb200 --pp 2 --cpu-offloading-num-layers 4
+finish
