@@ -5,11 +5,6 @@
 # the layers they overlap and lengthen the step; Megatron's refusals hold.
 source "$(dirname "$0")/lib.bash"
 
-field() { python3 -c 'import json, sys
-value = json.load(open(sys.argv[1]))
-for key in sys.argv[2].split("."): value = value.get(key, 0)
-print(value)' "$1" "$2"; }
-less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
 
 llama=(--model llama3-70b --gpus 64 --micro-batch 2 --global-batch 256 --seq-len 8192 --precision fp8
   --fp8-recipe tensorwise --fsdp full --omit-wall-time)

@@ -37,6 +37,13 @@ check() {
   if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
 }
 
+# field FILE KEY.PATH: a Result JSON's value at the dotted path (0 where absent); less A B: A < B as numbers.
+field() { python3 -c 'import json, sys
+value = json.load(open(sys.argv[1]))
+for key in sys.argv[2].split("."): value = value.get(key, 0)
+print(value)' "$1" "$2"; }
+less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
+
 finish() {
   if ((failures)); then echo "$failures failure(s)"; exit 1; fi
   echo "all passed"

@@ -5,11 +5,6 @@
 # the device after their batched exchanges; a large micro-batch hides the host again.
 source "$(dirname "$0")/lib.bash"
 
-field() { python3 -c 'import json, sys
-value = json.load(open(sys.argv[1]))
-for key in sys.argv[2].split("."): value = value.get(key, 0)
-print(value)' "$1" "$2"; }
-less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
 
 host=(--host "$root/calibration/hosts/h200-run-a.json")
 moe=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --global-batch 64 --seq-len 4096 --precision fp8

@@ -13,9 +13,6 @@ r = json.load(open(sys.argv[1]))
 print(r["breakdown"].get("exposed_comm_by_dimension_s", {}).get(sys.argv[2], 0.0))' "$1" "$2"
 }
 
-# less A B: A < B (seconds, as printed by exposed / the Result).
-less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
-
 # op_seconds TIMELINE NAME: the seconds rank 0's ops whose names end in NAME take in a --timeline file.
 op_seconds() {
   python3 -c 'import json, sys

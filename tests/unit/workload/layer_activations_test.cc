@@ -16,12 +16,7 @@ namespace {
 TransformerConfig gpt3() { return *build_model("gpt3-175b").transformer; }
 
 LayerActivationOptions options(int tp, bool sp, Recompute recompute, RecomputeModules modules = 0) {
-  LayerActivationOptions o;
-  o.tp = tp;
-  o.sp = sp;
-  o.recompute = recompute;
-  o.modules = modules;
-  return o;
+  return {.tp = tp, .sp = sp, .recompute = recompute, .modules = modules};
 }
 
 // GPT-3's shapes with every layer a MoE of `experts` GPT-shaped experts, top-1, and `shared` shared ones.

@@ -33,11 +33,7 @@ TransformerConfig mixtral_8x7b() { return *build_model("mixtral-8x7b").transform
 
 // Korthikanti et al.'s per-layer figure for GPT-3 at s 2048, b 1.
 double gpt3_layer_bytes(int tp, bool sp, Recompute recompute, double seq = 2048) {
-  LayerActivationOptions o;
-  o.tp = tp;
-  o.sp = sp;
-  o.recompute = recompute;
-  return activation_bytes_per_layer(gpt3_175b(), seq, 1, o);
+  return activation_bytes_per_layer(gpt3_175b(), seq, 1, {.tp = tp, .sp = sp, .recompute = recompute});
 }
 
 ParallelConfig plan(int tp, int pp) {
