@@ -11,9 +11,29 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include "simulator/trace/trace.h"
 
 namespace simtrain::workload::megatron {
+
+// One layer's saved activations copied to the host (pass Forward) or back (BackwardData) on `stream`, after
+// `deps`: a host copy (trace::ComputeSpec::host_copy) of `bytes`.
+inline trace::Op activation_copy(std::string name, std::uint8_t stream, trace::Pass pass, DType dtype,
+                                 double bytes, std::vector<std::uint32_t> deps) {
+  trace::Op op;
+  op.name = std::move(name);
+  op.stream = stream;
+  op.deps = std::move(deps);
+  op.compute.kind = trace::ComputeKind::Other;
+  op.compute.pass = pass;
+  op.compute.dtype = dtype;
+  op.compute.bytes = bytes;
+  op.compute.host_copy = true;
+  return op;
+}
 
 // Which copies each decoder layer starts and waits for, and the copy ops issued, per micro-batch.
 class ActivationOffload {

@@ -246,16 +246,8 @@ class StageBuilder {
   // A copy of decoder layer `layer`'s saved activations to or from the host on the offload stream, after the
   // kernels issued so far (megatron_offload.h).
   std::uint32_t host_copy(std::string name, trace::Pass pass, int layer) {
-    trace::Op op;
-    op.name = std::move(name);
-    op.stream = offload_stream_;
-    op.deps = after_last_kernel();
-    op.compute.kind = trace::ComputeKind::Other;
-    op.compute.pass = pass;
-    op.compute.dtype = plan_.shard.activation;
-    op.compute.bytes = plan_.offload_bytes[static_cast<std::size_t>(layer)];
-    op.compute.host_copy = true;
-    return append(std::move(op));
+    return append(activation_copy(std::move(name), offload_stream_, pass, plan_.shard.activation,
+                                  plan_.offload_bytes[static_cast<std::size_t>(layer)], after_last_kernel()));
   }
 
   // --overlap-moe-expert-parallel-comm: each forward-and-backward pair of the steady phase runs as one
