@@ -2,7 +2,8 @@
 # Activation offloading (--cpu-offloading-num-layers, Transformer Engine's as Megatron-Core runs it): Llama-3
 # 70B with FSDP at micro-batch 2 does not fit a GB200 until half its layers keep their activations in the
 # Grace CPU's memory, as Megatron-Bridge's recipe runs it; over a DGX H100's PCIe the copies are slower than
-# the layers they overlap and lengthen the step; Megatron's refusals hold.
+# the layers they overlap and lengthen the step, as the breakdown's offload-bound time; a trace file keeps the
+# copies; Megatron's refusals hold.
 source "$(dirname "$0")/lib.bash"
 
 
@@ -31,6 +32,18 @@ assert abs(parts - r["iteration_time_s"]) < 1e-6 * r["iteration_time_s"], (parts
   "$work/h100_offload.json"
 check "... and the GPU keeps fewer activations" \
   less "$(field "$work/h100_offload.json" peak_memory_bytes)" "$(field "$work/h100.json" peak_memory_bytes)"
+
+# The copies survive a trace file: replayed from it, the step is the same.
+small=(--model llama3-8b --gpus 8 --micro-batch 2 --global-batch 32 --seq-len 4096 --precision amp-bf16 --fsdp full
+  --cpu-offloading-num-layers 16)
+"$simtrain" trace "${small[@]}" -o "$work/offload_trace.json" >/dev/null
+"$simtrain" run "${small[@]}" --platform dgx-h100 --json "$work/direct.json" >/dev/null
+"$simtrain" run --trace "$work/offload_trace.json" --platform dgx-h100 --json "$work/replayed.json" >/dev/null
+check "a trace file keeps the host copies: the same step and offload-bound time" python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["breakdown"]["offload_bound_s"] > 0
+assert a["iteration_time_s"] == b["iteration_time_s"], (a["iteration_time_s"], b["iteration_time_s"])
+assert a["breakdown"]["offload_bound_s"] == b["breakdown"]["offload_bound_s"]' "$work/direct.json" "$work/replayed.json"
 
 expect_infeasible "Megatron offloads fewer layers than the model has" "offloads fewer layers than the model's 80" \
   run "${llama[@]}" --platform dgx-gb200 --cpu-offloading-num-layers 80
