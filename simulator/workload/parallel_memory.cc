@@ -146,14 +146,6 @@ double in_flight_micro_batches(const ParallelConfig& config, int stage, int micr
   return std::min(pp - stage, m);
 }
 
-namespace {
-
-// The peak of the activations stage `stage` holds, its chunks' bytes per micro-batch given: the model chunks
-// in flight, in the order Megatron's schedules run them. Without interleaving every chunk is the stage and
-// in_flight_micro_batches counts them. Interleaved, forward k runs chunk (k / pp) % vpp and backward j chunk
-// vpp - 1 - (j / pp) % vpp (schedules.py, get_model_chunk_id): after the warm-up each forward adds its chunk
-// and the backward after it frees one, so where the chunks differ (the first stage's embedding taking a
-// layer's place, MoE and dense layers) the peak is where the larger ones are in flight.
 double stage_activation_peak(const ParallelConfig& config, int stage, int micro_batches,
                              const std::vector<double>& chunk_bytes) {
   const int pp = std::max(1, config.pp), vpp = static_cast<int>(chunk_bytes.size());
@@ -168,14 +160,13 @@ double stage_activation_peak(const ParallelConfig& config, int stage, int micro_
   };
   double held = 0, peak = 0;
   for (int k = 0; k < warmup; ++k) peak = std::max(peak, held += forward_chunk(k));
-  for (int k = warmup, j = 0; k < total; ++k, ++j) {
+  const int steady_end = std::min(total, warmup + pp * vpp);
+  for (int k = warmup, j = 0; k < steady_end; ++k, ++j) {
     peak = std::max(peak, held += forward_chunk(k));
     held -= backward_chunk(j);
   }
   return peak;
 }
-
-}  // namespace
 
 ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, const ParallelConfig& config,
                                                 int seq_len, int dp, const ParallelMemoryOptions& options) {

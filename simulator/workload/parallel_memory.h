@@ -2,6 +2,8 @@
 // with ZeRO/FSDP sharding, term by term, so that a plan that cannot fit is reported before it is simulated.
 #pragma once
 
+#include <vector>
+
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/parallel_config.h"
 
@@ -55,6 +57,17 @@ ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& confi
 // pp * (1 + (pp - 1) / (pp * vpp)) micro-batches (Korthikanti et al. section 4.2.3). Without pipelining
 // (pp = 1) micro-batches run one after another under 1F1B: 1.
 double in_flight_micro_batches(const ParallelConfig& config, int stage, int micro_batches);
+
+// The peak of the activations pipeline stage `stage` holds, given its model chunks' bytes per micro-batch
+// (chunk_bytes[c], one entry per virtual stage): without interleaving, the stage's bytes times
+// in_flight_micro_batches. Interleaved, the chunks in flight in the order Megatron's schedule runs them
+// (schedules.py, get_model_chunk_id): forward k runs chunk (k / pp) % vpp and backward j chunk
+// vpp - 1 - (j / pp) % vpp; after the warm-up each forward adds its chunk and the backward after it frees
+// one, so where chunks differ (the first stage's embedding in a layer's place, MoE beside dense layers) the
+// peak is where the larger ones are in flight. Both orders repeat every pp x vpp passes, each chunk pp times
+// in each, so the steady state's first period holds its peak.
+double stage_activation_peak(const ParallelConfig& config, int stage, int micro_batches,
+                             const std::vector<double>& chunk_bytes);
 
 // Per-GPU memory of training `model` with `config` at `seq_len` tokens per sequence on `dp` data-parallel
 // ranks (both resolved by the caller), the maximum over pipeline stages. Parameters per GPU: linear weights

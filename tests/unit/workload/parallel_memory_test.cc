@@ -133,6 +133,22 @@ TEST_CASE("the combined 1F1B holds a chunk more when interleaved, one micro-batc
   CHECK(in_flight_micro_batches(single, 0, 64) == 1);
 }
 
+TEST_CASE("interleaved, a stage holds the chunks of Megatron's order: a smaller first chunk, fewer bytes") {
+  // pp 2, vpp 2, 8 micro-batches: the first stage's warm-up is (2 - 0 - 1) * 2 + (2 - 1) * 2 = 4 forwards.
+  ParallelConfig c = plan(1, 2);
+  c.vpp = 2;
+  // Equal chunks: the warm-up's 4 and the steady state's next forward, 5 chunks.
+  CHECK(stage_activation_peak(c, 0, 8, {1.0, 1.0}) == 5);
+  // The first chunk holding only the embedding (no layer's activations): the warm-up runs chunks 0, 0, 1, 1
+  // and holds 2; the steady state adds chunk 0 twice while freeing chunk 1 twice, then adds chunk 1 back as
+  // it frees chunk 0: never more than 2, where an even share of 5 chunks would give 2.5.
+  CHECK(stage_activation_peak(c, 0, 8, {0.0, 1.0}) == 2);
+  // The second stage: 2 warm-up forwards, 3 in flight.
+  CHECK(stage_activation_peak(c, 1, 8, {1.0, 1.0}) == 3);
+  // Without interleaving, the stage's bytes times the micro-batches in flight.
+  CHECK(stage_activation_peak(plan(1, 4), 0, 8, {2.0}) == 8);
+}
+
 TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) needs the most") {
   ParallelConfig c = plan(8, 8);
   c.schedule = PipelineSchedule::GPipe;
