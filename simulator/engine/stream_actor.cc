@@ -38,8 +38,10 @@ class StreamActor {
         program_(state.trace.program_of(rank)),
         plan_(state.plans[state.trace.rank_program[rank]]),
         durations_(state.costs.duration_s[state.trace.rank_program[rank]]),
-        // A straggler's GPU is slow, not its host.
-        slowdown_(state.slowdown.empty() || plan_.host_stream[stream] ? 1.0 : state.slowdown[rank]),
+        // A straggler's GPU is slow, not its host nor its copy engines' link to it.
+        slowdown_(state.slowdown.empty() || plan_.host_stream[stream] || plan_.copy_stream[stream]
+                      ? 1.0
+                      : state.slowdown[rank]),
         host_stream_(plan_.host_stream[stream]),
         copy_stream_(plan_.copy_stream[stream]),
         contended_(state.comm_sm_fraction > 0 && !host_stream_ && !copy_stream_) {}
