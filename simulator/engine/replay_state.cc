@@ -20,12 +20,14 @@ ProgramPlan plan_program(const trace::Program& program) {
   for (std::uint32_t i = 0; i < program.ops.size(); ++i) {
     const trace::Op& op = program.ops[i];
     plan.stream_ops[op.stream].push_back(i);
-    const bool host = op.type == trace::OpType::Compute && op.compute.kind == trace::ComputeKind::Host;
-    if (plan.stream_ops[op.stream].size() == 1) plan.host_stream[op.stream] = host;
-    if (!host) plan.host_stream[op.stream] = 0;
-    const bool copy = op.type == trace::OpType::Compute && op.compute.host_copy;
-    if (plan.stream_ops[op.stream].size() == 1) plan.copy_stream[op.stream] = copy;
-    if (!copy) plan.copy_stream[op.stream] = 0;
+    // A stream is of a kind when every op on it is: its first op sets the flag, any other clears it.
+    const auto classify = [&](std::vector<char>& kind, bool is) {
+      if (plan.stream_ops[op.stream].size() == 1) kind[op.stream] = is;
+      if (!is) kind[op.stream] = 0;
+    };
+    const bool compute = op.type == trace::OpType::Compute;
+    classify(plan.host_stream, compute && op.compute.kind == trace::ComputeKind::Host);
+    classify(plan.copy_stream, compute && op.compute.host_copy);
     for (std::uint32_t dep : op.deps)
       if (program.ops[dep].stream != op.stream) plan.awaited_by_other_stream[dep] = 1;
   }

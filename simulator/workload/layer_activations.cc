@@ -175,6 +175,14 @@ double saved_activation_bytes_per_token(const TransformerConfig& model, int inde
   return sequence_parallel ? (s.replicated + s.split) / t : s.replicated + s.split / t;
 }
 
+double layer_activation_bytes(const TransformerConfig& model, int index, const ParallelConfig& config,
+                              int seq_len) {
+  const double local_seq = static_cast<double>(seq_len) / std::max(1, config.cp);
+  const bool sixteen_bit = config.precision == Precision::AMP_BF16 || config.precision == Precision::AMP_FP16;
+  return saved_activation_bytes_per_token(model, index, local_seq, layer_activation_options(config)) *
+         local_seq * config.micro_batch * (sixteen_bit ? 1 : 2);
+}
+
 double activation_bytes_per_layer(const TransformerConfig& model, double seq, int micro_batch,
                                   const LayerActivationOptions& options) {
   if (model.layers <= 0) return 0;

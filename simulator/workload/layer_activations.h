@@ -43,6 +43,12 @@ LayerActivationOptions layer_activation_options(const ParallelConfig& config);
 double saved_activation_bytes_per_token(const TransformerConfig& model, int index, double seq,
                                         const LayerActivationOptions& options);
 
+// What layer `index` saves for one micro-batch of `config` at `seq_len` tokens a sequence: its bytes per
+// token (layer_activation_options) times seq_len / cp times the micro-batch, doubled under fp32 or tf32
+// training, whose activations are 4-byte. The memory estimate holds these; activation offloading copies them.
+double layer_activation_bytes(const TransformerConfig& model, int index, const ParallelConfig& config,
+                              int seq_len);
+
 // The mean over the model's layers of saved_activation_bytes_per_token, times seq x micro_batch: what one
 // layer of a pipeline stage holds per micro-batch in flight.
 double activation_bytes_per_layer(const TransformerConfig& model, double seq, int micro_batch,

@@ -228,12 +228,8 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   plan.expert_shards = std::max(1, config.tp * dcp / (config.expert_tp() * config.ep));
   plan.p2p_bytes = static_cast<double>(config.micro_batch) * config.seq_len / config.cp * model.hidden *
                    bytes_per_element(shard.activation) / config.tp;
-  const LayerActivationOptions saved = layer_activation_options(config);
-  const double local_seq = static_cast<double>(config.seq_len) / config.cp;
-  for (int i = 0; i < config.cpu_offloading_layers; ++i) {
-    plan.offload_bytes.push_back(saved_activation_bytes_per_token(model, i, local_seq, saved) * local_seq *
-                                 config.micro_batch * (sixteen_bit ? 1 : 2));
-  }
+  for (int i = 0; i < config.cpu_offloading_layers; ++i)
+    plan.offload_bytes.push_back(layer_activation_bytes(model, i, config, config.seq_len));
   plan.bucket_parameters = std::max(4e7, 1e6 * dcp);
   plan.shard_optimizer = config.distributed_optimizer || framework_sharding;
   plan.shard_gradients_each_micro_batch = config.zero == 2;

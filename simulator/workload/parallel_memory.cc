@@ -182,15 +182,12 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   const int micro_batches =
       config.global_batch > 0 ? std::max(1, config.global_batch / (config.micro_batch * dp)) : 1;
   const double local_seq = static_cast<double>(seq_len) / config.cp;
-  // Each layer's bytes per micro-batch; fp32 training keeps its activations in 4 bytes. Layers whose
-  // activations Transformer Engine offloads to the host keep none on the GPU at the peak: it waits for each
-  // offload to end before the forward goes on past the layers the GPU still holds (megatron_offload.h).
-  const LayerActivationOptions layer = layer_activation_options(config);
+  // Each layer's bytes per micro-batch. Layers whose activations Transformer Engine offloads to the host
+  // keep none on the GPU at the peak: it waits for each offload to end before the forward goes on past the
+  // layers the GPU still holds (megatron_offload.h).
   std::vector<double> layer_bytes(static_cast<std::size_t>(std::max(0, model.layers)));
-  for (int i = config.cpu_offloading_layers; i < model.layers; ++i) {
-    layer_bytes[static_cast<std::size_t>(i)] = saved_activation_bytes_per_token(model, i, local_seq, layer) *
-                                               local_seq * config.micro_batch * (activation_bytes / 2);
-  }
+  for (int i = config.cpu_offloading_layers; i < model.layers; ++i)
+    layer_bytes[static_cast<std::size_t>(i)] = layer_activation_bytes(model, i, config, seq_len);
   const PipelineSplit split = pipeline_split(config, model.layers);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the

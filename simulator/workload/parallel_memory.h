@@ -75,12 +75,13 @@ double stage_activation_peak(const ParallelConfig& config, int stage, int micro_
 // and LM head / tp on the first and last stage (a tied LM head is a second copy when pp > 1, as Megatron
 // keeps it), layers spread over the stages (interleaved chunks with vpp > 1), routed experts / (ep * tp),
 // routers replicated. Dense parameters shard over dp * cp data-parallel ranks, expert parameters over
-// dp * cp / ep, as Megatron groups them. Activations: activation_bytes_per_layer (layer_activations.h: the
-// model's own tensor shapes, GEMM inputs quantized under FP8 and NVFP4 recipes) at seq_len / cp times the
-// stage's layers times in_flight_micro_batches, doubled for fp32/tf32; micro-batches per step =
-// global_batch / (micro_batch * dp). Communication buffers and workspace as documented in the .cc.
-// Not counted: learned position embeddings (not in TransformerConfig), vocabulary padding, the embedding
-// and LM-head activations, Transformer Engine's FP8 weight copies. Throws Error if seq_len or dp < 1.
+// dp * cp / ep, as Megatron groups them. Activations: each layer's layer_activation_bytes
+// (layer_activations.h: the model's own tensor shapes, GEMM inputs quantized under FP8 and NVFP4 recipes),
+// summed per model chunk, held as stage_activation_peak says, none for layers offloaded to the host;
+// micro-batches per step = global_batch / (micro_batch * dp). Communication buffers and workspace as
+// documented in the .cc. Not counted: learned position embeddings (not in TransformerConfig), vocabulary
+// padding, the embedding and LM-head activations, Transformer Engine's FP8 weight copies. Throws Error if
+// seq_len or dp < 1.
 ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, const ParallelConfig& config,
                                                 int seq_len, int dp,
                                                 const ParallelMemoryOptions& options = {});
