@@ -73,16 +73,7 @@ def fit_grace(args):
                                launch_call_s=x86["launch_call_s"] * value), f)
             bridge.host_profile = lambda row, g=grace: g if row["System"] in bridge.GRACE_SYSTEMS else x86_path
             predicted, _ = validate_system_pairs.predict_pair_rows(args, pairs, pool, tmp, f"{value}-")
-            scored[value] = []
-            for key, systems in pairs.items():
-                for g in (s for s in systems if s in bridge.GRACE_SYSTEMS):
-                    for o in (s for s in systems if s not in bridge.GRACE_SYSTEMS):
-                        if predicted.get((key, g)) is None or predicted.get((key, o)) is None:
-                            continue
-                        measured = float(systems[g]["Tokens_per_sec_per_GPU"]) / float(
-                            systems[o]["Tokens_per_sec_per_GPU"])
-                        scored[value].append((bridge.family(systems[g]["base_model"]),
-                                              predicted[(key, g)] / predicted[(key, o)], measured))
+            scored[value] = validate_system_pairs.x86_grace_ratios(pairs, predicted)
             print(f"Grace host x{value:g}: {len(scored[value])} x86/Grace pairs, ratio MAPE "
                   f"{bridge.mape([(p, m) for _, p, m in scored[value]]):.1f}%", flush=True)
     print("\nleave one model family out, Grace's host cost over x86's:")

@@ -11,8 +11,9 @@ fitted to. Each row is predicted as tools/validate_megatron_bridge.py predicts i
 own release's recipe settings, the host of its CPU).
 
 Prints, per pair of systems, each configuration's measured and predicted ratio (the second system's
-tokens/s per GPU over the first's) and the mean absolute percentage error of the ratios. One figure is
-fitted on these pairs: Grace's host cost against x86's (tools/fit_host_overhead.py --grace).
+tokens/s per GPU over the first's) and the mean absolute percentage error of the ratios. Two figures are
+fitted on these pairs: Grace's host cost against x86's (tools/fit_host_overhead.py --grace) and the power
+the DGX GB200 and GB300 racks run their GPUs at (tools/fit_grace_power.py).
 A row simtrain cannot express is listed with its error line and its pairs are not counted. Exit status 1
 when a pair's ratio MAPE exceeds its limit: its --max-ratio-mape entry (the ctest's guards, the figures
 reached now), else --target (10%, the issue's per-system target carried over to the ratios).
@@ -70,6 +71,23 @@ def pair_ratios(pairs, predicted):
                 systems[first]["Tokens_per_sec_per_GPU"])
             ratios.append((key, first, second, measured, predicted[(key, second)] / predicted[(key, first)]))
     return ratios
+
+
+def x86_grace_ratios(pairs, predicted):
+    """[(model family, predicted ratio, measured ratio)] of every configuration's x86/Grace pair of rows both
+    predicted: the Grace system's tokens/s per GPU over the x86 system's. The figures fitted on the pairs
+    (tools/fit_host_overhead.py --grace, tools/fit_grace_power.py) are scored on these."""
+    scored = []
+    for key, systems in pairs.items():
+        for grace in (s for s in systems if s in bridge.GRACE_SYSTEMS):
+            for x86 in (s for s in systems if s not in bridge.GRACE_SYSTEMS):
+                if predicted.get((key, grace)) is None or predicted.get((key, x86)) is None:
+                    continue
+                measured = float(systems[grace]["Tokens_per_sec_per_GPU"]) / float(
+                    systems[x86]["Tokens_per_sec_per_GPU"])
+                scored.append((bridge.family(systems[grace]["base_model"]),
+                               predicted[(key, grace)] / predicted[(key, x86)], measured))
+    return scored
 
 
 def main():

@@ -56,7 +56,7 @@ sed 's/^gpu = "a100-sxm4-80gb"/&\ngpu_clock_mhz = 2500/' "$root/platforms/dgx-a1
 expect_infeasible "a GPU clock above the boost clock names the field" \
   "overclocked.toml: gpu_clock_mhz: 2500 MHz is above A100-SXM4-80GB's boost clock of 1410 MHz" \
   run --platform "$work/overclocked.toml"
-sed 's/^gpu = "gb200"/&\ngpu_power_limit_w = 1500/' "$root/platforms/dgx-gb200.toml" >"$work/overpowered.toml"
+sed 's/^gpu_power_limit_w = .*/gpu_power_limit_w = 1500/' "$root/platforms/dgx-gb200.toml" >"$work/overpowered.toml"
 expect_infeasible "a power cap above the TDP names the field" \
   "overpowered.toml: gpu_power_limit_w: 1500 W is above GB200-186GB's power limit of 1200 W" \
   run --model llama3-8b --gpus 8 --platform "$work/overpowered.toml"
