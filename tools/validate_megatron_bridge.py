@@ -73,10 +73,11 @@ A row whose model, option or system simtrain lacks is listed as not expressible 
 and not counted. Two host figures are fitted to this table, Megatron-Core's host overhead and Grace's
 host cost (on its same-release pairs), and tools/fit_host_overhead.py prints their leave-one-model-family-out
 errors; one hardware figure is fitted on the same pairs, the power the DGX GB200 and GB300 racks run their
-GPUs at (their platforms' gpu_power_limit_w; tools/fit_grace_power.py); the spec profiles' efficiencies come from kernel benchmarks (tools/derive_efficiencies.py). As a
-diagnostic of what a fit would buy, a per-system throughput scale is fitted without each model family and
-tested on it (leave-one-family-out), and printed; so is each system's signed mean error beside its MAPE,
-and the error by how much of the step the row's recipe captures in CUDA graphs (graph_scope).
+GPUs at (their platforms' gpu_power_limit_w; tools/fit_grace_power.py); the spec profiles' efficiencies
+come from kernel benchmarks (tools/derive_efficiencies.py). As a diagnostic of what a fit would buy, a
+per-system throughput scale is fitted without each model family and tested on it (leave-one-family-out),
+and printed; so is each system's signed mean error beside its MAPE, and the error by how much of the step
+the row's recipe captures in CUDA graphs (graph_scope).
 
 Exit status 1 when a system's MAPE exceeds --max-mape (or its --max-mape-SYSTEM override), or a row's memory
 estimate --max-memory-ratio.
