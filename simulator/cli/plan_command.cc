@@ -84,6 +84,9 @@ int plan_command(const Arguments& args) {
                                                    "largest tensor-parallel size (default: GPUs per node)")(
       "fix", po::value<std::vector<std::string>>(),
       "fix plan values, e.g. tp=8,pp=8 (tp pp vpp cp ep dp micro-batch recompute sharding); repeatable")(
+      "no-offload",
+      "never keep activations in host memory (--cpu-offloading-num-layers) to make a plan fit; by default a "
+      "plan without pipelining or recomputation that does not fit offloads as few layers as make it fit")(
       "objective", po::value<std::string>()->default_value("time"), "time | tokens-per-gpu | cost")(
       "gpu-hour-price", po::value<double>()->default_value(0), "price of one GPU-hour, for --objective cost")(
       "top", po::value<int>()->default_value(20), "plans to simulate (0 = estimate only)")(
@@ -120,6 +123,7 @@ int plan_command(const Arguments& args) {
   } else {
     throw Error("--precision: unknown precision '" + precision + "' (amp-bf16, amp, fp32, tf32, fp8)");
   }
+  request.space.offload = !vm.count("no-offload");
   request.space.max_tp = vm["max-tp"].as<int>();
   if (request.space.max_tp < 0) throw Error("--max-tp: must not be negative");
   if (vm.count("fix"))
@@ -151,11 +155,12 @@ int plan_command(const Arguments& args) {
                                        : fmt::format("{}..{}", space.min_gpus, space.max_gpus),
       search.gpu, request.platform, space.global_batch, space.seq_len, plan::to_string(request.objective));
   std::cout << fmt::format(
-      "searched {} combinations: {} plans fit in {:.0f} GiB per GPU ({} invalid, {} too large); enumerated "
+      "searched {} combinations: {} plans fit in {:.0f} GiB per GPU{} ({} invalid, {} too large); enumerated "
       "in {:.2f} s, "
       "estimated in {:.2f} s\n",
-      e.considered, e.plans.size(), space.memory_bytes / (1024.0 * 1024 * 1024), e.invalid, e.over_memory,
-      search.enumerate_wall_s, search.estimate_wall_s);
+      e.considered, e.plans.size(), space.memory_bytes / (1024.0 * 1024 * 1024),
+      e.offloaded > 0 ? fmt::format(", {} of them offloading activations", e.offloaded) : "", e.invalid,
+      e.over_memory, search.enumerate_wall_s, search.estimate_wall_s);
   std::cout.flush();
 
   const std::size_t simulated = std::min<std::size_t>(static_cast<std::size_t>(top), search.ranked.size());

@@ -46,6 +46,8 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
   if (c.zero > 0) s.push_back({"zero", std::to_string(c.zero)});
   if (c.fsdp != workload::FsdpMode::None)
     s.push_back({"fsdp", c.fsdp == workload::FsdpMode::FullShard ? "full" : "hybrid"});
+  if (c.cpu_offloading_layers > 0)
+    s.push_back({"cpu-offloading-num-layers", std::to_string(c.cpu_offloading_layers)});
   return s;
 }
 
@@ -85,6 +87,8 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
   }
   if (c.recompute == workload::Recompute::Full)
     a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  if (c.cpu_offloading_layers > 0)
+    a += fmt::format(" --cpu-offloading-num-layers {}", c.cpu_offloading_layers);
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";
   if (c.overlap_grad_reduce) a += " --overlap-grad-reduce";
   if (c.distributed_optimizer && c.overlap_grad_reduce && c.overlap_param_gather)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "simulator/workload/megatron_offload.h"
 #include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/megatron_trace.h"
 #include "simulator/workload/parallel_memory.h"
@@ -317,6 +318,11 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
 
 }  // namespace
 
+double offloaded_copies_s(int layers, double copies_s, double forward_s, double backward_s) {
+  const double overlapped = std::max(0, layers - 2);
+  return std::max(0.0, copies_s - overlapped * forward_s) + std::max(0.0, copies_s - overlapped * backward_s);
+}
+
 PlanEstimate estimate_plan(const workload::ParallelConfig& config, const EstimateContext& context) {
   const workload::TransformerConfig& model = *context.model;
   const StagePlan plan = workload::megatron::make_stage_plan(model, config);
@@ -375,7 +381,20 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
   e.exposed = per_step.exposed;
   e.exposed.pp_s += m * 2 * v * p2p_s;
   e.exposed.dp_s += dp_cost.exposed_s;
-  e.iteration_time_s = e.compute_s + e.bubble_s + e.exposed.total_s();
+  if (!plan.offload_bytes.empty()) {
+    // Offloading runs without a pipeline (parallel_config.cc): the one stage holds every layer.
+    double copies_s = 0;
+    for (double bytes : plan.offload_bytes)
+      copies_s += context.compute
+                      ->cost(workload::megatron::activation_copy("offload", 0, trace::Pass::Forward,
+                                                                 plan.shard.activation, bytes, {})
+                                 .compute)
+                      .duration_s;
+    e.offload_s =
+        m * offloaded_copies_s(model.layers, copies_s, stage.forward.total_s() / std::max(1.0, layers),
+                               stage.backward.total_s() / std::max(1.0, layers));
+  }
+  e.iteration_time_s = e.compute_s + e.bubble_s + e.exposed.total_s() + e.offload_s;
   const double global_batch = m * config.micro_batch * dp;
   e.tokens_per_iteration = global_batch * config.seq_len;
   e.model_flops = workload::megatron_model_flops(model, config.seq_len, global_batch);

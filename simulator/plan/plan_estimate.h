@@ -26,6 +26,7 @@ struct PlanEstimate {
   double compute_s = 0;  // kernels of the critical stage, recomputation and optimizer step included
   double bubble_s = 0;   // pipeline fill and drain
   ExposedCommunication exposed;
+  double offload_s = 0;     // activation copies to and from the host the layers do not hide
   double memory_bytes = 0;  // peak per GPU (workload/parallel_memory.h)
   double tokens_per_iteration = 0;
   double model_flops = 0;  // per iteration, without recomputation
@@ -47,7 +48,15 @@ struct EstimateContext {
 // plus gradient reduction beyond what the last micro-batch's backward hides (all of it without
 // overlap_grad_reduce; ZeRO-3/FSDP: per-layer gathers and reduce-scatters beyond their layer's compute),
 // the parameter all-gather after a sharded optimizer step, the tied-embedding all-reduce, and the optimizer
-// step. `config` must have seq_len resolved. Throws Error when the plan is invalid (parallel_config.h).
+// step; with activation offloading, the copies the layers beside them do not hide (offloaded_copies_s).
+// `config` must have seq_len resolved. Throws Error when the plan is invalid (parallel_config.h).
 PlanEstimate estimate_plan(const workload::ParallelConfig& config, const EstimateContext& context);
+
+// What one micro-batch's activation copies add to the step (--cpu-offloading-num-layers N of L layers; the
+// synchronisation of workload/megatron_offload.h): the copies run one after another beside the layers, and
+// layer L-N+i's forward waits for layer i's copy, so they are hidden while the N copies take no longer than
+// the L-2 layers' forwards they overlap; the copies back likewise under the backwards. `copies_s` is the N
+// layers' copies one way, `forward_s` and `backward_s` one layer's passes.
+double offloaded_copies_s(int layers, double copies_s, double forward_s, double backward_s);
 
 }  // namespace simtrain::plan

@@ -33,6 +33,7 @@ const std::vector<std::string>& columns() {
                                                  "micro_batch",
                                                  "recompute",
                                                  "sharding",
+                                                 "cpu_offloading_num_layers",
                                                  "estimated_iteration_time_s",
                                                  "simulated_iteration_time_s",
                                                  "tokens_per_s_per_gpu",
@@ -43,6 +44,7 @@ const std::vector<std::string>& columns() {
                                                  "exposed_ep_s",
                                                  "exposed_pp_s",
                                                  "exposed_dp_s",
+                                                 "estimated_offload_s",
                                                  "estimated_bubble_s",
                                                  "simulated_bubble_s",
                                                  "simulated_exposed_comm_s",
@@ -95,6 +97,7 @@ nlohmann::json plans_json(const std::vector<RankedPlan>& plans, std::size_t rows
     j["micro_batch"] = c.micro_batch;
     j["recompute"] = std::string(workload::to_string(c.recompute));
     j["sharding"] = to_string(sharding_of(c));
+    j["cpu_offloading_num_layers"] = c.cpu_offloading_layers;
     j["estimated_iteration_time_s"] = p.estimate.iteration_time_s;
     j["simulated_iteration_time_s"] =
         p.simulated && p.simulated->ok ? nlohmann::json(p.simulated->iteration_time_s) : nlohmann::json();
@@ -106,6 +109,7 @@ nlohmann::json plans_json(const std::vector<RankedPlan>& plans, std::size_t rows
     j["exposed_ep_s"] = p.estimate.exposed.ep_s;
     j["exposed_pp_s"] = p.estimate.exposed.pp_s;
     j["exposed_dp_s"] = p.estimate.exposed.dp_s;
+    j["estimated_offload_s"] = p.estimate.offload_s;
     j["estimated_bubble_s"] = p.estimate.bubble_s;
     j["simulated_bubble_s"] =
         p.simulated && p.simulated->ok ? nlohmann::json(p.simulated->bubble_s) : nlohmann::json();

@@ -151,6 +151,38 @@ void parse_fixed(const std::string& text, std::map<std::string, std::string>& fi
   }
 }
 
+namespace {
+
+// Megatron's activation offloading (--cpu-offloading-num-layers) as the lever of last resort for a plan that
+// does not fit: the fewest layers whose activations, kept in host memory, bring the plan within the GPU's
+// memory; false (the plan unchanged) where even all but one layer do not, or Megatron refuses offloading
+// for it (pipelining, recomputation; parallel_config.cc). The estimate falls as layers are offloaded, so
+// the search halves the range.
+bool offload_to_fit(const SearchSpace& space, const workload::TransformerConfig& model,
+                    workload::ParallelConfig& c) {
+  if (!space.offload || c.pp != 1 || c.recompute != workload::Recompute::None || model.layers < 2)
+    return false;
+  const int dp = c.data_parallel_size();
+  const auto fits = [&](int layers) {
+    c.cpu_offloading_layers = layers;
+    return workload::estimate_parallel_memory(model, c, space.seq_len, dp).total_bytes() <=
+           space.memory_bytes;
+  };
+  if (!fits(model.layers - 1)) {
+    c.cpu_offloading_layers = 0;
+    return false;
+  }
+  int low = 0, high = model.layers - 1;  // low does not fit, high does
+  while (high - low > 1) {
+    const int middle = (low + high) / 2;
+    (fits(middle) ? high : low) = middle;
+  }
+  c.cpu_offloading_layers = high;
+  return true;
+}
+
+}  // namespace
+
 Enumeration enumerate_plans(const SearchSpace& space, const workload::TransformerConfig& model) {
   Enumeration out;
   // Reasons are formatted only for the first refusal: most combinations are refused.
@@ -267,8 +299,11 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
                     if (out.least_memory_bytes == 0 || bytes < out.least_memory_bytes)
                       out.least_memory_bytes = bytes;
                     if (bytes > space.memory_bytes) {
-                      ++out.over_memory;
-                      continue;
+                      if (!offload_to_fit(space, model, c)) {
+                        ++out.over_memory;
+                        continue;
+                      }
+                      ++out.offloaded;
                     }
                     out.plans.push_back(c);
                   }

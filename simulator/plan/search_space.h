@@ -1,7 +1,8 @@
 // The parallel plans a search considers for one model on a range of cluster sizes: every combination of
 // tensor (with sequence), context, pipeline (with virtual stages), expert and data parallelism, optimizer
 // sharding, micro-batch and recomputation that Megatron-LM (or DeepSpeed / FSDP) would accept and that fits
-// in GPU memory, with the user's fixed values honoured; and, when none is left, the one line that says why.
+// in GPU memory (offloading activations to the host where nothing else makes a plan fit), with the user's
+// fixed values honoured; and, when none is left, the one line that says why.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,9 @@ struct SearchSpace {
   bool fp8 = false;
   int max_tp = 0;           // 0 = the GPUs of a node (tensor parallelism stays on NVLink)
   double memory_bytes = 0;  // per GPU
+  // A plan without pipelining or recomputation that does not fit may keep the activations of its first
+  // layers in host memory (Megatron's --cpu-offloading-num-layers): as few layers as make it fit.
+  bool offload = true;
   // Values the user fixed (--fix tp=8): tp, pp, vpp, cp, ep, dp, micro-batch, recompute, sharding.
   std::map<std::string, std::string> fixed;
 };
@@ -44,6 +48,7 @@ struct Enumeration {
   std::size_t considered = 0;                   // combinations tried (= plans + invalid + over_memory)
   std::size_t invalid = 0;                      // refused by validate() or the search's own rules
   std::size_t over_memory = 0;                  // valid but too large for the GPU
+  std::size_t offloaded = 0;                    // of the plans, those that fit by offloading activations
   double least_memory_bytes = 0;                // the leanest valid plan's peak per GPU (0 when none)
   std::string first_rejection;                  // why the first refused combination was refused
 };

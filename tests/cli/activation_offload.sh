@@ -33,6 +33,20 @@ assert abs(parts - r["iteration_time_s"]) < 1e-6 * r["iteration_time_s"], (parts
 check "... and the GPU keeps fewer activations" \
   less "$(field "$work/h100_offload.json" peak_memory_bytes)" "$(field "$work/h100.json" peak_memory_bytes)"
 
+# The plan search offloads where nothing else makes a plan without recomputation fit, as few layers as make
+# it fit, and ranks it against recomputation: on GB200 it beats full recomputation.
+plan=(plan --model llama3-70b --gpus 64 --global-batch 256 --seq-len 8192 --precision fp8 --platform dgx-gb200
+  --fix tp=1,pp=1,cp=1,micro-batch=2,sharding=fsdp --top 0)
+"$simtrain" "${plan[@]}" --json "$work/plan.json" >/dev/null
+"$simtrain" "${plan[@]}" --no-offload --json "$work/plan_no_offload.json" >/dev/null
+check "the best plan offloads some of the 80 layers, and is faster than recomputing" python3 -c 'import json, sys
+best, *_ = json.load(open(sys.argv[1]))["plans"]
+alternatives = json.load(open(sys.argv[2]))["plans"]
+assert 0 < best["cpu_offloading_num_layers"] < 80 and "offload" in best["plan"], best
+assert all(p["cpu_offloading_num_layers"] == 0 for p in alternatives), alternatives
+assert best["estimated_iteration_time_s"] < min(p["estimated_iteration_time_s"] for p in alternatives)
+assert best["memory_bytes"] <= 173.2 * 2**30, best["memory_bytes"]' "$work/plan.json" "$work/plan_no_offload.json"
+
 # The copies survive a trace file: replayed from it, the step is the same.
 small=(--model llama3-8b --gpus 8 --micro-batch 2 --global-batch 32 --seq-len 4096 --precision amp-bf16 --fsdp full
   --cpu-offloading-num-layers 16)

@@ -86,6 +86,28 @@ TEST_CASE("no pipeline, no bubble; interleaving shrinks it; recomputation adds c
         1.2 * estimate_plan(c.plan(2, 1), c.context).compute_s);
 }
 
+TEST_CASE("offloaded activations: copies hidden while the layers they overlap outlast them") {
+  // 10 layers: the copies of the offloaded ones overlap 8 layers' forwards (and backwards) each way.
+  CHECK(offloaded_copies_s(10, 0.8, 0.1, 0.2) == 0);                     // 0.8 s within 8 x 0.1 s
+  CHECK(offloaded_copies_s(10, 1.0, 0.1, 0.2) == doctest::Approx(0.2));  // forward: 1.0 - 0.8
+  CHECK(offloaded_copies_s(10, 2.0, 0.1, 0.2) == doctest::Approx(1.2 + 0.4));
+  // On the small case's A100s over PCIe, half the layers offloaded cost what their copies do not hide.
+  const SmallCase c;
+  workload::ParallelConfig offloaded = c.plan(1, 1);
+  offloaded.cpu_offloading_layers = 12;
+  const PlanEstimate with = estimate_plan(offloaded, c.context);
+  const PlanEstimate without = estimate_plan(c.plan(1, 1), c.context);
+  CHECK(without.offload_s == 0);
+  CHECK(with.offload_s > 0);  // a layer's copy over PCIe takes longer than its forward
+  CHECK(with.iteration_time_s ==
+        simtrain::testing::Approx(with.compute_s + with.bubble_s + with.exposed.total_s() + with.offload_s));
+  CHECK(with.memory_bytes < without.memory_bytes);
+  // What the copies add, against the simulation's (which runs them on their own stream with the waits of
+  // megatron_offload.h), within a quarter.
+  const double simulated = simulated_iteration_s(offloaded) - simulated_iteration_s(c.plan(1, 1));
+  CHECK(with.iteration_time_s - without.iteration_time_s == doctest::Approx(simulated).epsilon(0.25));
+}
+
 TEST_CASE("an invalid plan is an error, as for the trace generator") {
   const SmallCase c;
   workload::ParallelConfig bad = c.plan(1, 1);

@@ -122,3 +122,32 @@ TEST_CASE("sharding names round-trip through the plan") {
     CHECK(parsed == s);
   }
 }
+
+TEST_CASE("a plan that fits only by offloading activations keeps the fewest layers' in host memory") {
+  // GPT-1.7B at micro-batch 8 with neither recomputation nor a pipeline holds about 28 GiB of activations on
+  // one GPU of a data-parallel group: a 24 GiB GPU takes it only with some layers offloaded.
+  SearchSpace space = space_of(8);
+  space.fixed = {{"tp", "1"},          {"pp", "1"},           {"cp", "1"},
+                 {"micro-batch", "8"}, {"recompute", "none"}, {"sharding", "dist-opt"}};
+  space.memory_bytes = 24 * kGiB;
+  const workload::TransformerConfig model = small_gpt();
+  const Enumeration e = enumerate_plans(space, model);
+  REQUIRE(e.plans.size() == 1);
+  CHECK(e.offloaded == 1);
+  CHECK(e.over_memory == 0);
+  workload::ParallelConfig c = e.plans[0];
+  REQUIRE(c.cpu_offloading_layers > 0);
+  REQUIRE(c.cpu_offloading_layers < model.layers);
+  const auto memory = [&](int layers) {
+    c.cpu_offloading_layers = layers;
+    return workload::estimate_parallel_memory(model, c, space.seq_len, c.dp).total_bytes();
+  };
+  const int chosen = e.plans[0].cpu_offloading_layers;
+  CHECK(memory(chosen) <= space.memory_bytes);
+  CHECK(memory(chosen - 1) > space.memory_bytes);  // one layer fewer would not fit
+
+  space.offload = false;  // --no-offload
+  const Enumeration refused = enumerate_plans(space, model);
+  CHECK(refused.plans.empty());
+  CHECK(refused.over_memory == 1);
+}
