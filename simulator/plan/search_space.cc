@@ -156,12 +156,18 @@ namespace {
 // Megatron's activation offloading (--cpu-offloading-num-layers) as the lever of last resort for a plan that
 // does not fit: the fewest layers whose activations, kept in host memory, bring the plan within the GPU's
 // memory; false (the plan unchanged) where even all but one layer do not, or Megatron refuses offloading
-// for it (pipelining, recomputation; parallel_config.cc). The estimate falls as layers are offloaded, so
-// the search halves the range.
+// for it (validate(), parallel_config.cc: pipelining, recomputation). The estimate falls as layers are
+// offloaded, so the search halves the range.
 bool offload_to_fit(const SearchSpace& space, const workload::TransformerConfig& model,
                     workload::ParallelConfig& c) {
-  if (!space.offload || c.pp != 1 || c.recompute != workload::Recompute::None || model.layers < 2)
+  if (!space.offload || model.layers < 2) return false;
+  c.cpu_offloading_layers = 1;
+  try {
+    workload::validate(c, model, c.gpus);
+  } catch (const Error&) {
+    c.cpu_offloading_layers = 0;
     return false;
+  }
   const int dp = c.data_parallel_size();
   const auto fits = [&](int layers) {
     c.cpu_offloading_layers = layers;

@@ -135,9 +135,9 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   if (c.fsdp != FsdpMode::None) text += c.fsdp == FsdpMode::FullShard ? " fsdp" : " hsdp";
   if (c.schedule == PipelineSchedule::GPipe && c.pp > 1) text += " gpipe";
   if (c.recompute != Recompute::None) text += " recompute-" + std::string(to_string(c.recompute));
-  if (c.cpu_offloading_layers > 0) text += " offload" + std::to_string(c.cpu_offloading_layers);
   if (c.recompute == Recompute::Selective && c.recompute_modules != kDefaultRecomputeModules)
     text += "(" + recompute_modules_string(c.recompute_modules) + ")";
+  if (c.cpu_offloading_layers > 0) text += " offload" + std::to_string(c.cpu_offloading_layers);
   if (c.fp8 && c.quant_recipe == QuantRecipe::NVFP4)
     text += " nvfp4";
   else if (c.fp8)
