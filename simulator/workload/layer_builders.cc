@@ -182,17 +182,40 @@ void mark_graph_region(Steps& steps, std::size_t from, CudaGraphModules modules,
   for (std::size_t i = from; i < std::min(to, steps.size()); ++i) steps[i].graph |= modules;
 }
 
+// An RMSNorm written as x * rsqrt(mean(x^2) + eps) over x.float(), cast back and scaled by its weight
+// (torchtitan's RMSNorm, Llama's reference code), run eagerly. Forward, eight kernels, in 16-bit elements
+// read and written per row element (an fp32 tensor counts 2): the upcast (1, 2), the square (2, 2), the mean
+// (2, 0), eps and rsqrt (per row), the product (2, 2), the downcast (2, 1) and the weight's product (1, 1).
+// Backward, autograd's kernels for each: the weight's product (1, 1), the downcast's (1, 2), the product's
+// gradient for x (2, 2) and for the rsqrt (a product 4, 2 and a row sum 2, 0), rsqrt's and eps's (per
+// row), the mean's (0, 2), the square's (2, 2 and 4, 2), the two gradients' sum (4, 2) and the upcast's
+// (2, 1): twelve; the weight's gradient is a product and a sum over rows (3, 1; two kernels).
+constexpr double kEagerRmsNormForwardReads = 10, kEagerRmsNormForwardWrites = 8,
+                 kEagerRmsNormForwardKernels = 8;
+constexpr double kEagerRmsNormDataReads = 22, kEagerRmsNormDataWrites = 16, kEagerRmsNormDataKernels = 12;
+constexpr double kEagerRmsNormWeightReads = 3, kEagerRmsNormWeightWrites = 1, kEagerRmsNormWeightKernels = 2;
+
 void norm_forward(Steps& steps, const std::string& name, const Dims& d) {
-  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d,
-                              d.norm_tokens * d.hidden, 1, 1, 5));
+  const double elements = d.norm_tokens * d.hidden;
+  if (d.eager_rms_norm) {
+    steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements,
+                                kEagerRmsNormForwardReads, kEagerRmsNormForwardWrites, 5));
+    steps.back().launches = kEagerRmsNormForwardKernels;
+    return;
+  }
+  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements, 1, 1, 5));
 }
 
 void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters) {
   const double elements = d.norm_tokens * d.hidden;
-  steps.push_back(
-      elementwise(name + ".bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d, elements, 2, 1, 8));
+  const bool eager = d.eager_rms_norm;
+  steps.push_back(elementwise(name + ".bwd_data", ComputeKind::LayerNorm, Pass::BackwardData, d, elements,
+                              eager ? kEagerRmsNormDataReads : 2, eager ? kEagerRmsNormDataWrites : 1, 8));
+  if (eager) steps.back().launches = kEagerRmsNormDataKernels;
   LayerStep weight =
-      elementwise(name + ".bwd_weight", ComputeKind::LayerNorm, Pass::BackwardWeight, d, elements, 2, 0, 4);
+      elementwise(name + ".bwd_weight", ComputeKind::LayerNorm, Pass::BackwardWeight, d, elements,
+                  eager ? kEagerRmsNormWeightReads : 2, eager ? kEagerRmsNormWeightWrites : 0, 4);
+  if (eager) weight.launches = kEagerRmsNormWeightKernels;
   weight.kernel.bytes += parameters * kGradBytes;
   steps.push_back(weight);
 }
@@ -227,8 +250,17 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
   const double elements = d.tokens * ffn / tp;
   if (collectives) enter_tp_region(forward, name, d);
   gemm_forward(forward, fc1, d, d.shard.gemm);
+  // The activation's reads and writes per FFN element (16-bit units): fused, a gated MLP's kernel reads gate
+  // and up and writes their product (backward: reads three, writes two), a plain one reads and writes one
+  // (backward: two, one). Eagerly, silu(gate) * up is two kernels (the gate read, silu written; silu and up
+  // read, the product written), and its backward three (the product's two gradients and silu's, each reading
+  // two tensors and writing one). A plain GeLU is one ATen kernel either way.
+  const bool eager_glu = d.shard.eager_pointwise && m.gated_mlp;
+  const double forward_reads = eager_glu ? 3 : gated(m), forward_writes = eager_glu ? 2 : 1;
+  const double backward_reads = eager_glu ? 6 : gated(m) + 1, backward_writes = eager_glu ? 3 : gated(m);
   forward.push_back(elementwise(name + ".act.fwd", ComputeKind::Activation, Pass::Forward, d, elements,
-                                m.gated_mlp ? 2 : 1, 1, m.gated_mlp ? 6 : 8));
+                                forward_reads, forward_writes, m.gated_mlp ? 6 : 8));
+  if (eager_glu) forward.back().launches = 2;
   gemm_forward(forward, fc2, d, d.shard.gemm);
   if (collectives) {
     leave_tp_region(forward, name + ".fc2", d);
@@ -236,7 +268,8 @@ void dense_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, cons
   }
   row_parallel_backward(backward, fc2, d, d.shard.gemm);
   backward.push_back(elementwise(name + ".act.bwd_data", ComputeKind::Activation, Pass::BackwardData, d,
-                                 elements, m.gated_mlp ? 3 : 2, m.gated_mlp ? 2 : 1, 12));
+                                 elements, backward_reads, backward_writes, 12));
+  if (eager_glu) backward.back().launches = 3;
   if (collectives) {
     column_parallel_backward(backward, fc1, d, d.shard.gemm, d.shard.sp);
   } else {

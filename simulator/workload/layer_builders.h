@@ -33,7 +33,8 @@ struct Dims {
         kv_heads(workload::kv_heads(m) / s.tp),
         e(bytes_per_element(s.activation)),
         ge(storage_bytes_per_element(s.gemm)),
-        causal(m.causal) {
+        causal(m.causal),
+        eager_rms_norm(s.eager_pointwise && m.rms_norm) {
     if (s.micro_batch < 1 || s.seq_len < 1 || s.tp < 1 || s.cp < 1 || s.ep < 1)
       throw Error("transformer kernels: micro-batch, sequence length and parallel sizes must be positive");
     if (m.hidden < 1 || m.heads < 1 || m.layers < 1)
@@ -42,6 +43,10 @@ struct Dims {
   const LayerSharding& shard;
   double tokens, norm_tokens, hidden, head_dim, v_head_dim, heads, kv_heads, e, ge;
   bool causal;
+  // The norms are RMSNorms as a plain PyTorch model writes them, run eagerly
+  // (LayerSharding::eager_pointwise); an eager LayerNorm is ATen's one fused kernel, as the fused builders
+  // cost it.
+  bool eager_rms_norm;
   int window = 0;  // keys a query sees on a sliding-window layer; 0 = all
   int chunk = 0;   // tokens per attention chunk on a chunked layer (attention_shape.h); 0 = none
   double activation_bytes() const { return tokens * hidden * e; }  // what a TP collective moves

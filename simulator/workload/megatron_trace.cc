@@ -178,6 +178,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.quant = config.quant_recipe;
   shard.flash_attention = config.flash_attention;
   shard.flash_attention_2 = config.flash_attention_2;
+  shard.eager_pointwise = config.eager_pointwise;
   shard.async_tp_all_reduce = config.async_tp_all_reduce;
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;

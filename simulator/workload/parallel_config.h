@@ -88,6 +88,11 @@ struct ParallelConfig {
   // The fused kernel is FlashAttention-2's (the flash-attn package, PyTorch SDPA's flash backend: PyTorch
   // training stacks outside Transformer Engine), not Transformer Engine's cuDNN attention.
   bool flash_attention_2 = false;
+  // The layers' pointwise work runs as PyTorch's eager mode runs a plain PyTorch model's code, one ATen
+  // kernel per operator (torchtitan's Llama without torch.compile: RMSNorm in fp32 steps, rotary embeddings
+  // through complex numbers, SwiGLU as silu and a product, the keys and values repeated for grouped-query
+  // attention), not the fused kernels of Transformer Engine or of torch.compile (transformer_kernels.h).
+  bool eager_pointwise = false;
   double capacity_factor = 1.0;  // MoE token capacity per expert, relative to an even split
   // Implementation choices that changed between Megatron-LM releases (transformer_kernels.h and
   // megatron_trace.h say what each does); the defaults are current Megatron-LM with its overlap options on.

@@ -15,20 +15,13 @@ namespace simtrain::workload {
 namespace {
 
 constexpr const char* kNoEffectSections[] = {
-    "job",    "profiling",  "metrics",         "optimizer",         "lr_scheduler", "checkpoint",
-    "comm",   "validation", "fault_tolerance", "memory_estimation", "compile",      "experimental",
-    "float8", "mx",         "quantize"};
-constexpr const char* kTrainingNoEffect[] = {"max_norm",
-                                             "dataset",
-                                             "dataset_path",
-                                             "compile",
-                                             "gc_freq",
-                                             "seed",
-                                             "deterministic",
-                                             "enable_cpu_offload",
-                                             "mixed_precision_reduce",
-                                             "warmup_steps",
-                                             "gc_debug"};
+    "job",          "profiling", "metrics",    "optimizer",       "lr_scheduler",
+    "checkpoint",   "comm",      "validation", "fault_tolerance", "memory_estimation",
+    "experimental", "float8",    "mx",         "quantize"};
+constexpr const char* kTrainingNoEffect[] = {
+    "max_norm",     "dataset",       "dataset_path",       "gc_freq",
+    "seed",         "deterministic", "enable_cpu_offload", "mixed_precision_reduce",
+    "warmup_steps", "gc_debug"};
 constexpr const char* kParallelDegrees[] = {"data_parallel_replicate_degree", "data_parallel_shard_degree",
                                             "tensor_parallel_degree", "pipeline_parallel_degree",
                                             "context_parallel_degree"};
@@ -118,7 +111,7 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
   ParallelConfig& c = base;
   for (auto&& [key, node] : doc) {
     const std::string name(key.str());
-    if (one_of({"model", "training", "parallelism", "activation_checkpoint"}, name)) continue;
+    if (one_of({"model", "training", "parallelism", "activation_checkpoint", "compile"}, name)) continue;
     if (one_of(kNoEffectSections, name))
       plan.no_effect.push_back("[" + name + "]");
     else
@@ -144,7 +137,7 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
         if (!converter.is_string()) in.fail(&converter, "model.converters", "expected a list of strings");
         const std::string what = converter.as_string()->get();
         if (what == "float8")
-          c.fp8 = true, c.precision = Precision::AMP_BF16;
+          c.fp8 = true, c.precision = Precision::AMP_BF16, c.quant_recipe = QuantRecipe::Tensorwise;
         else
           in.fail(&converter, "model.converters", "converter '" + what + "' is not modelled (float8 is)");
       }
@@ -152,6 +145,11 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
       plan.unknown.push_back("model." + k);
     }
   }
+
+  // The 2024 schema turned torchao's float8 training on in [float8] (enable_float8_linear); torchao scales
+  // each tensor by its own current amax (dynamic, tensorwise) by default.
+  if (in.boolean(in.section("float8"), "float8", "enable_float8_linear").value_or(false))
+    c.fp8 = true, c.precision = Precision::AMP_BF16, c.quant_recipe = QuantRecipe::Tensorwise;
 
   const int tp = static_cast<int>(
       in.integer(parallelism, "parallelism", "tensor_parallel_degree", 1, 1 << 20).value_or(1));
@@ -182,7 +180,10 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
   // torchtitan's tensor parallelism shards the norms' and dropout's activations along the sequence
   // (SequenceParallel), as Megatron's sequence parallelism does.
   c.sp = tp > 1;
-  c.fsdp = shard > 1 ? (replicate > 1 ? FsdpMode::HybridShard : FsdpMode::FullShard) : FsdpMode::None;
+  // FSDP shards over the shard and context-parallel degrees together (torchtitan's dp_shard_cp mesh: the
+  // context-parallel ranks hold the same parameters), so context parallelism alone also shards.
+  const bool sharded = shard > 1 || cp > 1;
+  c.fsdp = sharded ? (replicate > 1 ? FsdpMode::HybridShard : FsdpMode::FullShard) : FsdpMode::None;
   if (parallelism)
     for (auto&& [key, node] : *parallelism) {
       const std::string k(key.str());
@@ -236,11 +237,33 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
     for (auto&& [key, node] : *training) {
       const std::string k(key.str());
       if (one_of({"local_batch_size", "batch_size", "global_batch_size", "seq_len", "steps",
-                  "mixed_precision_param"},
+                  "mixed_precision_param", "compile"},
                  k))
         continue;
       (one_of(kTrainingNoEffect, k) ? plan.no_effect : plan.unknown).push_back("training." + k);
     }
+
+  // torch.compile fuses each layer's pointwise work into Inductor's kernels, as the fused builders cost it;
+  // uncompiled, PyTorch runs one kernel per operator (ParallelConfig::eager_pointwise). The 2024 schema says
+  // training.compile; the later one [compile] enable, with "model" among its components when they are given.
+  bool compiled = in.boolean(training, "training", "compile").value_or(false);
+  if (const toml::table* compile = in.section("compile")) {
+    const bool enabled = in.boolean(compile, "compile", "enable").value_or(false);
+    bool model_compiled = true;
+    if (const toml::node* components = compile->get("components")) {
+      if (!components->is_array()) in.fail(components, "compile.components", "expected a list of strings");
+      model_compiled = false;
+      for (auto&& component : *components->as_array()) {
+        if (!component.is_string()) in.fail(&component, "compile.components", "expected a list of strings");
+        model_compiled |= component.as_string()->get() == "model";
+      }
+    }
+    compiled = compiled || (enabled && model_compiled);
+    for (auto&& [key, node] : *compile)
+      if (!one_of({"enable", "components"}, key.str()))
+        plan.no_effect.push_back("compile." + std::string(key.str()));
+  }
+  c.eager_pointwise = !compiled;
 
   const toml::table* checkpointing = in.section("activation_checkpoint");
   if (auto mode = in.text(checkpointing, "activation_checkpoint", "mode")) {

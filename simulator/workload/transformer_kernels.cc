@@ -166,11 +166,37 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   // (empty) unrotated part, plus the cosines and sines themselves (cos, scale, cast: small); backward the
   // gradients through both products, the negation and the halves' cat, summed.
   const bool unfused_rope = m.yarn_scaling_factor > 1 && !mla;
+  // Eagerly (LayerSharding::eager_pointwise), as torchtitan's Llama rotates q and k through complex numbers:
+  // per tensor an upcast to fp32 (reading 1, writing 2 16-bit units per element), the complex product (2,
+  // 2) and the downcast (2, 1); backward the same three in reverse.
+  const bool eager = shard.eager_pointwise && !mla;
+  const bool eager_rope = eager && !unfused_rope;
+  struct RopeCost {
+    double reads, writes, kernels;  // per rotated element, in 16-bit units; kernels for q and k together
+  };
+  const RopeCost rope_forward = unfused_rope ? RopeCost{6.5, 5.5, 2 * 12}
+                                : eager_rope ? RopeCost{5, 5, 2 * 3}
+                                             : RopeCost{1, 1, 1};
+  const RopeCost rope_backward = unfused_rope ? RopeCost{5.5, 4.5, 2 * 5}
+                                 : eager_rope ? RopeCost{5, 5, 2 * 3}
+                                              : RopeCost{1, 1, 1};
   if (m.rms_norm) {
-    f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope,
-                            unfused_rope ? 6.5 : 1, unfused_rope ? 5.5 : 1, 3));
-    f.back().launches = unfused_rope ? 2 * 12 : 1;
+    f.push_back(elementwise("rope.fwd", ComputeKind::Elementwise, Pass::Forward, d, rope, rope_forward.reads,
+                            rope_forward.writes, 3));
+    f.back().launches = rope_forward.kernels;
     if (mla) f.back().recompute = kRecomputeMlaUpProjection;
+  }
+  // Eagerly, grouped-query attention copies each key and value head for the query heads that share it
+  // (repeat_kv: an expand and a reshape), and the attention's output is copied back from head-major
+  // (transpose, contiguous); backward sums the copies' gradients per shared head and copies the output's
+  // gradient head-major again.
+  const double repeated = 2 * d.tokens * d.heads * d.head_dim;
+  const double kv_share = d.kv_heads / d.heads;
+  const double output = d.tokens * d.heads * d.v_head_dim;
+  if (eager && kv_share < 1) {
+    f.push_back(elementwise("attention.repeat_kv.fwd", ComputeKind::Elementwise, Pass::Forward, d, repeated,
+                            kv_share, 1, 1));
+    f.back().launches = 2;
   }
   Steps core_backward;
   // Ring attention (context parallelism) always runs the fused kernel, as Transformer Engine does.
@@ -178,13 +204,24 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
     attention(f, core_backward, d);
   else
     unfused_attention(f, core_backward, d);
+  if (eager)
+    f.push_back(
+        elementwise("attention.contiguous.fwd", ComputeKind::Elementwise, Pass::Forward, d, output, 1, 1, 1));
   Steps& b = s.backward;
   block_output(f, b, proj, "out_proj", "attention.dropout_add", d);
+  if (eager)
+    b.push_back(elementwise("attention.contiguous.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d,
+                            output, 1, 1, 1));
   b.insert(b.end(), core_backward.begin(), core_backward.end());
+  if (eager && kv_share < 1) {
+    b.push_back(elementwise("attention.repeat_kv.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d,
+                            repeated, 1, kv_share, 1));
+    b.back().launches = 2;
+  }
   if (m.rms_norm) {
     b.push_back(elementwise("rope.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, rope,
-                            unfused_rope ? 5.5 : 1, unfused_rope ? 4.5 : 1, 3));
-    b.back().launches = unfused_rope ? 2 * 5 : 1;
+                            rope_backward.reads, rope_backward.writes, 3));
+    b.back().launches = rope_backward.kernels;
   }
   b.insert(b.end(), qk_norm_backward.rbegin(), qk_norm_backward.rend());
   if (mla) {

@@ -35,6 +35,7 @@ struct LayerSharding {
   // batched GEMMs around a fused scale-mask-softmax and a dropout, with the seq x seq scores in memory.
   bool flash_attention = true;
   bool flash_attention_2 = false;  // ParallelConfig::flash_attention_2
+  bool eager_pointwise = false;    // ParallelConfig::eager_pointwise
   // Megatron-LM runs a column-parallel linear's input-gradient all-reduce asynchronously, under its
   // weight-gradient GEMM, since late 2021 (--no-async-tensor-model-parallel-allreduce turns it off); before
   // that, as in the SC21 paper's runs, the all-reduce blocked the backward pass.

@@ -3,7 +3,7 @@
 # verdict; --json for scripts; unknown suites are one line.
 source "$(dirname "$0")/lib.bash"
 
-check "--list names every suite" bash -c "'$simtrain' validate --list | awk '{print \$1}' | paste -sd, | grep -qx 'nccl,dle,megatron,megatron-bridge,system-pairs,llm-foundry,nemo,h200,h200-zoo,kernel-classes,traces,trace-scale-out'"
+check "--list names every suite" bash -c "'$simtrain' validate --list | awk '{print \$1}' | paste -sd, | grep -qx 'nccl,dle,megatron,megatron-bridge,system-pairs,llm-foundry,nemo,torchtitan,h200,h200-zoo,kernel-classes,traces,trace-scale-out'"
 status=0
 "$simtrain" validate dle --json >"$work/dle.json" || status=$?
 python3 - "$work/dle.json" "$status" <<'PY' || failures=$((failures + 1))

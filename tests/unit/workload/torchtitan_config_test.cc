@@ -66,6 +66,28 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.flash_attention);  // PyTorch SDPA's cuDNN attention on Hopper, as Transformer Engine's
   CHECK_FALSE(c.flash_attention_2);
   CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]"});
+  CHECK(c.quant_recipe == QuantRecipe::Tensorwise);  // torchao's float8 scales by each tensor's current amax
+  CHECK(c.eager_pointwise);                          // not compiled: one ATen kernel per pointwise op
+}
+
+TEST_CASE("torch.compile (either schema's switch) fuses the pointwise ops; 2024's [float8] turns float8 on") {
+  const std::string base = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n";
+  const auto read = [&](const std::string& rest) {
+    return parse_torchtitan_config(base + rest, "job.toml", on_gpus(8)).config;
+  };
+  CHECK(read("").eager_pointwise);
+  CHECK_FALSE(read("[training]\ncompile = true\n").eager_pointwise);
+  CHECK(read("[training]\ncompile = false\n").eager_pointwise);
+  CHECK_FALSE(read("[compile]\nenable = true\n").eager_pointwise);
+  CHECK_FALSE(read("[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n").eager_pointwise);
+  CHECK(read("[compile]\nenable = true\ncomponents = [\"loss\"]\n").eager_pointwise);
+  CHECK(read("[compile]\nenable = false\n").eager_pointwise);
+  const ParallelConfig float8 = read("[float8]\nenable_float8_linear = true\n");
+  CHECK(float8.fp8);
+  CHECK(float8.quant_recipe == QuantRecipe::Tensorwise);
+  CHECK_FALSE(read("[float8]\nenable_fsdp_float8_all_gather = true\n").fp8);
+  CHECK(error_of(base + "[compile]\nenable = true\ncomponents = \"model\"\n")
+            .find("job.toml:6: compile.components: expected a list of strings") == 0);
 }
 
 TEST_CASE("torchtitan's file errors name the file, line and key") {

@@ -472,6 +472,55 @@ TEST_CASE("under YaRN's scaling q and k are rotated by Megatron's unfused code, 
   CHECK(find(fused.backward, "rope.bwd_data").launches == 1);
 }
 
+TEST_CASE(
+    "eagerly (torchtitan uncompiled) RMSNorm, rotary, SwiGLU and the head copies run an ATen kernel per op") {
+  const TransformerConfig llama = *build_model("llama3-8b").transformer;  // 32 heads, 8 KV heads, FFN 14,336
+  LayerSharding eager_shard = sharding(1, false, 2, 8192);
+  eager_shard.eager_pointwise = true;
+  const LayerSteps fused = transformer_layer_steps(llama, sharding(1, false, 2, 8192), false);
+  const LayerSteps eager = transformer_layer_steps(llama, eager_shard, false);
+  const double tokens = 2 * 8192.0, e = 2;
+  const double rows = tokens * 4096;  // the norms' elements
+  // RMSNorm over x.float(): forward 10 + 8 16-bit units per element in 8 kernels, against the fused 1 + 1;
+  // backward 22 + 16 in 12 kernels for the input, 3 + 1 in 2 for the weight.
+  CHECK(find(fused.forward, "input_norm.fwd").kernel.bytes == 2 * rows * e);
+  CHECK(find(eager.forward, "input_norm.fwd").kernel.bytes == 18 * rows * e);
+  CHECK(find(eager.forward, "input_norm.fwd").launches == 8);
+  CHECK(find(eager.backward, "input_norm.bwd_data").kernel.bytes == 38 * rows * e);
+  CHECK(find(eager.backward, "input_norm.bwd_data").launches == 12);
+  CHECK(find(eager.backward, "input_norm.bwd_weight").launches == 2);
+  // Rotary through complex numbers: q and k each upcast, multiplied, cast back (5 + 5 units, 3 kernels).
+  const double rope = tokens * (32 + 8) * 128;
+  CHECK(find(eager.forward, "rope.fwd").kernel.bytes == 10 * rope * e);
+  CHECK(find(eager.forward, "rope.fwd").launches == 6);
+  CHECK(find(eager.backward, "rope.bwd_data").launches == 6);
+  // repeat_kv writes K and V for all 32 heads from 8; backward sums them back.
+  const double repeated = 2 * tokens * 32 * 128;
+  CHECK(find(eager.forward, "attention.repeat_kv.fwd").kernel.bytes ==
+        testing::Approx((0.25 + 1) * repeated * e));
+  CHECK(find(eager.backward, "attention.repeat_kv.bwd_data").kernel.bytes ==
+        testing::Approx((1 + 0.25) * repeated * e));
+  CHECK(find(eager.forward, "attention.contiguous.fwd").kernel.bytes == 2 * tokens * 4096 * e);
+  // SwiGLU: silu and a product forward (3 + 2 units per FFN element), three kernels backward (6 + 3).
+  const double ffn = tokens * 14336;
+  CHECK(find(fused.forward, "mlp.act.fwd").kernel.bytes == 3 * ffn * e);
+  CHECK(find(eager.forward, "mlp.act.fwd").kernel.bytes == 5 * ffn * e);
+  CHECK(find(eager.forward, "mlp.act.fwd").launches == 2);
+  CHECK(find(eager.backward, "mlp.act.bwd_data").kernel.bytes == 9 * ffn * e);
+  CHECK(find(eager.backward, "mlp.act.bwd_data").launches == 3);
+  // The GEMMs and the attention kernel are the same work either way.
+  CHECK(flops(eager.forward, trace::ComputeKind::Gemm) == flops(fused.forward, trace::ComputeKind::Gemm));
+  CHECK(flops(eager.forward, trace::ComputeKind::Attention) ==
+        flops(fused.forward, trace::ComputeKind::Attention));
+  // A LayerNorm model's norms are ATen's one fused kernel eagerly too, and multi-head attention copies no
+  // heads.
+  LayerSharding gpt_shard = sharding(1, false);
+  gpt_shard.eager_pointwise = true;
+  const LayerSteps gpt = transformer_layer_steps(gpt3_175b(), gpt_shard, false);
+  CHECK(find(gpt.forward, "input_norm.fwd").launches == 1);
+  for (const LayerStep& step : gpt.forward) CHECK(step.name != "attention.repeat_kv.fwd");
+}
+
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
   const TransformerConfig m = gpt3_175b();
   const LayerSharding s = sharding(8, true);
