@@ -52,6 +52,13 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 //   4 us launch it predicts all 18 sweep points within 2.7% MAPE (leave one GPU out: 3.2% H100, 2.2% H200).
 //   16-bit core 0.764: H100's bf16 MAMF (0.803 of peak, ml-engineering) times the sweep core / FP8 MAMF
 //   (0.952).
+// - power: sustained, Hopper runs its GEMMs at its power limit, as Blackwell does (below): through Azure's
+//   10,000 warm-up iterations H100 and H200 (700 W both) hold 0.952 of their burst FP8 MAMF. So a joule buys
+//   the sustained rate over 700 W (16-bit 0.764 x 989 TFLOP/s, FP8 0.687 x 1,979), and a GPU capped below
+//   its TDP (`gpu_power_limit_w`, or a lower-TDP part's profile) sustains proportionally less; at 700 W
+//   nothing changes. Proportional is Blackwell's finding between 1,200 and 1,400 W (2.46 and 2.42 TFLOP
+//   per joule); far below the TDP a lower voltage buys more per joule, so a deep cap comes out somewhat
+//   slow.
 // - FP8 GEMMs with the split accumulator 0.870 of that, 1 / 1.15: fast accumulation runs FP8 GEMMs 1.1x
 //   to 1.2x faster (pytorch/ao#2377, torchao's float8 training benchmark). The sweep's cublaslt_gemm
 //   (microsoft/superbenchmark micro_benchmarks/cublaslt_gemm, cublaslt_utils.cc) sets
@@ -84,6 +91,9 @@ Efficiencies hopper_efficiencies() {
   eff.gemm = 0.764;
   eff.gemm_fp8 = 0.687;
   eff.gemm_fp8_split_accumulator = 0.870;
+  constexpr double kHopperTdpW = 700;
+  eff.gemm_flops_per_joule = eff.gemm * 989e12 / kHopperTdpW;
+  eff.gemm_fp8_flops_per_joule = eff.gemm_fp8 * 1979e12 / kHopperTdpW;
   eff.gemm_tile_m = eff.gemm_tile_n = 128;
   eff.gemm_misaligned_4_byte = 0.325;
   eff.gemm_misaligned_2_byte = 0.170;

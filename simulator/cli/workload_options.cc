@@ -115,7 +115,8 @@ void add_parallel_options(po::options_description& options) {
       "activation recomputation: none | selective | full")(
       "recompute-modules", po::value<std::vector<std::string>>()->multitoken(),
       "under --recompute selective, the submodules rerun in backward, Megatron's names (spaces or commas): "
-      "core_attn layernorm moe_act mla_up_proj mlp moe shared_experts (default: core_attn)")(
+      "core_attn layernorm moe_act mla_up_proj mlp moe shared_experts (default: core_attn), or "
+      "torchtitan_op (torchtitan's op-level checkpointing: every pointwise op and every second matmul)")(
       "cpu-offloading-num-layers", po::value<int>()->default_value(0),
       "offload the first N decoder layers' activations to host memory between their forward and backward "
       "passes (Megatron's --cpu-offloading-num-layers, Transformer Engine's offloading; no --pp, no "

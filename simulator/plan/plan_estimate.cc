@@ -82,7 +82,7 @@ class Pricer {
     PassCost cost;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const LayerStep& step = steps[i];
-      if (!only.includes(step.recompute)) continue;
+      if (!only.runs(step.recompute, step.recompute_only)) continue;
       if (step.type == LayerStep::Type::Kernel) {
         cost.compute_s += kernel_s(step.kernel);
       } else if (step.type == LayerStep::Type::Collective) {

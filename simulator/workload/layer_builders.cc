@@ -178,6 +178,24 @@ void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules) {
   for (std::size_t i = from; i < steps.size(); ++i) steps[i].recompute |= modules;
 }
 
+void torchtitan_op_recompute(Steps& steps, std::size_t from, const std::vector<Gemm>& rerun, const Dims& d) {
+  if (!d.shard.torchtitan_op_recompute) return;
+  for (std::size_t i = from; i < steps.size(); ++i) {
+    LayerStep& step = steps[i];
+    const bool saved = step.type != LayerStep::Type::Kernel || step.kernel.kind == ComputeKind::Gemm ||
+                       step.kernel.kind == ComputeKind::Attention;
+    if (!saved) step.recompute |= kRecomputeTorchtitanOps;
+  }
+  for (const Gemm& g : rerun) {
+    const std::size_t at = steps.size();
+    gemm_forward(steps, g, d, d.shard.gemm);
+    for (std::size_t i = at; i < steps.size(); ++i) {
+      steps[i].recompute |= kRecomputeTorchtitanOps;
+      steps[i].recompute_only = true;
+    }
+  }
+}
+
 void mark_graph_region(Steps& steps, std::size_t from, CudaGraphModules modules, std::size_t to) {
   for (std::size_t i = from; i < std::min(to, steps.size()); ++i) steps[i].graph |= modules;
 }

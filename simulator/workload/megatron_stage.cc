@@ -296,7 +296,7 @@ class StageBuilder {
   void add_steps(Pass& pass, const std::vector<LayerStep>& steps, const std::string& prefix,
                  RecomputedSteps only = kEveryStep) {
     for (const LayerStep& step : steps) {
-      if (!only.includes(step.recompute)) continue;
+      if (!only.runs(step.recompute, step.recompute_only)) continue;
       const bool expert_parallel = step.type == LayerStep::Type::Collective && !step.chunked_with_gemm &&
                                    step.group == LayerGroup::ExpertParallel && !step.dispatcher_control;
       pass.push_back({[this, &step, prefix] { run_step(step, prefix); }, expert_parallel});

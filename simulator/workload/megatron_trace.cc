@@ -179,6 +179,8 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.flash_attention = config.flash_attention;
   shard.flash_attention_2 = config.flash_attention_2;
   shard.eager_pointwise = config.eager_pointwise;
+  shard.torchtitan_op_recompute =
+      config.recompute == Recompute::Selective && (config.recompute_modules & kRecomputeTorchtitanOps) != 0;
   shard.async_tp_all_reduce = config.async_tp_all_reduce;
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;
@@ -188,9 +190,9 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.cross_entropy = config.cross_entropy_fusion;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;
   // Megatron reduces bf16 training's gradients in fp32 main_grad buffers unless --grad-reduce-in-bf16;
-  // DeepSpeed and FSDP in 16 bits.
-  const bool reduced_in_16_bits =
-      framework_sharding || config.precision == Precision::AMP_FP16 || config.grad_reduce_in_bf16;
+  // DeepSpeed and FSDP in 16 bits, unless FSDP2's reduce_dtype is fp32.
+  const bool reduced_in_16_bits = (framework_sharding && !config.fsdp_reduce_in_fp32) ||
+                                  config.precision == Precision::AMP_FP16 || config.grad_reduce_in_bf16;
   plan.grad_bytes = sixteen_bit && reduced_in_16_bits ? 2 : 4;
   plan.param_bytes = sixteen_bit ? 2 : 4;
   shard.main_grad_bytes = plan.grad_bytes;

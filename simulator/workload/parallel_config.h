@@ -143,6 +143,10 @@ struct ParallelConfig {
   // performance recipes set): bf16 training accumulates and reduces gradients in bf16 main_grad buffers,
   // half the bytes of the default fp32 ones.
   bool grad_reduce_in_bf16 = false;
+  // PyTorch FSDP2's MixedPrecisionPolicy(reduce_dtype=torch.float32), torchtitan's default
+  // (training.mixed_precision_reduce): 16-bit gradients are cast to fp32 and reduce-scattered in fp32,
+  // twice the bytes of FSDP's and DeepSpeed's 16-bit reduction.
+  bool fsdp_reduce_in_fp32 = false;
   // The host thread launching the step's kernels (host_profile.h, --host); unset, the host never holds the
   // GPU back.
   std::optional<HostProfile> host;
@@ -164,6 +168,11 @@ struct RecomputedSteps {
   bool all = false;
   RecomputeModules modules = 0;
   bool includes(RecomputeModules step_modules) const { return all || (step_modules & modules) != 0; }
+  // Whether a step of these modules runs in this pass; a recompute-only step (LayerStep::recompute_only)
+  // runs in a selective recomputation of its modules alone.
+  bool runs(RecomputeModules step_modules, bool recompute_only) const {
+    return recompute_only ? !all && (step_modules & modules) != 0 : includes(step_modules);
+  }
 };
 // Every step: a pass run in full, or full recomputation.
 inline constexpr RecomputedSteps kEveryStep{.any = true, .all = true};

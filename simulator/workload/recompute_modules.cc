@@ -7,7 +7,7 @@
 namespace simtrain::workload {
 namespace {
 
-constexpr std::array<ModuleName, 7> kNames = {{
+constexpr std::array<ModuleName, 8> kNames = {{
     {"core_attn", kRecomputeCoreAttention},
     {"layernorm", kRecomputeLayerNorm},
     {"moe_act", kRecomputeMoeActivation},
@@ -15,6 +15,7 @@ constexpr std::array<ModuleName, 7> kNames = {{
     {"mlp", kRecomputeMlp},
     {"moe", kRecomputeMoe},
     {"shared_experts", kRecomputeSharedExperts},
+    {"torchtitan_op", kRecomputeTorchtitanOps},
 }};
 
 }  // namespace

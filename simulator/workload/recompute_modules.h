@@ -20,6 +20,10 @@ enum RecomputeModule : std::uint8_t {
   kRecomputeMlp = 1 << 4,              // mlp: the dense MLP of a layer without experts
   kRecomputeMoe = 1 << 5,              // moe: the whole MoE layer, its all-to-alls included
   kRecomputeSharedExperts = 1 << 6,    // shared_experts: the MoE layer's shared experts
+  // torchtitan_op: torchtitan's op-level selective checkpointing, which saves the attention's and every
+  // other matmul's outputs: every pointwise op reruns, and of a dense layer's seven matmuls the second,
+  // fourth and sixth (k, the output projection, up).
+  kRecomputeTorchtitanOps = 1 << 7,
 };
 using RecomputeModules = std::uint8_t;
 

@@ -19,9 +19,8 @@ constexpr const char* kNoEffectSections[] = {
     "checkpoint",   "comm",      "validation", "fault_tolerance", "memory_estimation",
     "experimental", "float8",    "mx",         "quantize"};
 constexpr const char* kTrainingNoEffect[] = {
-    "max_norm",     "dataset",       "dataset_path",       "gc_freq",
-    "seed",         "deterministic", "enable_cpu_offload", "mixed_precision_reduce",
-    "warmup_steps", "gc_debug"};
+    "max_norm",           "dataset",      "dataset_path", "gc_freq", "seed", "deterministic",
+    "enable_cpu_offload", "warmup_steps", "gc_debug"};
 constexpr const char* kParallelDegrees[] = {"data_parallel_replicate_degree", "data_parallel_shard_degree",
                                             "tensor_parallel_degree", "pipeline_parallel_degree",
                                             "context_parallel_degree"};
@@ -233,11 +232,17 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
     in.fail(training->get("mixed_precision_param"), "training.mixed_precision_param",
             "expected bfloat16 or float32");
   c.precision = param == "float32" && !c.fp8 ? Precision::FP32 : Precision::AMP_BF16;
+  // FSDP2 reduce-scatters gradients in fp32 unless the file says bfloat16 (torchtitan's default float32).
+  const std::string reduce = in.text(training, "training", "mixed_precision_reduce").value_or("float32");
+  if (reduce != "bfloat16" && reduce != "float32")
+    in.fail(training->get("mixed_precision_reduce"), "training.mixed_precision_reduce",
+            "expected bfloat16 or float32");
+  c.fsdp_reduce_in_fp32 = reduce == "float32";
   if (training)
     for (auto&& [key, node] : *training) {
       const std::string k(key.str());
       if (one_of({"local_batch_size", "batch_size", "global_batch_size", "seq_len", "steps",
-                  "mixed_precision_param", "compile"},
+                  "mixed_precision_param", "mixed_precision_reduce", "compile"},
                  k))
         continue;
       (one_of(kTrainingNoEffect, k) ? plan.no_effect : plan.unknown).push_back("training." + k);
@@ -275,6 +280,22 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
       c.recompute = Recompute::Full;
     else
       in.fail(checkpointing->get("mode"), "activation_checkpoint.mode", "expected none, selective or full");
+  }
+  // Selective checkpointing by operator ("op": kRecomputeTorchtitanOps), or of every n-th layer in full
+  // (torchtitan's default "2"), which is not modelled: such plans keep Megatron's selective recomputation of
+  // the attention core, and the option is listed as without effect.
+  if (c.recompute == Recompute::Selective) {
+    const std::string option =
+        in.text(checkpointing, "activation_checkpoint", "selective_ac_option").value_or("2");
+    if (option == "op") {
+      c.recompute_modules = kRecomputeTorchtitanOps;
+    } else if (!option.empty() &&
+               std::all_of(option.begin(), option.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+      plan.no_effect.push_back("activation_checkpoint.selective_ac_option");
+    } else {
+      in.fail(checkpointing->get("selective_ac_option"), "activation_checkpoint.selective_ac_option",
+              "expected \"op\" or a layer count");
+    }
   }
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   plan.config = std::move(c);

@@ -36,6 +36,9 @@ struct LayerSharding {
   bool flash_attention = true;
   bool flash_attention_2 = false;  // ParallelConfig::flash_attention_2
   bool eager_pointwise = false;    // ParallelConfig::eager_pointwise
+  // Selective recomputation includes torchtitan's op-level policy (kRecomputeTorchtitanOps): the layers add
+  // the recompute-only matmuls it reruns.
+  bool torchtitan_op_recompute = false;
   // Megatron-LM runs a column-parallel linear's input-gradient all-reduce asynchronously, under its
   // weight-gradient GEMM, since late 2021 (--no-async-tensor-model-parallel-allreduce turns it off); before
   // that, as in the SC21 paper's runs, the all-reduce blocked the backward pass.
@@ -85,6 +88,10 @@ struct LayerStep {
   // The submodules this forward step belongs to (recompute_modules.h): selective recomputation of any of
   // them reruns it before the layer's backward pass.
   RecomputeModules recompute = 0;
+  // Runs only in a selective recomputation of its modules, never in the forward pass: the part of a fused
+  // GEMM a checkpointing policy reruns alone (torchtitan's op-level policy reruns k of the fused q/k/v
+  // projection and up of the fused gate/up one).
+  bool recompute_only = false;
   // The CUDA graph regions this step lies in (cuda_graphs.h), forward or backward: captured, the host does
   // not dispatch it.
   CudaGraphModules graph = 0;

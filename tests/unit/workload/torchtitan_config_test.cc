@@ -65,9 +65,13 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.tp_comm_overlap);  // async TP pipelines the sequence-parallel collectives with the matmuls
   CHECK(c.flash_attention);  // PyTorch SDPA's cuDNN attention on Hopper, as Transformer Engine's
   CHECK_FALSE(c.flash_attention_2);
-  CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]"});
+  // Selective checkpointing of every second layer (torchtitan's default option) is not modelled.
+  CHECK(plan.no_effect ==
+        std::vector<std::string>{"[optimizer]", "activation_checkpoint.selective_ac_option"});
+  CHECK(c.recompute_modules == kDefaultRecomputeModules);
   CHECK(c.quant_recipe == QuantRecipe::Tensorwise);  // torchao's float8 scales by each tensor's current amax
   CHECK(c.eager_pointwise);                          // not compiled: one ATen kernel per pointwise op
+  CHECK(c.fsdp_reduce_in_fp32);                      // FSDP2's default reduce_dtype
 }
 
 TEST_CASE("torch.compile (either schema's switch) fuses the pointwise ops; 2024's [float8] turns float8 on") {
@@ -86,6 +90,23 @@ TEST_CASE("torch.compile (either schema's switch) fuses the pointwise ops; 2024'
   CHECK(float8.fp8);
   CHECK(float8.quant_recipe == QuantRecipe::Tensorwise);
   CHECK_FALSE(read("[float8]\nenable_fsdp_float8_all_gather = true\n").fp8);
+  CHECK_FALSE(read("[training]\nmixed_precision_reduce = \"bfloat16\"\n").fsdp_reduce_in_fp32);
+  CHECK(error_of(base + "[training]\nmixed_precision_reduce = \"float16\"\n")
+            .find("job.toml:5: training.mixed_precision_reduce: expected bfloat16 or float32") == 0);
+  // Op-level selective checkpointing is its own recomputation policy.
+  const ParallelConfig op =
+      read("[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n");
+  CHECK(op.recompute == Recompute::Selective);
+  CHECK(op.recompute_modules == kRecomputeTorchtitanOps);
+  CHECK(
+      error_of(base + "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"some\"\n")
+          .find("job.toml:6: activation_checkpoint.selective_ac_option: expected \"op\" or a layer count") ==
+      0);
+  // Context parallelism alone shards: FSDP runs over the shard and context-parallel degrees together.
+  const ParallelConfig cp =
+      read("[parallelism]\ndata_parallel_shard_degree = 1\ncontext_parallel_degree = 8\n");
+  CHECK(cp.fsdp == FsdpMode::FullShard);
+  CHECK(cp.dp == 1);
   CHECK(error_of(base + "[compile]\nenable = true\ncomponents = \"model\"\n")
             .find("job.toml:6: compile.components: expected a list of strings") == 0);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/parallel_config.h"
 #include "simulator/workload/transformer_kernels.h"
 
 using namespace simtrain;
@@ -519,6 +520,36 @@ TEST_CASE(
   const LayerSteps gpt = transformer_layer_steps(gpt3_175b(), gpt_shard, false);
   CHECK(find(gpt.forward, "input_norm.fwd").launches == 1);
   for (const LayerStep& step : gpt.forward) CHECK(step.name != "attention.repeat_kv.fwd");
+}
+
+TEST_CASE(
+    "torchtitan's op-level checkpointing reruns the pointwise ops and k, the output projection and up") {
+  const TransformerConfig llama = *build_model("llama3-8b").transformer;
+  LayerSharding shard = sharding(1, false, 2, 8192);
+  shard.torchtitan_op_recompute = true;
+  LayerSteps layer = transformer_layer_steps(llama, shard, false);
+  const RecomputedSteps op{.any = true, .all = false, .modules = kRecomputeTorchtitanOps};
+  double forward_gemm = 0, rerun_gemm = 0;
+  bool attention_reruns = false, norm_reruns = false;
+  for (const LayerStep& step : layer.forward) {
+    if (step.type != LayerStep::Type::Kernel) continue;
+    const bool gemm = step.kernel.kind == trace::ComputeKind::Gemm;
+    if (gemm && kEveryStep.runs(step.recompute, step.recompute_only)) forward_gemm += step.kernel.flops;
+    if (gemm && op.runs(step.recompute, step.recompute_only)) rerun_gemm += step.kernel.flops;
+    if (step.kernel.kind == trace::ComputeKind::Attention) attention_reruns |= op.runs(step.recompute, false);
+    if (step.name == "input_norm.fwd" || step.name == "mlp_norm.fwd")
+      norm_reruns |= op.runs(step.recompute, false);
+  }
+  // The forward pass runs the fused GEMMs alone: q/k/v, the output projection, gate/up, down.
+  const double tokens = 2 * 8192.0, h = 4096, kv = 8 * 128.0, ffn = 14336;
+  CHECK(forward_gemm == testing::Approx(2 * tokens * h * (h + 2 * kv + h + 2 * ffn + ffn)));
+  // Recomputed: k (h x kv), the output projection (h x h) and up (h x ffn); never the attention kernel.
+  CHECK(rerun_gemm == testing::Approx(2 * tokens * h * (kv + h + ffn)));
+  CHECK_FALSE(attention_reruns);
+  CHECK(norm_reruns);
+  // Full recomputation reruns the fused GEMMs, never the recompute-only parts.
+  for (const LayerStep& step : layer.forward)
+    if (step.recompute_only) CHECK_FALSE(kEveryStep.runs(step.recompute, step.recompute_only));
 }
 
 TEST_CASE("GPT-3 175B has 12 l h^2 + 13 l h + V h parameters (no learned positions)") {
