@@ -171,6 +171,10 @@ def generations(kernels):
     print(f"hopper sustain {hopper_sustain:.3f}  (Hopper FP8 sweep core over the H100 and H200 FP8 MAMF)")
     hopper_bf16 = mamf[("H100 SXM", "bf16")] * hopper_sustain
     print(f"hopper gemm (16-bit) {hopper_bf16:.3f}  H100 bf16 MAMF {mamf[('H100 SXM', 'bf16')]:.3f} x sustain")
+    # Sustained below their burst rate, H100 and H200 run their GEMMs at their power limit (700 W both): a
+    # joule buys the sustained rate over 700 W, so a GPU capped lower sustains proportionally less.
+    print(f"hopper gemm_tflops_per_joule (16-bit) {hopper_bf16 * 989 / 700:.3f}, gemm_fp8 "
+          f"{hopper_fp8 * 1979 / 700:.3f}  the sustained rates over the 700 W TDP")
 
     # Blackwell is power-limited: through 10,000 warm-up iterations GB200 (1,200 W) sustains 0.81 of its
     # FP8 MAMF, and GB300 (1,400 W), with the same FP8 peak, 14% more than GB200. So a Blackwell GPU's

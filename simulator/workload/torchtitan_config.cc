@@ -146,9 +146,12 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
   }
 
   // The 2024 schema turned torchao's float8 training on in [float8] (enable_float8_linear); torchao scales
-  // each tensor by its own current amax (dynamic, tensorwise) by default.
-  if (in.boolean(in.section("float8"), "float8", "enable_float8_linear").value_or(false))
+  // each tensor by its own current amax (dynamic, tensorwise) by default. The section's other settings
+  // (float8 all-gathers, filters) are not modelled.
+  if (in.boolean(in.section("float8"), "float8", "enable_float8_linear").value_or(false)) {
     c.fp8 = true, c.precision = Precision::AMP_BF16, c.quant_recipe = QuantRecipe::Tensorwise;
+    std::erase(plan.no_effect, std::string("[float8]"));
+  }
 
   const int tp = static_cast<int>(
       in.integer(parallelism, "parallelism", "tensor_parallel_degree", 1, 1 << 20).value_or(1));

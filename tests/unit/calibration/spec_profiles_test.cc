@@ -175,7 +175,7 @@ TEST_CASE("the flex MoE dispatcher's share of NVLink predicts HybridEP's and Dee
   CHECK(spec_profile("a100-sxm4-80gb")->efficiencies.moe_flex_dispatch_intra_node == 0);
 }
 
-TEST_CASE("Blackwell's sustained GEMM rate follows each GPU's power limit; older generations have none") {
+TEST_CASE("Blackwell's and Hopper's sustained GEMM rates follow each GPU's power limit; Ampere has none") {
   // Azure's 10,000-warm-up FP8 sweeps (tools/derive_efficiencies.py): GB200 at 1,200 W runs the 16384^3 GEMM
   // at 2,907 TFLOP/s, GB300 at 1,400 W at 3,309, with the same 5,000 TFLOP/s FP8 peak. The profile's
   // sustained tensor-core rate, with the GEMM's memory time combined as the cost model does (the root of
@@ -202,10 +202,20 @@ TEST_CASE("Blackwell's sustained GEMM rate follows each GPU's power limit; older
   // The power limits are the datasheet TDPs.
   CHECK(spec_profile("b200")->device.power_limit_w == 1000);
   CHECK(spec_profile("h100-sxm5")->device.power_limit_w == 700);
-  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5", "h200-sxm"}) {
+  // Hopper's joule buys its sustained sweep rate over its 700 W TDP: at the TDP the power limit costs
+  // nothing, capped to 500 W (Meta's Grand Teton H100s) the GEMMs sustain 5/7 of it.
+  for (const char* name : {"h100-sxm5", "h200-sxm"}) {
     CAPTURE(name);
-    CHECK(spec_profile(name)->efficiencies.gemm_fp8_flops_per_joule == 0);
+    const CalibrationProfile p = *spec_profile(name);
+    CHECK(p.device.power_limit_w * p.efficiencies.gemm_fp8_flops_per_joule >=
+          p.efficiencies.gemm_fp8 * p.peak_flops(DType::FP8));
+    CHECK(p.device.power_limit_w * p.efficiencies.gemm_flops_per_joule >=
+          p.efficiencies.gemm * p.peak_flops(DType::BF16));
+    CHECK(500 * p.efficiencies.gemm_flops_per_joule ==
+          simtrain::testing::Approx(p.efficiencies.gemm * p.peak_flops(DType::BF16) * 5 / 7));
   }
+  CHECK(spec_profile("a100-sxm4-80gb")->efficiencies.gemm_fp8_flops_per_joule == 0);
+  CHECK(spec_profile("a100-sxm4-80gb")->efficiencies.gemm_flops_per_joule == 0);
 }
 
 TEST_CASE("GB300's figures are NVIDIA's GB300 NVL72 rack figures per GPU, dense") {

@@ -86,9 +86,11 @@ TEST_CASE("torch.compile (either schema's switch) fuses the pointwise ops; 2024'
   CHECK_FALSE(read("[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n").eager_pointwise);
   CHECK(read("[compile]\nenable = true\ncomponents = [\"loss\"]\n").eager_pointwise);
   CHECK(read("[compile]\nenable = false\n").eager_pointwise);
-  const ParallelConfig float8 = read("[float8]\nenable_float8_linear = true\n");
-  CHECK(float8.fp8);
-  CHECK(float8.quant_recipe == QuantRecipe::Tensorwise);
+  const TorchtitanPlan float8 =
+      parse_torchtitan_config(base + "[float8]\nenable_float8_linear = true\n", "job.toml", on_gpus(8));
+  CHECK(float8.config.fp8);
+  CHECK(float8.config.quant_recipe == QuantRecipe::Tensorwise);
+  CHECK(float8.no_effect.empty());  // the section took effect
   CHECK_FALSE(read("[float8]\nenable_fsdp_float8_all_gather = true\n").fp8);
   CHECK_FALSE(read("[training]\nmixed_precision_reduce = \"bfloat16\"\n").fsdp_reduce_in_fp32);
   CHECK(error_of(base + "[training]\nmixed_precision_reduce = \"float16\"\n")
