@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""Predicts torchtitan's published Llama 3.1 benchmarks on H100 (validation/reference/training/
-torchtitan_llama3_h100_202412.csv: FSDP2, context parallelism and FSDP + TP, with and without torch.compile,
-torchao's Float8 and async TP), which no simtrain figure was fitted to, and prints predicted vs measured
-tokens/s per GPU and memory, and the gains each technique brings against the table's.
+"""Predicts torchtitan's published Llama 3.1 benchmarks, which no simtrain figure was fitted to, and prints
+predicted vs measured tokens/s per GPU and memory, and the gains each technique brings against the table's:
+- validation/reference/training/torchtitan_llama3_h100_202412.csv (the torchtitan team, end of 2024: FSDP2,
+  context parallelism and FSDP + TP on H100, with and without torch.compile, torchao's Float8 and async TP);
+- validation/reference/training/torchtitan_llama3_h200_202506.csv (Trainy, June 2025: FSDP2 with compile and
+  Float8 on 32 and 64 H200).
 
 Each row runs as a torchtitan job file written from the row (`simtrain run --torchtitan-config`; the 8B
-rows' selective checkpointing by operator, as torchtitan's Llama 3 8B preset sets it), on the hardware the
-source describes: H100s with 96 GB of HBM2e at 2.4 TB/s at a 500 W power limit (a spec profile derived from
-h100-sxm5's, the rest unchanged), eight per host on NVLink, 400 Gb/s of RDMA per GPU (`hgx-h100-roce`).
-Attention is FlashAttention-2 (`--attention flash2`): the torchtitan of the runs (9dec370) saves PyTorch's
-flash and memory-efficient SDPA outputs only (its op-level checkpointing list), and PyTorch's context
-parallelism of that time ran those two backends.
+rows' selective checkpointing by operator, as torchtitan's Llama 3 8B preset sets it), with simtrain's
+torchtitan defaults (PyTorch SDPA's FlashAttention-2 on Hopper), on the hardware each source describes: for
+the H100 tables H100s with 96 GB of HBM2e at 2.4 TB/s at a 500 W power limit (a spec profile derived from
+h100-sxm5's, the rest unchanged), eight per host on NVLink, 400 Gb/s of RDMA per GPU (`hgx-h100-roce`); for
+the H200 one `hgx-h200` (400 Gb/s per GPU) with the spec profile as it is.
 
 Exit status 1 when a gain is off by more than its guard (GAINS) or the throughput MAPE exceeds --max-mape
 (guards of today's figures, rounded up), 2 when simtrain fails.
-usage: tools/validate_torchtitan.py [--simtrain PATH] [--reference CSV] [--max-mape 16]
+usage: tools/validate_torchtitan.py [--simtrain PATH] [--reference CSV ...] [--max-mape 16]
 """
 import argparse
 import csv
@@ -77,8 +78,10 @@ def predict(simtrain, row, profile, tmp, index):
     with open(job, "w") as f:
         f.write(job_file(row))
     out = os.path.join(tmp, f"row{index}.json")
-    cmd = [simtrain, "run", "--gpus", row["gpus"], "--platform", "hgx-h100-roce", "--profile", profile,
-           "--torchtitan-config", job, "--attention", "flash2", "--host", HOST, "--allow-oom", "--json", out]
+    hardware = ["--platform", "hgx-h200"] if row["table"] == "H200" else \
+        ["--platform", "hgx-h100-roce", "--profile", profile]
+    cmd = [simtrain, "run", "--gpus", row["gpus"], *hardware, "--torchtitan-config", job, "--host", HOST,
+           "--allow-oom", "--json", out]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
@@ -93,13 +96,16 @@ def predict(simtrain, row, profile, tmp, index):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--simtrain", default=os.path.join(ROOT, "build", "simulator", "cli", "simtrain"))
-    parser.add_argument("--reference", default=os.path.join(
-        ROOT, "validation", "reference", "training", "torchtitan_llama3_h100_202412.csv"))
+    parser.add_argument("--reference", nargs="+", default=[
+        os.path.join(ROOT, "validation", "reference", "training", name)
+        for name in ("torchtitan_llama3_h100_202412.csv", "torchtitan_llama3_h200_202506.csv")])
     parser.add_argument("--max-mape", type=float, default=16.0, help="tokens/s per GPU, percent")
     args = parser.parse_args()
 
-    with open(args.reference) as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    rows = []
+    for path in args.reference:
+        with open(path) as f:
+            rows += list(csv.DictReader(line for line in f if not line.startswith("#")))
     print(f"{'table':>5} {'configuration':<58} {'measured':>9} {'predicted':>9} {'error':>7} "
           f"{'memory GiB':>10} {'predicted':>9}")
     predicted = []

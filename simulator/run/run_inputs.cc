@@ -115,6 +115,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.fsdp_reduce_in_fp32) j["fsdp_reduce_in_fp32"] = true;
   if (c.eager_pointwise) j["eager_pointwise"] = true;
+  if (c.flash_attention_2) j["flash_attention_2"] = true;
   if (c.cross_entropy_fusion != workload::CrossEntropyFusion::Unfused)
     j["cross_entropy_fusion_impl"] = std::string(workload::to_string(c.cross_entropy_fusion));
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;

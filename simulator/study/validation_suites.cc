@@ -47,10 +47,11 @@ const std::vector<ValidationSuite>& validation_suites() {
        {"--pretrain", "validation/reference/training/nemo_2407_h100_pretrain.csv", "--long-sequence",
         "validation/reference/training/nemo_long_sequence_cp.csv", "--compare-attention"}},
       {"torchtitan",
-       "torchtitan's Llama 3.1 benchmarks on H100 (FSDP2, CP, TP): throughput and the gains of compile, "
-       "Float8",
+       "torchtitan's Llama 3.1 benchmarks on H100 and H200 (FSDP2, CP, TP): throughput, the gains of compile "
+       "and Float8",
        "tools/validate_torchtitan.py",
-       {"--reference", "validation/reference/training/torchtitan_llama3_h100_202412.csv"}},
+       {"--reference", "validation/reference/training/torchtitan_llama3_h100_202412.csv",
+        "validation/reference/training/torchtitan_llama3_h200_202506.csv"}},
       {"h200",
        "stock PyTorch steps timed on one H200, from the measured H200 profile",
        "tools/validate_h200.py",

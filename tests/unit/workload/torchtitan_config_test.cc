@@ -63,7 +63,7 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.recompute == Recompute::Selective);
   CHECK(plan.steps == 100);
   CHECK(c.tp_comm_overlap);  // async TP pipelines the sequence-parallel collectives with the matmuls
-  CHECK(c.flash_attention);  // PyTorch SDPA's cuDNN attention on Hopper, as Transformer Engine's
+  CHECK(c.flash_attention);  // a fused kernel; which one the file does not say (the CLI picks SDPA's)
   CHECK_FALSE(c.flash_attention_2);
   // Selective checkpointing of every second layer (torchtitan's default option) is not modelled.
   CHECK(plan.no_effect ==
