@@ -178,15 +178,17 @@ void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules) {
   for (std::size_t i = from; i < steps.size(); ++i) steps[i].recompute |= modules;
 }
 
-void torchtitan_op_recompute(Steps& steps, std::size_t from, const std::vector<Gemm>& rerun, const Dims& d) {
+void torchtitan_op_recompute(Steps& steps, std::size_t from, const std::vector<std::string>& rerun_whole,
+                             const std::vector<Gemm>& rerun_part, const Dims& d) {
   if (!d.shard.torchtitan_op_recompute) return;
   for (std::size_t i = from; i < steps.size(); ++i) {
     LayerStep& step = steps[i];
     const bool saved = step.type != LayerStep::Type::Kernel || step.kernel.kind == ComputeKind::Gemm ||
                        step.kernel.kind == ComputeKind::Attention;
-    if (!saved) step.recompute |= kRecomputeTorchtitanOps;
+    const bool whole = std::find(rerun_whole.begin(), rerun_whole.end(), step.name) != rerun_whole.end();
+    if (!saved || whole) step.recompute |= kRecomputeTorchtitanOps;
   }
-  for (const Gemm& g : rerun) {
+  for (const Gemm& g : rerun_part) {
     const std::size_t at = steps.size();
     gemm_forward(steps, g, d, d.shard.gemm);
     for (std::size_t i = at; i < steps.size(); ++i) {
@@ -214,14 +216,11 @@ constexpr double kEagerRmsNormDataReads = 22, kEagerRmsNormDataWrites = 16, kEag
 constexpr double kEagerRmsNormWeightReads = 3, kEagerRmsNormWeightWrites = 1, kEagerRmsNormWeightKernels = 2;
 
 void norm_forward(Steps& steps, const std::string& name, const Dims& d) {
-  const double elements = d.norm_tokens * d.hidden;
-  if (d.eager_rms_norm) {
-    steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements,
-                                kEagerRmsNormForwardReads, kEagerRmsNormForwardWrites, 5));
-    steps.back().launches = kEagerRmsNormForwardKernels;
-    return;
-  }
-  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d, elements, 1, 1, 5));
+  const bool eager = d.eager_rms_norm;
+  steps.push_back(elementwise(name + ".fwd", ComputeKind::LayerNorm, Pass::Forward, d,
+                              d.norm_tokens * d.hidden, eager ? kEagerRmsNormForwardReads : 1,
+                              eager ? kEagerRmsNormForwardWrites : 1, 5));
+  if (eager) steps.back().launches = kEagerRmsNormForwardKernels;
 }
 
 void norm_backward(Steps& steps, const std::string& name, const Dims& d, double parameters) {

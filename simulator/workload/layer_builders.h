@@ -104,9 +104,11 @@ void leave_tp_region_backward(Steps& backward, const std::string& name, const Di
 // Marks steps[from...] as part of `modules` for selective recomputation (LayerStep::recompute).
 void mark_recomputed(Steps& steps, std::size_t from, RecomputeModules modules);
 // torchtitan's op-level checkpointing (kRecomputeTorchtitanOps), when the shard runs it: marks the pointwise
-// kernels of `steps` from `from` on (not the GEMMs or the attention, whose outputs it saves) to rerun, and
-// appends the matmuls `rerun` it recomputes out of fused GEMMs as recompute-only steps.
-void torchtitan_op_recompute(Steps& steps, std::size_t from, const std::vector<Gemm>& rerun, const Dims& d);
+// kernels of `steps` from `from` on (not the GEMMs or the attention, whose outputs it saves) and the GEMMs
+// named `rerun_whole` to rerun, and appends the matmuls `rerun_part` it recomputes out of fused GEMMs as
+// recompute-only steps.
+void torchtitan_op_recompute(Steps& steps, std::size_t from, const std::vector<std::string>& rerun_whole,
+                             const std::vector<Gemm>& rerun_part, const Dims& d);
 // Marks steps[from...to) (to: the end by default) as lying in the CUDA graph regions `modules`.
 void mark_graph_region(Steps& steps, std::size_t from, CudaGraphModules modules, std::size_t to = SIZE_MAX);
 

@@ -236,11 +236,9 @@ LayerSteps attention_block(const TransformerConfig& m, const LayerSharding& shar
   norm_backward(b, "input_norm", d, norm_parameters(m));
   // torchtitan's op-level checkpointing saves the first and third matmuls (q, v) and reruns the second (k)
   // and the fourth (the output projection), with every pointwise op.
-  if (shard.torchtitan_op_recompute && !mla) {
-    for (LayerStep& step : s.forward)
-      if (step.name == proj.name + ".fwd") step.recompute |= kRecomputeTorchtitanOps;
-    torchtitan_op_recompute(s.forward, 0, {Gemm{"k_proj", d.tokens, d.kv_heads * d.head_dim, d.hidden}}, d);
-  }
+  if (!mla)
+    torchtitan_op_recompute(s.forward, 0, {proj.name + ".fwd"},
+                            {Gemm{"k_proj", d.tokens, d.kv_heads * d.head_dim, d.hidden}}, d);
   mark_graph_region(s.forward, 0, kGraphAttention);
   mark_graph_region(s.backward, 0, kGraphAttention);
   return s;
@@ -262,14 +260,11 @@ LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
   dropout_add(s.backward, "mlp.dropout_add", d, false);
   // Under torchtitan's op-level checkpointing a gated MLP's matmuls are the layer's fifth to seventh (gate,
   // up, down): up reruns; a plain one's sixth is its second (fc2).
-  if (d.shard.torchtitan_op_recompute && !moe) {
-    if (!m.gated_mlp)
-      for (LayerStep& step : s.forward)
-        if (step.name == "mlp.fc2.fwd") step.recompute |= kRecomputeTorchtitanOps;
-    std::vector<Gemm> rerun;
-    if (m.gated_mlp) rerun.push_back(Gemm{"mlp.up_proj", d.tokens, m.ffn_hidden / d.shard.tp, d.hidden});
-    torchtitan_op_recompute(s.forward, mlp - 1, rerun, d);
-  }
+  if (!moe && m.gated_mlp)
+    torchtitan_op_recompute(s.forward, mlp - 1, {},
+                            {Gemm{"mlp.up_proj", d.tokens, m.ffn_hidden / d.shard.tp, d.hidden}}, d);
+  else if (!moe)
+    torchtitan_op_recompute(s.forward, mlp - 1, {"mlp.fc2.fwd"}, {}, d);
   s.backward.insert(s.backward.end(), mlp_backward.begin(), mlp_backward.end());
   const std::size_t norm_backward_at = s.backward.size();
   norm_backward(s.backward, "mlp_norm", d, norm_parameters(m));
