@@ -42,6 +42,10 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
   if (c.recompute == workload::Recompute::Selective &&
       c.recompute_modules != workload::kDefaultRecomputeModules)
     s.push_back({"recompute-modules", workload::recompute_modules_string(c.recompute_modules)});
+  if (c.recompute == workload::Recompute::Full &&
+      c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk)
+    s.insert(s.end(),
+             {{"recompute-method", "block"}, {"recompute-num-layers", std::to_string(c.recompute_layers.n)}});
   if (c.distributed_optimizer) s.push_back({"distributed-optimizer", "true"});
   if (c.zero > 0) s.push_back({"zero", std::to_string(c.zero)});
   if (c.fsdp != workload::FsdpMode::None)
@@ -86,7 +90,10 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
       a += " --recompute-modules " + workload::recompute_modules_string(c.recompute_modules, ' ');
   }
   if (c.recompute == workload::Recompute::Full)
-    a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    a += c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk
+             ? fmt::format(" --recompute-granularity full --recompute-method block --recompute-num-layers {}",
+                           c.recompute_layers.n)
+             : " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (c.cpu_offloading_layers > 0)
     a += fmt::format(" --cpu-offloading-num-layers {}", c.cpu_offloading_layers);
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";

@@ -149,7 +149,9 @@ StageCost stage_cost(const StagePlan& plan, const Pricer& price, double layers, 
     const workload::RecomputedSteps recomputed = workload::recomputed_steps(*plan.config);
     s.forward += price.pass(steps.forward).scaled(n);
     PassCost backward = price.pass(steps.backward);
-    if (recomputed.any) backward += price.pass(steps.forward, recomputed);
+    if (recomputed.any)
+      backward += price.pass(steps.forward, recomputed)
+                      .scaled(workload::recomputed_layer_share(*plan.config, layers));
     s.backward += backward.scaled(n);
     s.dense_parameters += n * (params.per_gpu - params.expert_per_gpu);
     s.expert_parameters += n * params.expert_per_gpu;
@@ -212,7 +214,9 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
     u.forward_s = price.pass(steps.forward).total_s();
     u.backward_s = price.pass(steps.backward).total_s();
     const workload::RecomputedSteps recomputed = workload::recomputed_steps(*plan.config);
-    if (layer && recomputed.any) u.backward_s += price.pass(steps.forward, recomputed).total_s();
+    if (layer && recomputed.any)
+      u.backward_s += price.pass(steps.forward, recomputed).total_s() *
+                      workload::recomputed_layer_share(*plan.config, layers);
     const double dense = params.per_gpu - params.expert_per_gpu, expert = params.expert_per_gpu;
     u.gather_s = net.collective_s(trace::CollectiveKind::AllGather, dense * plan.param_bytes, g.shard) +
                  net.collective_s(trace::CollectiveKind::AllGather, expert * plan.param_bytes, g.edp);

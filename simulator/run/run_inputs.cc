@@ -82,6 +82,9 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
             {"global_batch", c.global_batch > 0 ? c.global_batch : c.micro_batch * dp},
             {"seq_len", resolved_seq_len(c.seq_len, trace)},
             {"recompute", std::string(workload::to_string(c.recompute))},
+            {"recomputed_layers", c.recompute == workload::Recompute::Full
+                                      ? json(workload::recomputed_layers_text(c.recompute_layers))
+                                      : json(nullptr)},
             {"flash_attention", c.flash_attention},
             {"overlap_grad_reduce", c.overlap_grad_reduce},
             {"overlap_param_gather", c.distributed_optimizer && c.overlap_param_gather},

@@ -411,10 +411,10 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
 }
 
 // Megatron's recomputation: --recompute-granularity selective | full, the latter with --recompute-method
-// uniform (every layer, in chunks of --recompute-num-layers) or block (the first N layers of a stage).
-// --recompute-method alone is full recomputation, as the SC21 scripts use it (Megatron of 2021 called it
-// --checkpoint-activations with --activations-checkpoint-method).
-Recompute recompute_policy(const Reader& in, int layers_per_chunk) {
+// uniform (every layer, in chunks of --recompute-num-layers) or block (the first N layers of each model
+// chunk, into `layers`). --recompute-method alone is full recomputation, as the SC21 scripts use it (Megatron
+// of 2021 called it --checkpoint-activations with --activations-checkpoint-method).
+Recompute recompute_policy(const Reader& in, int layers_per_chunk, RecomputedLayers& layers) {
   const auto granularity = in.choice("recompute-granularity", {"full", "selective"});
   const auto method = in.choice("recompute-method", {"uniform", "block"});
   if (granularity == "selective") {
@@ -426,12 +426,11 @@ Recompute recompute_policy(const Reader& in, int layers_per_chunk) {
       throw Error("--recompute-num-layers: give --recompute-method with it");
     return Recompute::None;
   }
-  const int layers = in.integer("recompute-num-layers", 0).value_or(1);
-  if (method.value_or("uniform") == "uniform" || layers >= layers_per_chunk) return Recompute::Full;
-  if (layers == 0) return Recompute::None;
-  throw Error("--recompute-method block --recompute-num-layers " + std::to_string(layers) + ": recomputing " +
-              std::to_string(layers) + " of the " + std::to_string(layers_per_chunk) +
-              " layers of each model chunk is not modelled (all of them or none)");
+  const int count = in.integer("recompute-num-layers", 0).value_or(1);
+  if (method.value_or("uniform") == "uniform" || count >= layers_per_chunk) return Recompute::Full;
+  if (count == 0) return Recompute::None;
+  layers = {RecomputedLayers::Rule::FirstOfChunk, count};
+  return Recompute::Full;
 }
 
 }  // namespace
@@ -660,10 +659,14 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   }
   if (c.vpp > 1 && c.schedule == PipelineSchedule::OneFOneB) c.schedule = PipelineSchedule::Interleaved;
   const int chunk_layers = std::max(1, layers / std::max(1, c.pp * c.vpp));
-  const Recompute recompute = recompute_policy(in, chunk_layers);
+  RecomputedLayers recomputed_layers;
+  const Recompute recompute = recompute_policy(in, chunk_layers, recomputed_layers);
   if (recompute != Recompute::None)
     in.agree("recompute-granularity", "recompute", std::string(to_string(recompute)));
-  if (in.has("recompute-granularity") || in.has("recompute-method")) c.recompute = recompute;
+  if (in.has("recompute-granularity") || in.has("recompute-method")) {
+    c.recompute = recompute;
+    c.recompute_layers = recomputed_layers;
+  }
   if (const std::string* modules = in.value("recompute-modules")) {
     if (c.recompute != Recompute::Selective)
       throw Error(

@@ -519,7 +519,9 @@ class StageBuilder {
           if (const auto reload = offload_.reload_op(s.micro_batch, unit.index))
             lane_.pending.push_back(*reload);
         }});
-      if (unit.layer && recomputed.any) add_steps(p, unit.steps->forward, name + "recompute.", recomputed);
+      if (unit.layer && recomputed.any &&
+          recomputes_layer(*plan_.config, plan_.split, stage_, s.chunk, unit.index))
+        add_steps(p, unit.steps->forward, name + "recompute.", recomputed);
       add_steps(p, unit.steps->backward, name);
       p.push_back({[this, &unit, name, prefix, last_micro_batch, reduce, list] {
         const std::uint32_t done = *lane_.last_kernel;

@@ -135,6 +135,8 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   if (c.fsdp != FsdpMode::None) text += c.fsdp == FsdpMode::FullShard ? " fsdp" : " hsdp";
   if (c.schedule == PipelineSchedule::GPipe && c.pp > 1) text += " gpipe";
   if (c.recompute != Recompute::None) text += " recompute-" + std::string(to_string(c.recompute));
+  if (c.recompute == Recompute::Full && c.recompute_layers.rule != RecomputedLayers::Rule::All)
+    text += "(" + recomputed_layers_text(c.recompute_layers) + ")";
   if (c.recompute == Recompute::Selective && c.recompute_modules != kDefaultRecomputeModules)
     text += "(" + recompute_modules_string(c.recompute_modules) + ")";
   if (c.cpu_offloading_layers > 0) text += " offload" + std::to_string(c.cpu_offloading_layers);

@@ -2,6 +2,8 @@
 // saying which option broke which constraint, before any trace is generated from it.
 #include "simulator/workload/parallel_config.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "common/error.h"
@@ -53,6 +55,41 @@ RecomputedSteps recomputed_steps(const ParallelConfig& c) {
       return kEveryStep;
   }
   return {};
+}
+
+bool RecomputedLayers::includes(int in_chunk, int in_stage) const {
+  switch (rule) {
+    case Rule::All:
+      return true;
+    case Rule::FirstOfChunk:
+      return in_chunk < n;
+    case Rule::EveryNth:
+      return n <= 1 || (in_stage + 1) % n == 0;
+  }
+  return true;
+}
+
+double recomputed_layer_share(const ParallelConfig& c, double stage_layers) {
+  const RecomputedLayers& layers = c.recompute_layers;
+  if (c.recompute != Recompute::Full || layers.rule == RecomputedLayers::Rule::All || stage_layers <= 0)
+    return 1;
+  if (layers.rule == RecomputedLayers::Rule::FirstOfChunk) {
+    const double chunk_layers = stage_layers / std::max(1, c.vpp);
+    return std::min<double>(layers.n, chunk_layers) / chunk_layers;
+  }
+  return layers.n <= 1 ? 1 : std::floor(stage_layers / layers.n) / stage_layers;
+}
+
+std::string recomputed_layers_text(const RecomputedLayers& layers) {
+  switch (layers.rule) {
+    case RecomputedLayers::Rule::All:
+      return "all";
+    case RecomputedLayers::Rule::FirstOfChunk:
+      return "first " + std::to_string(layers.n) + " of each chunk";
+    case RecomputedLayers::Rule::EveryNth:
+      return "every " + std::to_string(layers.n) + "-th";
+  }
+  return "";
 }
 
 bool parse_recompute(std::string_view text, Recompute& out) {
@@ -187,6 +224,11 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      modules + ": moe and moe_act need a model with experts");
     require_feasible(!(c.recompute_modules & kRecomputeSharedExperts) || model.shared_experts > 0,
                      modules + ": shared_experts needs a model with shared experts");
+  }
+
+  if (c.recompute_layers.rule != RecomputedLayers::Rule::All) {
+    require(c.recompute == Recompute::Full, "recomputing some layers only applies to full recomputation");
+    require(c.recompute_layers.n >= 1, "the layers recomputed in full must be counted at least 1");
   }
 
   // Megatron-Core's checks on activation offloading (transformer_config.py).

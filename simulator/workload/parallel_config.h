@@ -21,6 +21,19 @@ enum class Recompute { None, Selective, Full };
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };  // Interleaved when vpp > 1
 enum class FsdpMode { None, FullShard, HybridShard };
 
+// Which layers full recomputation reruns when not all of them; the others keep their activations and
+// recompute nothing. Megatron's --recompute-method block --recompute-num-layers n recomputes the first n
+// layers of each model chunk (TransformerBlock._checkpointed_forward); torchtitan's selective_ac_option n
+// (before 2026) wraps every n-th of the blocks a rank builds, counted from 1 across its model parts.
+struct RecomputedLayers {
+  enum class Rule { All, FirstOfChunk, EveryNth };
+  Rule rule = Rule::All;
+  int n = 0;
+  // Whether the layer at position `in_chunk` of its model chunk and `in_stage` of its rank's layers (chunk
+  // by chunk) recomputes.
+  bool includes(int in_chunk, int in_stage) const;
+};
+
 struct DecoderShape;
 
 struct ParallelConfig {
@@ -64,6 +77,8 @@ struct ParallelConfig {
   // has one): 0 trains without them, as Megatron-Bridge's "w/o MTP" runs do. Unset = the model's.
   std::optional<int> mtp_layers;
   Recompute recompute = Recompute::None;
+  // Under full recomputation, the layers it applies to.
+  RecomputedLayers recompute_layers;
   // Under selective recomputation, the submodules rerun (Megatron's --recompute-modules; its default, the
   // attention core, when not given).
   RecomputeModules recompute_modules = kDefaultRecomputeModules;
@@ -177,6 +192,11 @@ struct RecomputedSteps {
 // Every step: a pass run in full, or full recomputation.
 inline constexpr RecomputedSteps kEveryStep{.any = true, .all = true};
 RecomputedSteps recomputed_steps(const ParallelConfig& c);
+// The share of a rank's layers whose backward reruns recomputed_steps(c), each of its vpp model chunks
+// holding `stage_layers` / vpp: 1 unless full recomputation applies to some layers only.
+double recomputed_layer_share(const ParallelConfig& c, double stage_layers);
+// The description of recomputed layers for reports: "all", "first 2 of each chunk", "every 2-th".
+std::string recomputed_layers_text(const RecomputedLayers& layers);
 bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
 
 struct TransformerConfig;

@@ -188,6 +188,14 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   std::vector<double> layer_bytes(static_cast<std::size_t>(std::max(0, model.layers)));
   for (int i = config.cpu_offloading_layers; i < model.layers; ++i)
     layer_bytes[static_cast<std::size_t>(i)] = layer_activation_bytes(model, i, config, seq_len);
+  // Under full recomputation of some layers (ParallelConfig::recompute_layers), what the others keep.
+  std::vector<double> kept_bytes = layer_bytes;
+  if (config.recompute == Recompute::Full && config.recompute_layers.rule != RecomputedLayers::Rule::All) {
+    ParallelConfig keeping = config;
+    keeping.recompute = Recompute::None;
+    for (int i = 0; i < model.layers; ++i)
+      kept_bytes[static_cast<std::size_t>(i)] = layer_activation_bytes(model, i, keeping, seq_len);
+  }
   const PipelineSplit split = pipeline_split(config, model.layers);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
@@ -215,7 +223,9 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
     std::vector<double> chunk_bytes(static_cast<std::size_t>(split.vpp), 0.0);
     for (int chunk = 0; chunk < split.vpp; ++chunk) {
       for (int i = split.first(stage, chunk); i < split.first(stage, chunk) + split.layers(stage, chunk); ++i)
-        chunk_bytes[static_cast<std::size_t>(chunk)] += layer_bytes[static_cast<std::size_t>(i)];
+        chunk_bytes[static_cast<std::size_t>(chunk)] +=
+            (recomputes_layer(config, split, stage, chunk, i) ? layer_bytes
+                                                              : kept_bytes)[static_cast<std::size_t>(i)];
     }
     e.activations_bytes = stage_activation_peak(config, stage, micro_batches, chunk_bytes);
     e.communication_buffers_bytes =

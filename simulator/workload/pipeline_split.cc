@@ -152,4 +152,11 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
   return split;
 }
 
+bool recomputes_layer(const ParallelConfig& config, const PipelineSplit& split, int stage, int chunk,
+                      int layer) {
+  int in_stage = layer - split.first(stage, chunk);
+  for (int c = 0; c < chunk; ++c) in_stage += split.layers(stage, c);
+  return config.recompute_layers.includes(layer - split.first(stage, chunk), in_stage);
+}
+
 }  // namespace simtrain::workload

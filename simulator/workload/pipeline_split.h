@@ -33,6 +33,11 @@ struct PipelineSplit {
 // when a count does not divide or add up.
 PipelineSplit pipeline_split(const ParallelConfig& config, int layers);
 
+// Whether decoder layer `layer`, of rank `stage`'s model chunk `chunk` in `split`, recomputes in `config`'s
+// backward pass (ParallelConfig::recompute_layers; every layer under selective recomputation).
+bool recomputes_layer(const ParallelConfig& config, const PipelineSplit& split, int stage, int chunk,
+                      int layer);
+
 // The simtrain options' text of an uneven split, for errors and plan commands ("" when even).
 bool is_uneven_split(const ParallelConfig& config);
 

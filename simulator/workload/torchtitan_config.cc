@@ -285,16 +285,20 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
       in.fail(checkpointing->get("mode"), "activation_checkpoint.mode", "expected none, selective or full");
   }
   // Selective checkpointing by operator ("op": kRecomputeTorchtitanOps), or of every n-th layer in full
-  // (torchtitan's default "2"), which is not modelled: such plans keep Megatron's selective recomputation of
-  // the attention core, and the option is listed as without effect.
+  // (torchtitan's default "2"; 0 and 1 wrap every layer: parallelize_llama.py's
+  // _apply_ac_to_transformer_block up to 2025).
   if (c.recompute == Recompute::Selective) {
     const std::string option =
         in.text(checkpointing, "activation_checkpoint", "selective_ac_option").value_or("2");
+    const bool digits =
+        !option.empty() && option.size() <= 6 &&
+        std::all_of(option.begin(), option.end(), [](unsigned char ch) { return std::isdigit(ch); });
     if (option == "op") {
       c.recompute_modules = kRecomputeTorchtitanOps;
-    } else if (!option.empty() &&
-               std::all_of(option.begin(), option.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
-      plan.no_effect.push_back("activation_checkpoint.selective_ac_option");
+    } else if (digits) {
+      c.recompute = Recompute::Full;
+      if (const int every = std::stoi(option); every > 1)
+        c.recompute_layers = {RecomputedLayers::Rule::EveryNth, every};
     } else {
       in.fail(checkpointing->get("selective_ac_option"), "activation_checkpoint.selective_ac_option",
               "expected \"op\" or a layer count");

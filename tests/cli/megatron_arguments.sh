@@ -85,9 +85,21 @@ expect_error "the same through Megatron's names" "--grad-accum: applies to data-
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --grad-accum 4
 expect_error "an argument without its value" "--micro-batch-size: expects a value" \
   run --model gpt3-175b --gpus 64 --micro-batch-size --tp 8
-expect_error "partial block recomputation" "--recompute-method block --recompute-num-layers 2: recomputing 2 of the 12" \
-  run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8 \
-  --recompute-granularity full --recompute-method block --recompute-num-layers 2
+# Block recomputation of the first 2 of each stage's 12 layers: slower than none, faster than all 12, and
+# said in the plan's line and the Result.
+block=(run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --pipeline-model-parallel-size 8
+  --global-batch-size 64 --omit-wall-time)
+"$simtrain" "${block[@]}" --json "$work/none.json" >/dev/null
+"$simtrain" "${block[@]}" --recompute-granularity full --recompute-method block --recompute-num-layers 2 \
+  --json "$work/block.json" >"$work/block.txt"
+"$simtrain" "${block[@]}" --recompute-granularity full --recompute-method block --recompute-num-layers 12 \
+  --json "$work/all.json" >/dev/null
+check "block recomputation of 2 of 12 layers is named in the plan's line" \
+  grep -q "recompute-full(first 2 of each chunk)" "$work/block.txt"
+check "it costs more than none and less than all 12 layers" python3 -c '
+import json, sys
+none, block, full = (json.load(open(f))["iteration_time_s"] for f in sys.argv[1:])
+assert none < block < full, (none, block, full)' "$work/none.json" "$work/block.json" "$work/all.json"
 expect_error "Megatron's prerequisites of a parameter-gather overlap" \
   "--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather

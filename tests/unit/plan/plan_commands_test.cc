@@ -35,6 +35,16 @@ TEST_CASE("the run command names every option of the plan that differs from run'
         "--distributed-optimizer");
 }
 
+TEST_CASE("full recomputation of the first layers of each chunk, in simtrain's and Megatron's words") {
+  workload::ParallelConfig c = selene_gpt3();
+  c.recompute = workload::Recompute::Full;
+  c.recompute_layers = {workload::RecomputedLayers::Rule::FirstOfChunk, 3};
+  const std::string block = "--recompute-method block --recompute-num-layers 3";
+  CHECK(run_command_line(c, "dgx-a100").find("--recompute full " + block) != std::string::npos);
+  const workload::TransformerConfig gpt3 = *workload::build_model("gpt3-175b", {}).transformer;
+  CHECK(megatron_arguments(c, gpt3).find("--recompute-granularity full " + block) != std::string::npos);
+}
+
 TEST_CASE("a platform path with a space is quoted for the shell") {
   CHECK(run_command_line(selene_gpt3(), "my specs/a.toml").find("--platform 'my specs/a.toml'") !=
         std::string::npos);

@@ -86,6 +86,22 @@ TEST_CASE("no pipeline, no bubble; interleaving shrinks it; recomputation adds c
         1.2 * estimate_plan(c.plan(2, 1), c.context).compute_s);
 }
 
+TEST_CASE("block recomputation of some layers costs their share of full recomputation, as simulated") {
+  const SmallCase c;
+  const workload::ParallelConfig none = c.plan(2, 2), full = c.plan(2, 2, 1, 1, workload::Recompute::Full);
+  workload::ParallelConfig block = full;
+  block.recompute_layers = {workload::RecomputedLayers::Rule::FirstOfChunk, 3};  // of each stage's 12
+  const PlanEstimate e_none = estimate_plan(none, c.context), e_full = estimate_plan(full, c.context),
+                     e_block = estimate_plan(block, c.context);
+  CHECK(e_block.compute_s - e_none.compute_s ==
+        doctest::Approx(0.25 * (e_full.compute_s - e_none.compute_s)));
+  CHECK(e_block.memory_bytes < e_none.memory_bytes);
+  CHECK(e_block.memory_bytes > e_full.memory_bytes);
+  // What the three layers' recomputation adds, against the simulation's, within a quarter.
+  const double simulated = simulated_iteration_s(block) - simulated_iteration_s(none);
+  CHECK(e_block.iteration_time_s - e_none.iteration_time_s == doctest::Approx(simulated).epsilon(0.25));
+}
+
 TEST_CASE("offloaded activations: copies hidden while the layers they overlap outlast them") {
   // 10 layers: the copies of the offloaded ones overlap 8 layers' forwards (and backwards) each way.
   CHECK(offloaded_copies_s(10, 0.8, 0.1, 0.2) == 0);                     // 0.8 s within 8 x 0.1 s

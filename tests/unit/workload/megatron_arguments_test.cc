@@ -134,6 +134,14 @@ TEST_CASE("recomputation as Megatron names it") {
                 base)
             .config.recompute == Recompute::Full);
   CHECK(plan_of({}, base).config.recompute == Recompute::None);
+  // Block over fewer layers: those of each chunk in full, the others not at all.
+  const ParallelConfig block = plan_of({"--pipeline-model-parallel-size", "8", "--recompute-granularity",
+                                        "full", "--recompute-method", "block", "--recompute-num-layers", "3"},
+                                       base)
+                                   .config;
+  CHECK(block.recompute == Recompute::Full);
+  CHECK(block.recompute_layers.rule == RecomputedLayers::Rule::FirstOfChunk);
+  CHECK(block.recompute_layers.n == 3);
 }
 
 TEST_CASE("CUDA graphs as Megatron names them, --cuda-graph-scope being --cuda-graph-modules' older name") {

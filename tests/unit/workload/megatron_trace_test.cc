@@ -250,6 +250,29 @@ TEST_CASE("full recomputation reruns each layer's forward before its backward; s
   CHECK(full.first < forward_kernels);
 }
 
+TEST_CASE("full recomputation of some layers: the first n of each model chunk, or every n-th of a rank's") {
+  // 8 layers over 2 ranks x 2 virtual stages: rank 0 runs layers 0 and 1 (chunk 0), then 4 and 5 (chunk 1).
+  ParallelConfig c = plan(1, 2, 1, 2);
+  c.vpp = 2;
+  c.schedule = PipelineSchedule::Interleaved;
+  c.recompute = Recompute::Full;
+  const auto recomputed_layers = [&](RecomputedLayers layers) {
+    c.recompute_layers = layers;
+    const trace::Trace t = generate_megatron_trace(small_gpt(), "gpt-small", c);
+    std::vector<int> out;
+    for (const auto& [chunk, layer] : {std::pair{0, 0}, {0, 1}, {1, 4}, {1, 5}})
+      if (count(t.programs[0],
+                "mb0.c" + std::to_string(chunk) + ".layer" + std::to_string(layer) + ".recompute.",
+                trace::OpType::Compute) > 0)
+        out.push_back(layer);
+    return out;
+  };
+  CHECK(recomputed_layers({}) == std::vector<int>{0, 1, 4, 5});
+  CHECK(recomputed_layers({RecomputedLayers::Rule::FirstOfChunk, 1}) == std::vector<int>{0, 4});
+  CHECK(recomputed_layers({RecomputedLayers::Rule::EveryNth, 2}) == std::vector<int>{1, 5});
+  CHECK(recomputed_layers({RecomputedLayers::Rule::EveryNth, 3}) == std::vector<int>{4});
+}
+
 TEST_CASE("ZeRO-3 gathers every layer's parameters for each forward and backward and reduce-scatters") {
   ParallelConfig c = plan(1, 1, 4, 2);
   c.zero = 3;

@@ -161,6 +161,21 @@ TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) n
   CHECK(m.activations_bytes == simtrain::testing::Approx(12 * per_layer * 32));
 }
 
+TEST_CASE("full recomputation of some layers keeps 2sbh for those and everything for the others") {
+  ParallelConfig c = plan(8, 1);
+  const auto activations = [&](Recompute recompute, RecomputedLayers layers) {
+    c.recompute = recompute;
+    c.recompute_layers = layers;
+    return estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes;
+  };
+  const double none = activations(Recompute::None, {}), full = activations(Recompute::Full, {});
+  // A quarter of the 96 layers recomputed: the first 24 of the one chunk, or every 4th.
+  CHECK(activations(Recompute::Full, {RecomputedLayers::Rule::FirstOfChunk, 24}) ==
+        doctest::Approx(0.25 * full + 0.75 * none));
+  CHECK(activations(Recompute::Full, {RecomputedLayers::Rule::EveryNth, 4}) ==
+        doctest::Approx(0.25 * full + 0.75 * none));
+}
+
 TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides the sequence") {
   ParallelConfig c = plan(8, 1);
   c.recompute = Recompute::Full;

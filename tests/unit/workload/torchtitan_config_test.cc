@@ -60,15 +60,15 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(c.global_batch == 16);
   CHECK(c.seq_len == 8192);
   CHECK(c.fp8);
-  CHECK(c.recompute == Recompute::Selective);
+  // Selective checkpointing of every second layer (torchtitan's default option): those layers in full.
+  CHECK(c.recompute == Recompute::Full);
+  CHECK(c.recompute_layers.rule == RecomputedLayers::Rule::EveryNth);
+  CHECK(c.recompute_layers.n == 2);
   CHECK(plan.steps == 100);
   CHECK(c.tp_comm_overlap);  // async TP pipelines the sequence-parallel collectives with the matmuls
   CHECK(c.flash_attention);  // a fused kernel; which one the file does not say (the CLI picks SDPA's)
   CHECK_FALSE(c.flash_attention_2);
-  // Selective checkpointing of every second layer (torchtitan's default option) is not modelled.
-  CHECK(plan.no_effect ==
-        std::vector<std::string>{"[optimizer]", "activation_checkpoint.selective_ac_option"});
-  CHECK(c.recompute_modules == kDefaultRecomputeModules);
+  CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]"});
   CHECK(c.quant_recipe == QuantRecipe::Tensorwise);  // torchao's float8 scales by each tensor's current amax
   CHECK(c.eager_pointwise);                          // not compiled: one ATen kernel per pointwise op
   CHECK(c.fsdp_reduce_in_fp32);                      // FSDP2's default reduce_dtype
@@ -100,6 +100,15 @@ TEST_CASE("torch.compile (either schema's switch) fuses the pointwise ops; 2024'
       read("[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n");
   CHECK(op.recompute == Recompute::Selective);
   CHECK(op.recompute_modules == kRecomputeTorchtitanOps);
+  // A layer count of 0 or 1 wraps every layer: full recomputation.
+  const ParallelConfig every =
+      read("[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"1\"\n");
+  CHECK(every.recompute == Recompute::Full);
+  CHECK(every.recompute_layers.rule == RecomputedLayers::Rule::All);
+  const ParallelConfig third =
+      read("[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"3\"\n");
+  CHECK(third.recompute_layers.rule == RecomputedLayers::Rule::EveryNth);
+  CHECK(third.recompute_layers.n == 3);
   CHECK(
       error_of(base + "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"some\"\n")
           .find("job.toml:6: activation_checkpoint.selective_ac_option: expected \"op\" or a layer count") ==
