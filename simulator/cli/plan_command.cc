@@ -155,12 +155,14 @@ int plan_command(const Arguments& args) {
                                        : fmt::format("{}..{}", space.min_gpus, space.max_gpus),
       search.gpu, request.platform, space.global_batch, space.seq_len, plan::to_string(request.objective));
   std::cout << fmt::format(
-      "searched {} combinations: {} plans fit in {:.0f} GiB per GPU{} ({} invalid, {} too large); enumerated "
+      "searched {} combinations: {} plans fit in {:.0f} GiB per GPU{}{} ({} invalid, {} too large); "
+      "enumerated "
       "in {:.2f} s, "
       "estimated in {:.2f} s\n",
       e.considered, e.plans.size(), space.memory_bytes / (1024.0 * 1024 * 1024),
-      e.offloaded > 0 ? fmt::format(", {} of them offloading activations", e.offloaded) : "", e.invalid,
-      e.over_memory, search.enumerate_wall_s, search.estimate_wall_s);
+      e.offloaded > 0 ? fmt::format(", {} of them offloading activations", e.offloaded) : "",
+      e.recompute_some > 0 ? fmt::format(", {} recomputing some layers only", e.recompute_some) : "",
+      e.invalid, e.over_memory, search.enumerate_wall_s, search.estimate_wall_s);
   std::cout.flush();
 
   const std::size_t simulated = std::min<std::size_t>(static_cast<std::size_t>(top), search.ranked.size());

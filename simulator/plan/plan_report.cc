@@ -32,6 +32,7 @@ const std::vector<std::string>& columns() {
                                                  "dp",
                                                  "micro_batch",
                                                  "recompute",
+                                                 "recompute_num_layers",
                                                  "sharding",
                                                  "cpu_offloading_num_layers",
                                                  "estimated_iteration_time_s",
@@ -96,6 +97,12 @@ nlohmann::json plans_json(const std::vector<RankedPlan>& plans, std::size_t rows
     j["dp"] = c.dp;
     j["micro_batch"] = c.micro_batch;
     j["recompute"] = std::string(workload::to_string(c.recompute));
+    // Under block recomputation, the layers of each model chunk recomputed; otherwise null (all or none).
+    j["recompute_num_layers"] =
+        c.recompute == workload::Recompute::Full &&
+                c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk
+            ? nlohmann::json(c.recompute_layers.n)
+            : nlohmann::json();
     j["sharding"] = to_string(sharding_of(c));
     j["cpu_offloading_num_layers"] = c.cpu_offloading_layers;
     j["estimated_iteration_time_s"] = p.estimate.iteration_time_s;

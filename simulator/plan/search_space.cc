@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "simulator/workload/parallel_memory.h"
+#include "simulator/workload/pipeline_split.h"
 
 namespace simtrain::plan {
 namespace {
@@ -187,6 +188,34 @@ bool offload_to_fit(const SearchSpace& space, const workload::TransformerConfig&
   return true;
 }
 
+// Full recomputation of fewer layers (Megatron's --recompute-method block): of a plan that fits recomputing
+// every layer, the fewest layers of each model chunk whose recomputation still brings it within the GPU's
+// memory, since each layer left out saves its forward's rerun. The estimate falls with each layer
+// recomputed, so the search halves the range; a plan that fits recomputing none is left as it is (the plan
+// without recomputation is its better self).
+void recompute_fewest_layers(const SearchSpace& space, const workload::TransformerConfig& model,
+                             workload::ParallelConfig& c) {
+  const int chunk_layers = workload::pipeline_split(c, model.layers).max_chunk_layers();
+  const int dp = c.data_parallel_size();
+  const auto fits = [&](int layers) {
+    c.recompute_layers = {workload::RecomputedLayers::Rule::FirstOfChunk, layers};
+    return workload::estimate_parallel_memory(model, c, space.seq_len, dp).total_bytes() <=
+           space.memory_bytes;
+  };
+  int low = 0, high = chunk_layers;  // low does not fit, high does
+  if (chunk_layers < 2 || fits(low)) {
+    c.recompute_layers = {};
+    return;
+  }
+  while (high - low > 1) {
+    const int middle = (low + high) / 2;
+    (fits(middle) ? high : low) = middle;
+  }
+  c.recompute_layers = high < chunk_layers
+                           ? workload::RecomputedLayers{workload::RecomputedLayers::Rule::FirstOfChunk, high}
+                           : workload::RecomputedLayers{};
+}
+
 }  // namespace
 
 Enumeration enumerate_plans(const SearchSpace& space, const workload::TransformerConfig& model) {
@@ -310,6 +339,9 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
                         continue;
                       }
                       ++out.offloaded;
+                    } else if (recompute == workload::Recompute::Full && !space.fixed.count("recompute")) {
+                      recompute_fewest_layers(space, model, c);
+                      out.recompute_some += c.recompute_layers.rule != workload::RecomputedLayers::Rule::All;
                     }
                     out.plans.push_back(c);
                   }

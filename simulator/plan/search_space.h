@@ -49,6 +49,7 @@ struct Enumeration {
   std::size_t invalid = 0;                      // refused by validate() or the search's own rules
   std::size_t over_memory = 0;                  // valid but too large for the GPU
   std::size_t offloaded = 0;                    // of the plans, those that fit by offloading activations
+  std::size_t recompute_some = 0;               // of the plans, those that recompute some layers in full
   double least_memory_bytes = 0;                // the leanest valid plan's peak per GPU (0 when none)
   std::string first_rejection;                  // why the first refused combination was refused
 };

@@ -85,9 +85,9 @@ std::string recomputed_layers_text(const RecomputedLayers& layers) {
     case RecomputedLayers::Rule::All:
       return "all";
     case RecomputedLayers::Rule::FirstOfChunk:
-      return "first " + std::to_string(layers.n) + " of each chunk";
+      return "first " + std::to_string(layers.n) + "/chunk";
     case RecomputedLayers::Rule::EveryNth:
-      return "every " + std::to_string(layers.n) + "-th";
+      return "1 in " + std::to_string(layers.n);
   }
   return "";
 }

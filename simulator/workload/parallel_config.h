@@ -195,7 +195,7 @@ RecomputedSteps recomputed_steps(const ParallelConfig& c);
 // The share of a rank's layers whose backward reruns recomputed_steps(c), each of its vpp model chunks
 // holding `stage_layers` / vpp: 1 unless full recomputation applies to some layers only.
 double recomputed_layer_share(const ParallelConfig& c, double stage_layers);
-// The description of recomputed layers for reports: "all", "first 2 of each chunk", "every 2-th".
+// The description of recomputed layers for reports: "all", "first 2/chunk" (of each model chunk), "1 in 2".
 std::string recomputed_layers_text(const RecomputedLayers& layers);
 bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
 

@@ -46,6 +46,14 @@ assert 0 < best["cpu_offloading_num_layers"] < 80 and "offload" in best["plan"],
 assert all(p["cpu_offloading_num_layers"] == 0 for p in alternatives), alternatives
 assert best["estimated_iteration_time_s"] < min(p["estimated_iteration_time_s"] for p in alternatives)
 assert best["memory_bytes"] <= 173.2 * 2**30, best["memory_bytes"]' "$work/plan.json" "$work/plan_no_offload.json"
+"$simtrain" "${plan[@]}" --no-offload --fix recompute=full --json "$work/plan_full.json" >/dev/null
+check "without offloading, the best plan recomputes the fewest layers that fit, faster than all 80" \
+  python3 -c 'import json, sys
+best, full = (json.load(open(f))["plans"][0] for f in sys.argv[1:])
+assert best["recompute"] == "full" and 0 < best["recompute_num_layers"] < 80, best
+assert full["recompute_num_layers"] is None, full
+assert best["estimated_iteration_time_s"] < full["estimated_iteration_time_s"], (best, full)
+assert best["memory_bytes"] <= 173.2 * 2**30, best["memory_bytes"]' "$work/plan_no_offload.json" "$work/plan_full.json"
 
 # The copies survive a trace file: replayed from it, the step is the same.
 small=(--model llama3-8b --gpus 8 --micro-batch 2 --global-batch 32 --seq-len 4096 --precision amp-bf16 --fsdp full

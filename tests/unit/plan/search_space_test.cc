@@ -151,3 +151,33 @@ TEST_CASE("a plan that fits only by offloading activations keeps the fewest laye
   CHECK(refused.plans.empty());
   CHECK(refused.over_memory == 1);
 }
+
+TEST_CASE("a plan that fits recomputing some layers recomputes the fewest of each chunk that fit") {
+  // The same GPT-1.7B at micro-batch 8 on a 24 GiB GPU, with offloading off: recomputing every layer fits,
+  // and so does recomputing only the first layers of the one chunk.
+  SearchSpace space = space_of(8);
+  space.fixed = {{"tp", "1"}, {"pp", "1"}, {"cp", "1"}, {"micro-batch", "8"}, {"sharding", "dist-opt"}};
+  space.memory_bytes = 24 * kGiB;
+  space.offload = false;
+  const workload::TransformerConfig model = small_gpt();
+  const Enumeration e = enumerate_plans(space, model);
+  REQUIRE(e.plans.size() == 1);  // neither none nor selective fits
+  CHECK(e.recompute_some == 1);
+  workload::ParallelConfig c = e.plans[0];
+  REQUIRE(c.recompute == workload::Recompute::Full);
+  REQUIRE(c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk);
+  const int chosen = c.recompute_layers.n;
+  REQUIRE(chosen > 0);
+  REQUIRE(chosen < model.layers);
+  const auto memory = [&](int layers) {
+    c.recompute_layers.n = layers;
+    return workload::estimate_parallel_memory(model, c, space.seq_len, c.dp).total_bytes();
+  };
+  CHECK(memory(chosen) <= space.memory_bytes);
+  CHECK(memory(chosen - 1) > space.memory_bytes);  // one layer fewer would not fit
+
+  space.fixed["recompute"] = "full";  // as fixed, every layer
+  const Enumeration fixed = enumerate_plans(space, model);
+  REQUIRE(fixed.plans.size() == 1);
+  CHECK(fixed.plans[0].recompute_layers.rule == workload::RecomputedLayers::Rule::All);
+}
