@@ -171,8 +171,9 @@ void add_parallel_options(po::options_description& options) {
       "forward pass)")(
       "moe-token-dispatcher-type", po::value<std::string>(),
       "MoE token dispatcher as Megatron names it: alltoall (default: NCCL's all-to-all, one copy of a token "
-      "per chosen expert) | flex (DeepEP or HybridEP: one copy per destination node, fanned out over NVLink "
-      "there)")(
+      "per chosen expert) | allgather (Megatron-LM's default: every rank gathers its expert group's tokens, "
+      "a reduce-scatter brings the outputs back) | flex (DeepEP or HybridEP: one copy per destination node, "
+      "fanned out over NVLink there)")(
       "moe-expert-capacity-factor", po::value<double>(),
       "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without "
       "it, balanced routing drops nothing and it changes nothing)")(
@@ -345,9 +346,9 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   }
   if (vm.count("moe-token-dispatcher-type")) {
     const std::string dispatcher = vm["moe-token-dispatcher-type"].as<std::string>();
-    if (dispatcher != "alltoall" && dispatcher != "flex")
-      throw Error("--moe-token-dispatcher-type: unknown dispatcher '" + dispatcher + "' (alltoall, flex)");
-    c.moe_flex_dispatcher = dispatcher == "flex";
+    if (!workload::parse_token_dispatcher(dispatcher, c.moe_dispatcher))
+      throw Error("--moe-token-dispatcher-type: unknown dispatcher '" + dispatcher +
+                  "' (alltoall, allgather, flex)");
   }
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")

@@ -113,7 +113,8 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
         {"impl",
          c.cuda_graphs.impl == workload::CudaGraphs::Impl::FullIteration ? "full_iteration" : "per_layer"},
         {"scope", workload::cuda_graph_modules_string(c.cuda_graphs.modules)}};
-  if (c.moe_flex_dispatcher) j["moe_token_dispatcher_type"] = "flex";
+  if (c.moe_dispatcher != workload::TokenDispatcher::AllToAll)
+    j["moe_token_dispatcher_type"] = std::string(workload::to_string(c.moe_dispatcher));
   if (c.te_op_fuser) j["use_transformer_engine_op_fuser"] = true;
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.fsdp_reduce_in_fp32) j["fsdp_reduce_in_fp32"] = true;

@@ -538,10 +538,8 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     throw Error("--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion");
   if (in.has("cross-entropy-loss-fusion"))
     c.cross_entropy_fusion = *parse_cross_entropy_fusion_impl(fusion_impl.value_or("native"));
-  const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"});
-  if (dispatcher == "allgather")
-    throw Error("--moe-token-dispatcher-type allgather: not modelled (give alltoall or flex)");
-  if (dispatcher) c.moe_flex_dispatcher = dispatcher == "flex";
+  if (const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"}))
+    parse_token_dispatcher(*dispatcher, c.moe_dispatcher);
   // Token dropping: padded to capacity, every expert gets capacity x its even share of token slots.
   if (in.has("moe-pad-expert-input-to-capacity")) {
     const std::optional<double> capacity = in.real("moe-expert-capacity-factor");

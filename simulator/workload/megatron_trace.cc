@@ -128,6 +128,8 @@ std::string megatron_parallelism(const ParallelConfig& c, int dp) {
   if (c.pp_loss_in_split) text += " +loss";
   if (c.cp > 1) text += " cp" + std::to_string(c.cp);
   if (c.ep > 1) text += " ep" + std::to_string(c.ep);
+  if (c.ep > 1 && c.moe_dispatcher != TokenDispatcher::AllToAll)
+    text += "(" + std::string(to_string(c.moe_dispatcher)) + ")";
   if (c.etp > 0 && c.etp != c.tp) text += " etp" + std::to_string(c.etp);
   text += " dp" + std::to_string(dp);
   if (c.distributed_optimizer) text += " dist-opt";
@@ -187,7 +189,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.gradient_accumulation_fusion = config.gradient_accumulation_fusion;
   shard.tp_comm_overlap = config.tp_comm_overlap;
   shard.moe_pad_to_capacity = config.moe_pad_to_capacity;
-  shard.moe_flex_dispatcher = config.moe_flex_dispatcher;
+  shard.moe_dispatcher = config.moe_dispatcher;
   shard.te_op_fuser = config.te_op_fuser;
   shard.cross_entropy = config.cross_entropy_fusion;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;

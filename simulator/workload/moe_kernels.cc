@@ -85,7 +85,11 @@ void add_fc2_bias(Steps& steps, Pass pass, const Dims& d, double rows, double wi
 // sort_chunks_by_idxs), and its combine mirrors that. A latent MoE (TransformerConfig::moe_latent) projects
 // its tokens down before the permutation and up after the unpermutation with linears replicated over the TP
 // ranks (Megatron's "duplicated" fc1_latent_proj and fc2_latent_proj), so every row in between is
-// latent-wide.
+// latent-wide. The all-gather dispatcher (MoEAllGatherTokenDispatcher, Megatron-LM's default) moves no token
+// to a chosen expert: it all-gathers the routing and every token of the rank's ETP x EP group, gathers the
+// rows routed to its own experts out of them, scatters the experts' outputs back into a zeroed buffer of
+// all the gathered tokens, and reduce-scatters that over the same ranks (priced as an ETP all-gather then an
+// EP one, the same bytes per rank as one over both; and the mirror on the way back).
 void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const Dims& d) {
   const int tp = d.shard.tp, ep = d.shard.ep, etp = d.shard.expert_tp();
   const double dispatched = d.tokens / tp * m.experts_per_token * d.shard.capacity_factor;
@@ -100,14 +104,17 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   const Gemm fc2{"moe.experts.fc2", arriving, width, ffn / etp, local_experts};
   const double slots = dispatched * width, elements = arriving * ffn / etp;
   const double scores = d.tokens / tp * static_cast<double>(m.experts);
-  const bool sort_chunks = ep > 1 && local_experts > 1 && !d.shard.moe_flex_dispatcher;
+  const TokenDispatcher dispatcher = d.shard.moe_dispatcher;
+  const bool flex = dispatcher == TokenDispatcher::Flex, gather = dispatcher == TokenDispatcher::AllGather;
+  const double gathered = d.tokens / tp * etp * ep;  // the all-gather dispatcher's rows, its group's tokens
+  const bool sort_chunks = ep > 1 && local_experts > 1 && dispatcher == TokenDispatcher::AllToAll;
   const auto comm = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
     const bool all_to_all = kind == CollectiveKind::AllToAll;
     if ((all_to_all ? ep : etp) == 1) return;
     steps.push_back(collective_step(
         name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
         slots * d.e * (all_to_all ? 1 : etp)));
-    if (all_to_all && d.shard.moe_flex_dispatcher)
+    if (all_to_all && flex)
       steps.back().node_dedup = {static_cast<std::uint16_t>(m.experts_per_token),
                                  static_cast<std::uint32_t>(m.experts)};
   };
@@ -118,7 +125,7 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   // the tokens on their stream, and their gradient's before the tokens' backward. The flex dispatcher
   // (DeepEP's and HybridEP's kernels) carries both inside its own dispatch. (Under expert-TP the counts go to
   // the ETP x EP ranks and the probabilities are gathered over ETP too; they are priced over the EP ranks.)
-  const bool control_messages = ep > 1 && !d.shard.moe_flex_dispatcher;
+  const bool control_messages = ep > 1 && dispatcher == TokenDispatcher::AllToAll;
   const auto control = [&](Steps& steps, const std::string& name, CollectiveKind kind, double bytes) {
     if (!control_messages) return;
     steps.push_back(collective_step(name, kind, LayerGroup::ExpertParallel, bytes));
@@ -128,6 +135,27 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   // A gather or scatter of `rows` dispatched rows: each read once and written once.
   const auto move_rows = [&](Steps& steps, const std::string& name, Pass pass, double rows) {
     steps.push_back(elementwise(name, ComputeKind::Elementwise, pass, d, rows * width, 1, 1, 1));
+  };
+  // The all-gather dispatcher's token and routing collectives: in (all-gathers over ETP, then EP) or out
+  // (reduce-scatters over EP, then ETP), and the routing (fp32 probabilities and the boolean map over every
+  // expert) gathered with the tokens, its gradient reduce-scattered back.
+  const auto gather_tokens = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
+    const auto over_etp = [&] {
+      if (etp > 1)
+        steps.push_back(collective_step(name + ".etp", kind, LayerGroup::ExpertTensorParallel,
+                                        d.tokens / tp * etp * width * d.e));
+    };
+    if (kind == CollectiveKind::AllGather) over_etp();
+    if (ep > 1)
+      steps.push_back(collective_step(name, kind, LayerGroup::ExpertParallel, gathered * width * d.e));
+    if (kind == CollectiveKind::ReduceScatter) over_etp();
+  };
+  const auto gather_routing = [&](Steps& steps, const std::string& name, CollectiveKind kind) {
+    if (ep == 1) return;
+    steps.push_back(collective_step(
+        name, kind, LayerGroup::ExpertParallel,
+        gathered * static_cast<double>(m.experts) * (kind == CollectiveKind::AllGather ? 5 : 4)));
+    steps.back().dispatcher_control = true;
   };
   const std::size_t router_forward = forward.size();
   gemm_forward(forward, router, d, d.shard.activation);
@@ -140,18 +168,24 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
     forward.back().on_compute_stream = true;
     forward.back().graph |= kGraphMoePreprocess;
   }
-  move_rows(forward, "moe.permute.fwd", Pass::Forward, dispatched);
+  if (gather) {
+    gather_routing(forward, "moe.routing_all_gather", CollectiveKind::AllGather);
+    gather_tokens(forward, "moe.dispatch_all_gather", CollectiveKind::AllGather);
+  }
+  move_rows(forward, "moe.permute.fwd", Pass::Forward, gather ? arriving : dispatched);
   forward.back().graph |= kGraphMoePreprocess;
   // Dropless: the all-to-all's split sizes and the grouped GEMM's rows per expert are read back to the host
-  // (MoEAlltoAllTokenDispatcher's cuda sync point before the dispatch).
+  // (the dispatchers' cuda sync point before the dispatch, or the all-gather's count of the local rows).
   forward.back().host_waits = !d.shard.moe_pad_to_capacity;
   const std::size_t experts_forward = forward.size(), experts_backward = backward.size();
   Steps backward_clamp;  // the clamped activation's backward, after the activation's
   // The probabilities follow the tokens on their stream; issued here, just before them, the two still run
   // back to back and the combined 1F1B's dispatch piece still ends with the tokens.
-  control(forward, "moe.probs_all_to_all", CollectiveKind::AllToAll, probs_bytes);
-  comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
-  comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
+  if (!gather) {
+    control(forward, "moe.probs_all_to_all", CollectiveKind::AllToAll, probs_bytes);
+    comm(forward, "moe.dispatch_all_to_all", CollectiveKind::AllToAll);
+    comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
+  }
   if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
   gemm_forward(forward, fc1, d, d.shard.gemm);
   const bool pytorch_experts = !d.shard.te_op_fuser;  // TEGroupedMLP's own code between the grouped GEMMs
@@ -163,20 +197,30 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   gemm_forward(forward, fc2, d, d.shard.gemm);
   if (m.bias && pytorch_experts) add_fc2_bias(forward, Pass::Forward, d, arriving, width, local_experts);
   if (sort_chunks) move_rows(forward, "moe.unsort_chunks.fwd", Pass::Forward, arriving);
-  comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
-  comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
-  forward.push_back(
-      elementwise("moe.unpermute.fwd", ComputeKind::Elementwise, Pass::Forward, d, slots, 1, 1, 1));
+  if (gather) {
+    move_rows(forward, "moe.unpermute.fwd", Pass::Forward, gathered);  // into the zeroed gathered rows
+    gather_tokens(forward, "moe.combine_reduce_scatter", CollectiveKind::ReduceScatter);
+  } else {
+    comm(forward, "moe.tp_reduce_scatter", CollectiveKind::ReduceScatter);
+    comm(forward, "moe.combine_all_to_all", CollectiveKind::AllToAll);
+    forward.push_back(
+        elementwise("moe.unpermute.fwd", ComputeKind::Elementwise, Pass::Forward, d, slots, 1, 1, 1));
+  }
   if (m.moe_latent > 0) gemm_forward(forward, up, d, d.shard.gemm);
 
   if (m.moe_latent > 0) {
     backward.push_back(gemm_data_grad(up, d, d.shard.gemm));
     gemm_weight_grad(backward, up, d, d.shard.gemm);
   }
-  backward.push_back(
-      elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d, slots, 1, 1, 1));
-  comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
-  comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
+  if (gather) {
+    gather_tokens(backward, "moe.combine_reduce_scatter.bwd", CollectiveKind::AllGather);
+    move_rows(backward, "moe.unpermute.bwd_data", Pass::BackwardData, arriving);
+  } else {
+    backward.push_back(elementwise("moe.unpermute.bwd_data", ComputeKind::Elementwise, Pass::BackwardData, d,
+                                   slots, 1, 1, 1));
+    comm(backward, "moe.combine_all_to_all.bwd", CollectiveKind::AllToAll);
+    comm(backward, "moe.tp_all_gather.bwd", CollectiveKind::AllGather);
+  }
   if (sort_chunks) move_rows(backward, "moe.unsort_chunks.bwd_data", Pass::BackwardData, arriving);
   if (m.bias && pytorch_experts)
     add_fc2_bias(backward, Pass::BackwardData, d, arriving, width, local_experts);
@@ -189,11 +233,18 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
   launch_per_local_expert(forward, experts_forward, local_experts);
   launch_per_local_expert(backward, experts_backward, local_experts);
   if (sort_chunks) move_rows(backward, "moe.sort_chunks.bwd_data", Pass::BackwardData, arriving);
-  comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
-  control(backward, "moe.probs_all_to_all.bwd", CollectiveKind::AllToAll, probs_bytes);
-  comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
-  move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
-  backward.back().graph |= kGraphMoePreprocess;
+  if (gather) {
+    move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, gathered);  // into the gathered rows
+    backward.back().graph |= kGraphMoePreprocess;
+    gather_tokens(backward, "moe.dispatch_all_gather.bwd", CollectiveKind::ReduceScatter);
+    gather_routing(backward, "moe.routing_all_gather.bwd", CollectiveKind::ReduceScatter);
+  } else {
+    comm(backward, "moe.tp_reduce_scatter.bwd", CollectiveKind::ReduceScatter);
+    control(backward, "moe.probs_all_to_all.bwd", CollectiveKind::AllToAll, probs_bytes);
+    comm(backward, "moe.dispatch_all_to_all.bwd", CollectiveKind::AllToAll);
+    move_rows(backward, "moe.permute.bwd_data", Pass::BackwardData, dispatched);
+    backward.back().graph |= kGraphMoePreprocess;
+  }
   if (m.moe_latent > 0) {
     backward.push_back(gemm_data_grad(down, d, d.shard.gemm));
     gemm_weight_grad(backward, down, d, d.shard.gemm);

@@ -247,6 +247,8 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
   if (c.overlap_moe_expert_parallel_comm) {
     const std::string flag = "--overlap-moe-expert-parallel-comm: ";
     require_feasible(c.ep > 1, flag + "needs expert parallelism (--ep > 1)");
+    require_feasible(c.moe_dispatcher != TokenDispatcher::AllGather,
+                     flag + "needs the alltoall or flex token dispatcher, not allgather");
     require_feasible(c.pp == 1 || c.vpp > 1, flag + "with --pp > 1 needs virtual stages (--vpp > 1)");
     require_feasible(c.schedule != PipelineSchedule::GPipe, flag + "runs on the 1F1B schedules, not GPipe");
     require_feasible(c.recompute != Recompute::Full, flag + "does not run with full recomputation");

@@ -14,6 +14,7 @@
 #include "simulator/workload/host_profile.h"
 #include "simulator/workload/precision.h"
 #include "simulator/workload/recompute_modules.h"
+#include "simulator/workload/token_dispatcher.h"
 
 namespace simtrain::workload {
 
@@ -143,10 +144,9 @@ struct ParallelConfig {
   // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
   // per MoE layer's forward pass.
   bool moe_pad_to_capacity = false;
-  // Megatron's --moe-token-dispatcher-type flex (DeepEP's or HybridEP's kernels): the token all-to-alls send
-  // each token once to every node holding one of its experts and fan it out over NVLink there
-  // (trace::NodeDedupRouting). alltoall (false) sends it once per chosen expert, through NCCL.
-  bool moe_flex_dispatcher = false;
+  // Megatron's --moe-token-dispatcher-type. simtrain's default is alltoall, which Megatron-Bridge's recipes
+  // and Megatron-LM's MoE examples set.
+  TokenDispatcher moe_dispatcher = TokenDispatcher::AllToAll;
   // Megatron-Core's use_transformer_engine_op_fuser: the routed experts' MLP runs as Transformer Engine's
   // fused grouped ops, biases and the clamped activation inside them. Off, TEGroupedMLP adds fc2's biases
   // and clamps the activation's input in PyTorch (moe_kernels.cc).

@@ -94,7 +94,10 @@ double communication_buffer_bytes(const TransformerConfig& m, const ParallelConf
   const double tokens = local_seq * c.micro_batch;
   if (c.sp && c.tp > 1) bytes += tokens * m.hidden * activation_bytes_per_element;
   if (c.pp > 1) bytes += 2 * tokens * m.hidden / (c.sp ? c.tp : 1) * activation_bytes_per_element;
-  if (p.has_moe) {
+  if (p.has_moe && c.moe_dispatcher == TokenDispatcher::AllGather) {
+    // The gathered tokens of the ETP x EP group, and the experts' outputs scattered back into as many rows.
+    bytes += 2 * tokens / c.tp * c.expert_tp() * c.ep * m.hidden * activation_bytes_per_element;
+  } else if (p.has_moe) {
     bytes += 2 * tokens * m.experts_per_token * c.capacity_factor * m.hidden * activation_bytes_per_element;
   }
   if (c.cp > 1) {

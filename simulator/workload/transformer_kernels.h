@@ -12,6 +12,7 @@
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/precision.h"
 #include "simulator/workload/recompute_modules.h"
+#include "simulator/workload/token_dispatcher.h"
 
 namespace simtrain::workload {
 
@@ -54,8 +55,8 @@ struct LayerSharding {
   // Megatron's --moe-pad-expert-input-to-capacity: every expert gets capacity_factor x its even share of
   // slots, so the dispatcher knows its shapes without reading the routing back to the host.
   bool moe_pad_to_capacity = false;
-  bool moe_flex_dispatcher = false;  // ParallelConfig::moe_flex_dispatcher
-  bool te_op_fuser = false;          // ParallelConfig::te_op_fuser
+  TokenDispatcher moe_dispatcher = TokenDispatcher::AllToAll;      // ParallelConfig::moe_dispatcher
+  bool te_op_fuser = false;                                        // ParallelConfig::te_op_fuser
   CrossEntropyFusion cross_entropy = CrossEntropyFusion::Unfused;  // ParallelConfig::cross_entropy_fusion
 };
 

@@ -177,8 +177,11 @@ expect_error "padding to capacity without a capacity" "--moe-pad-expert-input-to
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity
 expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: must be in (0, 64], got 0.000000" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 0
-expect_error "an unknown token dispatcher" "--moe-token-dispatcher-type: unknown dispatcher 'deepep' (alltoall, flex)" \
+expect_error "an unknown token dispatcher" "--moe-token-dispatcher-type: unknown dispatcher 'deepep' (alltoall, allgather, flex)" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-token-dispatcher-type deepep
+expect_infeasible "the combined 1F1B with the all-gather dispatcher" \
+  "--overlap-moe-expert-parallel-comm: needs the alltoall or flex token dispatcher, not allgather" \
+  run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-token-dispatcher-type allgather --overlap-moe-expert-parallel-comm
 expect_error "more multi-token-prediction modules than the bound" "--mtp-layers: must be 0 to 16, got 17" \
   run --model deepseek-v3 --gpus 8 --ep 8 --mtp-layers 17
 

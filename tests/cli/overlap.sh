@@ -71,6 +71,25 @@ check "the flex dispatcher leaves less expert-parallel communication exposed acr
   less "$(exposed "$work/ep_flex.json" ep)" "$(exposed "$work/ep.json" ep)"
 check "the Result records it" python3 -c 'import json, sys
 assert json.load(open(sys.argv[1]))["inputs"]["workload"]["moe_token_dispatcher_type"] == "flex"' "$work/ep_flex.json"
+# Megatron-LM's default all-gather dispatcher brings every rank its expert group's tokens, all of them. Across
+# nodes that is each token once per node (NCCL's all-gather enters a node once), where the all-to-all sends
+# Qwen3's 8 copies: less to expose. Inside one node Mixtral's 2 copies per token are less than all 8 ranks'
+# tokens: more to expose.
+"$simtrain" run "${ep[@]}" --moe-token-dispatcher-type allgather --json "$work/ep_gather.json" \
+  --timeline "$work/ep_gather.trace.json" >/dev/null
+check "across nodes the all-gather dispatcher exposes less expert-parallel communication than 8 copies" \
+  less "$(exposed "$work/ep_gather.json" ep)" "$(exposed "$work/ep.json" ep)"
+check "... through all-gathers and reduce-scatters only" python3 -c 'import json, sys
+names = {e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"}
+assert any(n.endswith("moe.dispatch_all_gather") for n in names), sorted(names)[:20]
+assert any(n.endswith("moe.combine_reduce_scatter") for n in names)
+assert not any("all_to_all" in n for n in names)' "$work/ep_gather.trace.json"
+mixtral=(--model mixtral-8x7b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 8 --seq-len 4096
+  --precision amp-bf16 --distributed-optimizer --omit-wall-time)
+"$simtrain" run "${mixtral[@]}" --json "$work/mixtral.json" >/dev/null
+"$simtrain" run "${mixtral[@]}" --moe-token-dispatcher-type allgather --json "$work/mixtral_gather.json" >/dev/null
+check "inside one node it exposes more than the all-to-all's 2 copies of a token" \
+  less "$(exposed "$work/mixtral.json" ep)" "$(exposed "$work/mixtral_gather.json" ep)"
 one_node=(--model qwen3-30b-a3b --gpus 8 --platform dgx-b200 --ep 8 --micro-batch 1 --global-batch 8
   --seq-len 4096 --precision amp-bf16 --distributed-optimizer --omit-wall-time)
 # Inside one node no token crosses a NIC, and the flex dispatcher's kernels move less of the NVLink line than

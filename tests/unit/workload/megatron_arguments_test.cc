@@ -310,7 +310,7 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
                                          "--moe-router-force-load-balancing",
                                          "--moe-token-dispatcher-type",
                                          "alltoall"});
-  CHECK_FALSE(deepseek.config.moe_flex_dispatcher);
+  CHECK(deepseek.config.moe_dispatcher == TokenDispatcher::AllToAll);
   const TransformerConfig& t = deepseek.config.decoder->config;
   CHECK(t.shared_experts == 1);
   CHECK(t.first_moe_layer == 3);
@@ -334,13 +334,11 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                "128", "--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*2)"}),
       doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): expected 1 or ([0]*K+[1]*N)"), Error);
-  CHECK_THROWS_WITH_AS(
-      plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
-               "128", "--num-experts", "8", "--moe-token-dispatcher-type", "allgather"}),
-      doctest::Contains("--moe-token-dispatcher-type allgather: not modelled"), Error);
-  CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
-                 "128", "--num-experts", "8", "--moe-token-dispatcher-type", "flex"})
-            .config.moe_flex_dispatcher);
+  for (const auto& [name, dispatcher] :
+       {std::pair{"allgather", TokenDispatcher::AllGather}, std::pair{"flex", TokenDispatcher::Flex}})
+    CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+                   "128", "--num-experts", "8", "--moe-token-dispatcher-type", name})
+              .config.moe_dispatcher == dispatcher);
   CHECK(plan_of({"--bf16", "--grad-reduce-in-bf16"}).config.grad_reduce_in_bf16);
   CHECK_FALSE(plan_of({"--bf16"}).config.grad_reduce_in_bf16);
 }

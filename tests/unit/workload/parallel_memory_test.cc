@@ -255,6 +255,15 @@ TEST_CASE("expert parallelism divides the routed experts; their states shard ove
   const ParallelMemoryEstimate z = estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8);
   const double experts = 32 * expert;
   CHECK(z.optimizer_states_bytes == simtrain::testing::Approx(12 * ((z.parameters - experts) / 8 + experts)));
+  // The dispatch buffers: the all-to-all's two copies of each token's routed rows (top-2), the all-gather's
+  // the gathered tokens of all 8 ranks and the outputs scattered back into as many rows.
+  c.zero = 0;
+  const double row = 2 * h;  // bf16
+  CHECK(estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8).communication_buffers_bytes ==
+        2 * 4096 * 2 * row);
+  c.moe_dispatcher = TokenDispatcher::AllGather;
+  CHECK(estimate_parallel_memory(mixtral_8x7b(), c, 4096, 8).communication_buffers_bytes ==
+        2 * 4096 * 8 * row);
 }
 
 TEST_CASE("communication buffers: none for plain Megatron, gathered layers for ZeRO-3, fixed workspace") {

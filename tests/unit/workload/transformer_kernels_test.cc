@@ -338,7 +338,7 @@ TEST_CASE("padded to capacity the dispatcher gathers no token counts; the flex d
   CHECK(named(padded, "moe.token_counts_all_gather") == 0);
   CHECK(named(padded, "moe.probs_all_to_all") == 2);
   s.moe_pad_to_capacity = false;
-  s.moe_flex_dispatcher = true;
+  s.moe_dispatcher = TokenDispatcher::Flex;
   const LayerSteps flex = transformer_layer_steps(m, s, true);
   CHECK(named(flex, "moe.token_counts_all_gather") + named(flex, "moe.probs_all_to_all") == 0);
 }
@@ -348,7 +348,7 @@ TEST_CASE("under the flex dispatcher the token all-to-alls carry their routing, 
   LayerSharding s = sharding(1, false, 1, 4096);
   s.ep = 4;
   const LayerSteps nccl = transformer_layer_steps(m, s, true);
-  s.moe_flex_dispatcher = true;
+  s.moe_dispatcher = TokenDispatcher::Flex;
   const LayerSteps flex = transformer_layer_steps(m, s, true);
   int routed = 0;
   for (const std::vector<LayerStep>* steps : {&flex.forward, &flex.backward})
@@ -397,11 +397,49 @@ TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirror
   for (const auto& step : one_expert.forward) CHECK(step.name.find("sort_chunks") == std::string::npos);
   // The flex dispatcher permutes once on each side and never sorts by chunk.
   s.ep = 4;
-  s.moe_flex_dispatcher = true;
+  s.moe_dispatcher = TokenDispatcher::Flex;
   const LayerSteps flex = transformer_layer_steps(m, s, true);
   CHECK(find(flex.forward, "moe.permute.fwd").kernel.bytes == 2 * 4096.0 * 8192 * 2);
   for (const auto* steps : {&flex.forward, &flex.backward})
     for (const auto& step : *steps) CHECK(step.name.find("sort_chunks") == std::string::npos);
+}
+
+TEST_CASE("the all-gather dispatcher gathers its ETP x EP group's tokens and reduce-scatters the outputs") {
+  const TransformerConfig m = with_mixtral_experts(llama3_70b());
+  LayerSharding s = sharding(2, true, 1, 4096);
+  s.ep = 4;
+  const LayerSteps a2a = transformer_layer_steps(m, s, true);
+  s.moe_dispatcher = TokenDispatcher::AllGather;
+  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  // 2048 tokens per TP rank, gathered over TP (2) then EP (4): 16384 rows of 8192 bf16 values.
+  const double row = 8192.0 * 2, gathered = 16384;
+  CHECK(find(layer.forward, "moe.dispatch_all_gather.etp").collective == trace::CollectiveKind::AllGather);
+  CHECK(find(layer.forward, "moe.dispatch_all_gather.etp").bytes == 4096 * row);
+  CHECK(find(layer.forward, "moe.dispatch_all_gather").group == LayerGroup::ExpertParallel);
+  CHECK(find(layer.forward, "moe.dispatch_all_gather").bytes == gathered * row);
+  CHECK(find(layer.forward, "moe.combine_reduce_scatter").collective == trace::CollectiveKind::ReduceScatter);
+  CHECK(find(layer.forward, "moe.combine_reduce_scatter").bytes == gathered * row);
+  CHECK(find(layer.backward, "moe.combine_reduce_scatter.bwd").collective ==
+        trace::CollectiveKind::AllGather);
+  CHECK(find(layer.backward, "moe.dispatch_all_gather.bwd").collective ==
+        trace::CollectiveKind::ReduceScatter);
+  // The routing: every expert's fp32 probability and its map entry per gathered token; its gradient back.
+  CHECK(find(layer.forward, "moe.routing_all_gather").bytes == gathered * 8 * 5);
+  CHECK(find(layer.backward, "moe.routing_all_gather.bwd").bytes == gathered * 8 * 4);
+  // The 8192 rows routed to the rank's experts come out of the gathered ones, the host reading their count
+  // back first; the outputs go into all 16384 rows.
+  CHECK(find(layer.forward, "moe.permute.fwd").kernel.bytes == 2 * 8192 * row);
+  CHECK(find(layer.forward, "moe.permute.fwd").host_waits);
+  CHECK(find(layer.forward, "moe.unpermute.fwd").kernel.bytes == 2 * gathered * row);
+  CHECK(find(layer.backward, "moe.permute.bwd_data").kernel.bytes == 2 * gathered * row);
+  // The experts compute what they do under the all-to-all dispatcher; nothing goes all-to-all or is sorted.
+  CHECK(find(layer.forward, "moe.experts.fc1.fwd").kernel.shape ==
+        find(a2a.forward, "moe.experts.fc1.fwd").kernel.shape);
+  for (const auto* steps : {&layer.forward, &layer.backward})
+    for (const auto& step : *steps) {
+      CHECK(step.collective != trace::CollectiveKind::AllToAll);
+      CHECK(step.name.find("sort_chunks") == std::string::npos);
+    }
 }
 
 TEST_CASE("without the op fuser GPT-OSS's experts clamp in PyTorch and add fc2's biases expert by expert") {
