@@ -70,6 +70,15 @@ TransformerConfig with_mixtral_experts(TransformerConfig m) {
   return m;
 }
 
+// Those experts on Llama-3 70B's layer of 4096 tokens over EP 4 (TP `tp`, sequence-parallel when above 1),
+// dispatched by `dispatcher`.
+LayerSteps ep4_mixtral_layer(int tp, TokenDispatcher dispatcher = TokenDispatcher::AllToAll) {
+  LayerSharding s = sharding(tp, tp > 1, 1, 4096);
+  s.ep = 4;
+  s.moe_dispatcher = dispatcher;
+  return transformer_layer_steps(with_mixtral_experts(llama3_70b()), s, true);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -344,12 +353,7 @@ TEST_CASE("padded to capacity the dispatcher gathers no token counts; the flex d
 }
 
 TEST_CASE("under the flex dispatcher the token all-to-alls carry their routing, the bytes unchanged") {
-  const TransformerConfig m = with_mixtral_experts(llama3_70b());
-  LayerSharding s = sharding(1, false, 1, 4096);
-  s.ep = 4;
-  const LayerSteps nccl = transformer_layer_steps(m, s, true);
-  s.moe_dispatcher = TokenDispatcher::Flex;
-  const LayerSteps flex = transformer_layer_steps(m, s, true);
+  const LayerSteps nccl = ep4_mixtral_layer(1), flex = ep4_mixtral_layer(1, TokenDispatcher::Flex);
   int routed = 0;
   for (const std::vector<LayerStep>* steps : {&flex.forward, &flex.backward})
     for (const LayerStep& step : *steps) {
@@ -405,12 +409,7 @@ TEST_CASE("the all-to-all dispatcher permutes, sorts by local expert, and mirror
 }
 
 TEST_CASE("the all-gather dispatcher gathers its ETP x EP group's tokens and reduce-scatters the outputs") {
-  const TransformerConfig m = with_mixtral_experts(llama3_70b());
-  LayerSharding s = sharding(2, true, 1, 4096);
-  s.ep = 4;
-  const LayerSteps a2a = transformer_layer_steps(m, s, true);
-  s.moe_dispatcher = TokenDispatcher::AllGather;
-  const LayerSteps layer = transformer_layer_steps(m, s, true);
+  const LayerSteps a2a = ep4_mixtral_layer(2), layer = ep4_mixtral_layer(2, TokenDispatcher::AllGather);
   // 2048 tokens per TP rank, gathered over TP (2) then EP (4): 16384 rows of 8192 bf16 values.
   const double row = 8192.0 * 2, gathered = 16384;
   CHECK(find(layer.forward, "moe.dispatch_all_gather.etp").collective == trace::CollectiveKind::AllGather);
