@@ -1,6 +1,7 @@
 // The generic decoder-only language model, laid out from a TransformerConfig: multi-head or grouped-query
 // attention, plain or gated MLPs, dense or mixture-of-experts layers, named as Megatron-Core's GPTModel names
 // its modules (these are the models people train with Megatron-style parallelism).
+#include <algorithm>
 #include <string>
 
 #include "common/error.h"
@@ -120,10 +121,12 @@ Model decoder(const DecoderSpec& spec) {
   const TransformerConfig& t = spec.config;
   // The zoo's tables and the TOML reader validate shapes field by field; this guards the builder itself.
   const bool moe_ok =
-      t.experts == 0 || (t.experts_per_token > 0 && t.experts_per_token <= t.experts &&
-                         t.moe_ffn_hidden > 0 && t.shared_experts >= 0 && t.first_moe_layer >= 0 &&
-                         t.first_moe_layer < t.layers && t.moe_layer_step >= 1);
-  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1;
+      t.experts == 0 ||
+      (t.experts_per_token > 0 && t.experts_per_token <= t.experts && t.moe_ffn_hidden > 0 &&
+       t.shared_experts >= 0 && t.first_moe_layer >= 0 && t.first_moe_layer < t.layers &&
+       t.moe_layer_step >= 1 && (t.moe_layers.empty() || static_cast<int>(t.moe_layers.size()) == t.layers));
+  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1 ||
+                               std::find(t.moe_layers.begin(), t.moe_layers.end(), 0) != t.moe_layers.end();
   const bool mla_ok = t.kv_lora_rank == 0 || (t.q_lora_rank >= 0 && t.qk_nope_head_dim > 0 &&
                                               t.qk_rope_head_dim > 0 && t.v_head_dim > 0);
   const bool hybrid_ok =

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/moe_layer_pattern.h"
 #include "simulator/workload/pipeline_layout.h"
 
 namespace simtrain::workload {
@@ -241,21 +242,19 @@ class Reader {
   const GivenOption& given_;
 };
 
-// --moe-layer-freq: 1 (every layer MoE) or Megatron's pattern "([0]*k+[1]*n)" with k + n layers, the first k
-// dense (DeepSeek-V3: ([0]*3+[1]*58)). Other patterns (MoE every n-th layer) are not modelled.
-int first_moe_layer(const Reader& in, int layers) {
+// --moe-layer-freq: which layers are MoE layers (moe_layer_pattern.h); as TransformerConfig::first_moe_layer
+// where the pattern is K dense layers and then MoE layers only (DeepSeek-V3's ([0]*3+[1]*58)), else as the
+// explicit list.
+void read_moe_layers(const Reader& in, TransformerConfig& t) {
   const std::string* text = in.value("moe-layer-freq");
-  if (!text || *text == "1") return 0;
-  std::string compact;
-  for (char ch : *text)
-    if (ch != ' ' && ch != '\'' && ch != '"') compact += ch;
-  int dense = 0, moe = 0;
-  if (std::sscanf(compact.c_str(), "([0]*%d+[1]*%d)", &dense, &moe) == 2 && dense >= 0 && moe > 0 &&
-      dense + moe == layers &&
-      compact == "([0]*" + std::to_string(dense) + "+[1]*" + std::to_string(moe) + ")")
-    return dense;
-  throw Error("--moe-layer-freq " + *text + ": expected 1 or ([0]*K+[1]*N) with K + N = --num-layers " +
-              std::to_string(layers));
+  if (!text) return;
+  std::vector<std::uint8_t> pattern = moe_layer_pattern(*text, t.layers);
+  const auto first = std::find(pattern.begin(), pattern.end(), 1);
+  if (first == pattern.end()) throw Error("--moe-layer-freq " + *text + ": no MoE layer among the experts'");
+  if (std::all_of(first, pattern.end(), [](std::uint8_t moe) { return moe == 1; }))
+    t.first_moe_layer = static_cast<int>(first - pattern.begin());
+  else
+    t.moe_layers = std::move(pattern);
 }
 
 // --window-size: Megatron's (left, right) tuple, "(128,0)", or a plain left size; a causal model attends
@@ -381,7 +380,7 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
                     ": not a multiple of the expert width " + std::to_string(t.moe_ffn_hidden));
       t.shared_experts = *shared / t.moe_ffn_hidden;
     }
-    t.first_moe_layer = first_moe_layer(in, t.layers);
+    read_moe_layers(in, t);
     t.moe_latent = in.integer("moe-latent-size").value_or(0);
   } else {
     for (const char* moe : {"moe-ffn-hidden-size", "moe-shared-expert-intermediate-size", "moe-layer-freq",

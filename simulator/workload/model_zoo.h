@@ -62,6 +62,9 @@ struct TransformerConfig {
   int shared_experts = 0;  // always-active experts (DeepSeek-style)
   int first_moe_layer = 0;
   int moe_layer_step = 1;
+  // An explicit pattern instead, one entry per layer, 1 for MoE (Megatron's --moe-layer-freq where
+  // first_moe_layer and moe_layer_step cannot say it: moe_layer_pattern.h). Empty: those two say.
+  std::vector<std::uint8_t> moe_layers;
   // Latent MoE (Nemotron 3 Super; Megatron's moe_latent_size) when > 0: each MoE layer projects its tokens
   // from hidden to this width before the dispatch (fc1_latent_proj) and back after the combine
   // (fc2_latent_proj), so the all-to-alls and the routed experts work in it; the router and the shared

@@ -49,6 +49,9 @@ char hybrid_block(const TransformerConfig& model, int index) {
 
 bool is_moe_layer(const TransformerConfig& model, int index) {
   if (!model.hybrid_pattern.empty()) return hybrid_block(model, index) == 'E';
+  if (!model.moe_layers.empty())
+    return model.experts > 0 && index >= 0 && static_cast<std::size_t>(index) < model.moe_layers.size() &&
+           model.moe_layers[static_cast<std::size_t>(index)] != 0;
   if (model.experts <= 0 || index < model.first_moe_layer) return false;
   const int step = std::max(1, model.moe_layer_step);
   return (index - model.first_moe_layer + 1) % step == 0;

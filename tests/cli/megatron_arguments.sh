@@ -100,6 +100,17 @@ check "it costs more than none and less than all 12 layers" python3 -c '
 import json, sys
 none, block, full = (json.load(open(f))["iteration_time_s"] for f in sys.argv[1:])
 assert none < block < full, (none, block, full)' "$work/none.json" "$work/block.json" "$work/all.json"
+# --moe-layer-freq as Megatron evaluates it: every layer, every other one from layer 0, or a list expression
+# with one MoE layer in four; fewer MoE layers, less expert-parallel work.
+moe=(run --gpus 8 --platform dgx-h100 --num-layers 8 --hidden-size 2048 --num-attention-heads 16 --seq-length 4096
+  --max-position-embeddings 4096 --num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 8
+  --micro-batch-size 1 --global-batch-size 8 --bf16 --omit-wall-time)
+"$simtrain" "${moe[@]}" --moe-layer-freq 1 --json "$work/moe_all.json" >/dev/null
+"$simtrain" "${moe[@]}" --moe-layer-freq 2 --json "$work/moe_half.json" >/dev/null
+"$simtrain" "${moe[@]}" --moe-layer-freq "([1]*1+[0]*3)*2" --json "$work/moe_quarter.json" >/dev/null
+check "MoE on every layer, every other one and one in four: each step shorter" python3 -c 'import json, sys
+t = [json.load(open(f))["iteration_time_s"] for f in sys.argv[1:]]
+assert t[0] > t[1] > t[2], t' "$work/moe_all.json" "$work/moe_half.json" "$work/moe_quarter.json"
 expect_error "Megatron's prerequisites of a parameter-gather overlap" \
   "--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather

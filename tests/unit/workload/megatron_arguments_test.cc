@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "simulator/workload/megatron_arguments.h"
 #include "simulator/workload/model_zoo.h"
+#include "simulator/workload/transformer_kernels.h"
 
 namespace simtrain::workload {
 namespace {
@@ -333,7 +334,14 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
   CHECK_THROWS_WITH_AS(
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                "128", "--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*2)"}),
-      doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): expected 1 or ([0]*K+[1]*N)"), Error);
+      doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): 3 layers, --num-layers says 4"), Error);
+  // Every other layer MoE from layer 0 (Megatron's integer 2): an explicit pattern, half the layers routed.
+  const MegatronPlan alternate =
+      plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
+               "128", "--num-experts", "8", "--moe-layer-freq", "2"});
+  CHECK(alternate.config.decoder->config.moe_layers == std::vector<std::uint8_t>{1, 0, 1, 0});
+  CHECK(is_moe_layer(alternate.config.decoder->config, 0));
+  CHECK_FALSE(is_moe_layer(alternate.config.decoder->config, 1));
   for (const auto& [name, dispatcher] :
        {std::pair{"allgather", TokenDispatcher::AllGather}, std::pair{"flex", TokenDispatcher::Flex}})
     CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
