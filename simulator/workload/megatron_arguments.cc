@@ -250,7 +250,8 @@ void read_moe_layers(const Reader& in, TransformerConfig& t) {
   if (!text) return;
   std::vector<std::uint8_t> pattern = moe_layer_pattern(*text, t.layers);
   const auto first = std::find(pattern.begin(), pattern.end(), 1);
-  if (first == pattern.end()) throw Error("--moe-layer-freq " + *text + ": no MoE layer among the experts'");
+  if (first == pattern.end())
+    throw Error("--moe-layer-freq " + *text + ": makes no layer a MoE layer, with --num-experts given");
   if (std::all_of(first, pattern.end(), [](std::uint8_t moe) { return moe == 1; }))
     t.first_moe_layer = static_cast<int>(first - pattern.begin());
   else

@@ -342,6 +342,9 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
   CHECK(alternate.config.decoder->config.moe_layers == std::vector<std::uint8_t>{1, 0, 1, 0});
   CHECK(is_moe_layer(alternate.config.decoder->config, 0));
   CHECK_FALSE(is_moe_layer(alternate.config.decoder->config, 1));
+  CHECK_THROWS_WITH_AS(plan_of({"--num-layers", "2", "--hidden-size", "512", "--num-attention-heads", "8",
+                                "--seq-length", "128", "--num-experts", "8", "--moe-layer-freq", "[0,0]"}),
+                       doctest::Contains("--moe-layer-freq [0,0]: makes no layer a MoE layer"), Error);
   for (const auto& [name, dispatcher] :
        {std::pair{"allgather", TokenDispatcher::AllGather}, std::pair{"flex", TokenDispatcher::Flex}})
     CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
