@@ -64,7 +64,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
   graph nothing.
 Megatron-Bridge's recipes run with sequence parallelism whenever TP > 1, the distributed optimizer,
 overlapped gradient reduction (simtrain's default; NO_OVERLAP_GRAD_REDUCE lists the exception) and no
-activation recomputation beyond the recipes' modules (RECOMPUTE; the table never says). Every row is
+activation recomputation beyond the recipes' modules (RECOMPUTE) and layers (BLOCK_RECOMPUTE; the table never
+says). Every row is
 simulated whatever its memory (--allow-oom), and since the table's runs fit, each row's estimated peak over
 its GPU's memory is printed (the `memory` column) and counted where it exceeds 1; --max-memory-ratio fails
 the run above a bound.
@@ -258,6 +259,23 @@ RECOMPUTE_RELEASES = {
     # v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1
     ("26.06", "DGX-H100", "Nemotron_3_Nano", "FP8"): ["moe", "layernorm", "core_attn", "moe_act"],
 }
+
+
+# Full recomputation of the first N layers of each model chunk (Megatron's recompute_method "block"), as the
+# row's recipe sets it: (model, systems, precisions, N). perf_recipes/llama/h100/llama3.py
+# llama3_8b_pretrain_8gpu_h100_fp8cs_config at commit 067f987, and every release's
+# LLAMA3_8B_H100_FP8_CS_BASE_CONFIG before it (v0.2.0 scripts/performance/configs/llama3/
+# workload_base_configs.py: recompute_num_layers=5, which utils/helpers.py's set_recompute_overrides turns
+# into recompute_granularity "full" and recompute_method "block"). The table's other rows recompute no
+# layer in full (the 405B NVFP4 V1 presets' recompute_num_layers=1 are of 128 GPUs; its V2 presets of the
+# rows' 256 set None).
+BLOCK_RECOMPUTE = [
+    ("LLAMA3_8B", {"DGX-H100"}, FP8_CS, 5),
+]
+
+
+def block_recompute_layers(row):
+    return next((layers for *entry, layers in BLOCK_RECOMPUTE if recipe_matches(row, *entry)), 0)
 
 
 def recompute_modules(row):
@@ -660,6 +678,8 @@ def run_args(row, host=True):
     args += ["--grad-reduce-in-bf16", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te"]
     if recompute_modules(row):
         args += ["--recompute", "selective", "--recompute-modules", ",".join(recompute_modules(row))]
+    if (layers := block_recompute_layers(row)):
+        args += ["--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", str(layers)]
     if (kept := bf16_layers(row)):
         start, end = kept
         args += ["--first-last-layers-bf16", "--num-layers-at-start-in-bf16", str(start),
