@@ -248,7 +248,12 @@ class Reader {
 void read_moe_layers(const Reader& in, TransformerConfig& t) {
   const std::string* text = in.value("moe-layer-freq");
   if (!text) return;
-  std::vector<std::uint8_t> pattern = moe_layer_pattern(*text, t.layers);
+  std::vector<std::uint8_t> pattern;
+  try {
+    pattern = moe_layer_pattern(*text, t.layers);
+  } catch (const Error& e) {
+    throw Error("--moe-layer-freq " + *text + ": " + e.what());
+  }
   const auto first = std::find(pattern.begin(), pattern.end(), 1);
   if (first == pattern.end())
     throw Error("--moe-layer-freq " + *text + ": makes no layer a MoE layer, with --num-experts given");

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <initializer_list>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "common/file_io.h"
 #include "common/suggest.h"
 #include "common/toml_parse.h"
+#include "simulator/workload/moe_layer_pattern.h"
 #include "simulator/workload/zoo_builders.h"
 
 namespace simtrain::workload {
@@ -98,10 +100,11 @@ class Section {
   std::string name_;
 };
 
-// [moe]: every layer from first_moe_layer on routes each token to experts_per_token of `experts`.
+// [moe]: every layer from first_moe_layer on (every layer_step-th of them, or those layer_freq names in
+// Megatron's syntax) routes each token to experts_per_token of `experts`.
 void read_moe(const Section& moe, TransformerConfig& t) {
   moe.only_keys({"experts", "experts_per_token", "moe_ffn_hidden", "shared_experts", "first_moe_layer",
-                 "latent", "layer_step", "clamped_quick_geglu"});
+                 "latent", "layer_step", "layer_freq", "clamped_quick_geglu"});
   t.experts = moe.integer("experts");
   t.experts_per_token = moe.integer("experts_per_token");
   if (t.experts_per_token > t.experts) {
@@ -117,6 +120,21 @@ void read_moe(const Section& moe, TransformerConfig& t) {
   if (t.first_moe_layer >= t.layers) {
     moe.fail("first_moe_layer", "must be less than layers = " + std::to_string(t.layers) + ", got " +
                                     std::to_string(t.first_moe_layer));
+  }
+  if (moe.has("layer_freq")) {
+    if (moe.has("first_moe_layer") || moe.has("layer_step"))
+      moe.fail("layer_freq", "give it or first_moe_layer and layer_step, not both");
+    const toml::node& node = moe.require("layer_freq");
+    if (!node.is_string() && !node.is_integer()) moe.fail("layer_freq", "expected an integer or a string");
+    const std::string text =
+        node.is_string() ? node.as_string()->get() : std::to_string(node.as_integer()->get());
+    try {
+      t.moe_layers = moe_layer_pattern(text, t.layers);
+    } catch (const Error& e) {
+      moe.fail("layer_freq", e.what());
+    }
+    if (std::find(t.moe_layers.begin(), t.moe_layers.end(), 1) == t.moe_layers.end())
+      moe.fail("layer_freq", "makes no layer a MoE layer");
   }
 }
 
@@ -220,10 +238,13 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
       model.fail("hybrid_pattern", "Mamba layers (M) need a [mamba] table");
     if (t.hybrid_pattern.find('E') != std::string::npos && !document.contains("moe"))
       model.fail("hybrid_pattern", "MoE layers (E) need a [moe] table");
+    if (!t.moe_layers.empty())
+      model.fail("hybrid_pattern", "its E blocks say which layers are MoE: give it or [moe] layer_freq");
   }
   if (document.contains("mamba")) read_mamba(Section(*document["mamba"].as_table(), origin, "mamba"), t);
   // A model whose every layer is MoE needs no dense width: it defaults to the experts' width.
-  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1;
+  const bool has_dense_layer = t.experts == 0 || t.first_moe_layer > 0 || t.moe_layer_step > 1 ||
+                               std::find(t.moe_layers.begin(), t.moe_layers.end(), 0) != t.moe_layers.end();
   t.ffn_hidden = has_dense_layer || model.has("ffn_hidden") ? model.integer("ffn_hidden") : t.moe_ffn_hidden;
 
   spec.seq_len = options.seq_len > 0 ? options.seq_len : file_seq_len;

@@ -101,8 +101,7 @@ class PatternReader {
   }
 
   [[noreturn]] void fail(const std::string& why) const {
-    throw Error("--moe-layer-freq " + text_ + ": " + why + " (a whole number, or a list expression as " +
-                "([0]*3+[1]*58))");
+    throw Error(why + " (a whole number, or a list expression as ([0]*3+[1]*58))");
   }
 
   std::string text_;
@@ -120,16 +119,14 @@ std::vector<std::uint8_t> moe_layer_pattern(const std::string& text, int layers)
     int every = 0;
     const auto [end, error] = std::from_chars(compact.data(), compact.data() + compact.size(), every);
     if (error != std::errc() || end != compact.data() + compact.size() || every < 1)
-      throw Error("--moe-layer-freq " + text +
-                  ": expected a whole number of at least 1, or a list expression " + "as ([0]*3+[1]*58)");
+      throw Error("expected a whole number of at least 1, or a list expression as ([0]*3+[1]*58)");
     std::vector<std::uint8_t> out(static_cast<std::size_t>(std::max(0, layers)));
     for (int i = 0; i < layers; ++i) out[static_cast<std::size_t>(i)] = i % every == 0;
     return out;
   }
   std::vector<std::uint8_t> out = PatternReader(compact, layers).read();
   if (static_cast<int>(out.size()) != layers)
-    throw Error("--moe-layer-freq " + text + ": " + std::to_string(out.size()) +
-                " layers, --num-layers says " + std::to_string(layers));
+    throw Error(std::to_string(out.size()) + " layers where the model has " + std::to_string(layers));
   return out;
 }
 

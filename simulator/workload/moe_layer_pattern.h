@@ -11,9 +11,10 @@ namespace simtrain::workload {
 // 0, N, 2N, ... MoE layers and the rest dense; a Python list expression gives one entry per layer, 1 for MoE
 // ("([0]*3+[1]*58)": DeepSeek-V3's three dense layers first; "([1]*3+[0]*1)*3"; "[1,0,1,0]"). This reads the
 // expressions Megatron's help and examples write: lists of 0 and 1, repetition by a whole number on either
-// side, concatenation and parentheses. Returns one flag per layer. Throws Error naming --moe-layer-freq
-// when the text is not such an expression or its length is not `layers`; no list is built longer than
-// `layers`, nor nested deeper than 64.
+// side, concatenation and parentheses. Returns one flag per layer. Throws Error saying why (for the caller to
+// put after the option's or key's name) when the text is not such an expression or its length is not
+// `layers`; no list is built longer than `layers`, nor nested deeper than 64. Megatron's --moe-layer-freq and
+// a model file's [moe] layer_freq read it.
 std::vector<std::uint8_t> moe_layer_pattern(const std::string& text, int layers);
 
 }  // namespace simtrain::workload

@@ -334,7 +334,7 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
   CHECK_THROWS_WITH_AS(
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                "128", "--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*2)"}),
-      doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): 3 layers, --num-layers says 4"), Error);
+      doctest::Contains("--moe-layer-freq ([0]*1+[1]*2): 3 layers where the model has 4"), Error);
   // Every other layer MoE from layer 0 (Megatron's integer 2): an explicit pattern, half the layers routed.
   const MegatronPlan alternate =
       plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",

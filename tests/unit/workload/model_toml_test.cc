@@ -162,6 +162,22 @@ TEST_CASE("a file's [moe] table sets the experts; an all-MoE model needs no ffn_
   CHECK(all_moe.transformer->ffn_hidden == 352);
 }
 
+TEST_CASE("[moe] layer_freq names the MoE layers as Megatron's --moe-layer-freq does") {
+  const Model every_other = parse_model_toml(with("first_moe_layer = 1", "layer_freq = 2"), "every.toml");
+  CHECK(every_other.transformer->moe_layers == std::vector<std::uint8_t>{1, 0, 1, 0});
+  const Model listed =
+      parse_model_toml(with("first_moe_layer = 1", "layer_freq = \"[0]*1+[1]*2+[0]\""), "listed.toml");
+  CHECK(listed.transformer->moe_layers == std::vector<std::uint8_t>{0, 1, 1, 0});
+  // Two MoE layers each leave two experts of 3 x 256 x 352 idle per token.
+  CHECK(listed.parameters() - listed.active_parameters() == 2 * 2 * 3 * 256.0 * 352);
+  check_error(with("first_moe_layer = 1", "layer_freq = \"[1]*3\""), 17, "moe.layer_freq",
+              "3 layers where the model has 4");
+  check_error(with("first_moe_layer = 1", "layer_freq = \"[0]*4\""), 17, "moe.layer_freq",
+              "makes no layer a MoE layer");
+  check_error(with("first_moe_layer = 1", "first_moe_layer = 1\nlayer_freq = 2"), 18, "moe.layer_freq",
+              "give it or first_moe_layer and layer_step, not both");
+}
+
 TEST_CASE("bad model files are errors naming file, line and section.key") {
   check_error(
       with("bias = false", "bais = false"), 12, "model.bais",
@@ -172,7 +188,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "chunk_skip_freq, qk_norm)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
-              "first_moe_layer, latent, layer_step, clamped_quick_geglu)");
+              "first_moe_layer, latent, layer_step, layer_freq, clamped_quick_geglu)");
   check_error(kValid + "[optimizer]\nlr = 1\n", 18, "optimizer",
               "unknown key (expected the tables [model] and, for a mixture of experts, [moe]; for "
               "multi-latent attention, [mla]; for a hybrid model, [mamba])");

@@ -42,12 +42,12 @@ TEST_CASE("list expressions: Megatron's help examples, repetition on either side
   CHECK(deepseek[3] == 1);
 }
 
-TEST_CASE("other text, a length other than the model's, or a list too long to build: one line") {
-  CHECK(error_of("([0]*1+[1]*2)", 4) == "--moe-layer-freq ([0]*1+[1]*2): 3 layers, --num-layers says 4");
-  CHECK(error_of("0", 4).find("--moe-layer-freq 0: expected a whole number of at least 1") == 0);
-  CHECK(error_of("[2,1]", 2).find("--moe-layer-freq [2,1]: expected 0 or 1 in a list") == 0);
-  CHECK(error_of("[1]*3+", 3).find("--moe-layer-freq [1]*3+: expected '['") == 0);
-  CHECK(error_of("__import__('os')", 3).find("--moe-layer-freq __import__") == 0);
+TEST_CASE("other text, a length other than the model's, or a list too long to build: why, in one line") {
+  CHECK(error_of("([0]*1+[1]*2)", 4) == "3 layers where the model has 4");
+  CHECK(error_of("0", 4).find("expected a whole number of at least 1") == 0);
+  CHECK(error_of("[2,1]", 2).find("expected 0 or 1 in a list") == 0);
+  CHECK(error_of("[1]*3+", 3).find("expected '['") == 0);
+  CHECK(error_of("__import__('os')", 3).find("expected a whole number") == 0);
   // Repetitions far beyond the model are refused before anything is built.
   CHECK(error_of("[1]*99999999999999999999", 4).find("expected a whole number") != std::string::npos);
   CHECK(error_of("[1]*1000000*1000000", 4).find("longer than the model's 4 layers") != std::string::npos);
