@@ -261,8 +261,9 @@ LayerSteps mlp_block(const TransformerConfig& m, const Dims& d, bool moe) {
   // Under torchtitan's op-level checkpointing a gated MLP's matmuls are the layer's fifth to seventh (gate,
   // up, down): up reruns; a plain one's sixth is its second (fc2).
   if (!moe && m.gated_mlp)
-    torchtitan_op_recompute(s.forward, mlp - 1, {},
-                            {Gemm{"mlp.up_proj", d.tokens, m.ffn_hidden / d.shard.tp, d.hidden}}, d);
+    torchtitan_op_recompute(
+        s.forward, mlp - 1, {},
+        {Gemm{"mlp.up_proj", d.tokens, static_cast<double>(m.ffn_hidden) / d.shard.tp, d.hidden}}, d);
   else if (!moe)
     torchtitan_op_recompute(s.forward, mlp - 1, {"mlp.fc2.fwd"}, {}, d);
   s.backward.insert(s.backward.end(), mlp_backward.begin(), mlp_backward.end());
