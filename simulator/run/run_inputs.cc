@@ -113,6 +113,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
         {"impl",
          c.cuda_graphs.impl == workload::CudaGraphs::Impl::FullIteration ? "full_iteration" : "per_layer"},
         {"scope", workload::cuda_graph_modules_string(c.cuda_graphs.modules)}};
+  if (c.fp8_param_gather) j["fp8_param_gather"] = true;
   if (c.moe_dispatcher != workload::TokenDispatcher::AllToAll)
     j["moe_token_dispatcher_type"] = std::string(workload::to_string(c.moe_dispatcher));
   if (c.te_op_fuser) j["use_transformer_engine_op_fuser"] = true;

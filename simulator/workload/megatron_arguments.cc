@@ -8,172 +8,13 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "simulator/workload/megatron_argument_names.h"
 #include "simulator/workload/model_zoo.h"
 #include "simulator/workload/moe_layer_pattern.h"
 #include "simulator/workload/pipeline_layout.h"
 
 namespace simtrain::workload {
 namespace {
-
-// How an argument is read: a switch, one value, or values up to the next option (--data-path takes a
-// weighted list of paths).
-enum class Arity { Switch, One, List };
-
-// What an argument does to a step's time: read below, or nothing (listed back to the user).
-enum class Effect { Read, None };
-
-struct KnownArgument {
-  const char* name;
-  Arity arity;
-  Effect effect;
-};
-
-constexpr KnownArgument kArguments[] = {
-    // Parallelism and batches.
-    {"tensor-model-parallel-size", Arity::One, Effect::Read},
-    {"pipeline-model-parallel-size", Arity::One, Effect::Read},
-    {"virtual-pipeline-model-parallel-size", Arity::One, Effect::Read},
-    {"num-layers-per-virtual-pipeline-stage", Arity::One, Effect::Read},
-    {"decoder-first-pipeline-num-layers", Arity::One, Effect::Read},
-    {"decoder-last-pipeline-num-layers", Arity::One, Effect::Read},
-    {"account-for-embedding-in-pipeline-split", Arity::Switch, Effect::Read},
-    {"account-for-loss-in-pipeline-split", Arity::Switch, Effect::Read},
-    {"pipeline-model-parallel-layout", Arity::One, Effect::Read},
-    {"context-parallel-size", Arity::One, Effect::Read},
-    {"expert-model-parallel-size", Arity::One, Effect::Read},
-    {"expert-tensor-parallel-size", Arity::One, Effect::Read},
-    {"sequence-parallel", Arity::Switch, Effect::Read},
-    {"micro-batch-size", Arity::One, Effect::Read},
-    {"global-batch-size", Arity::One, Effect::Read},
-    {"seq-length", Arity::One, Effect::Read},
-    {"use-distributed-optimizer", Arity::Switch, Effect::Read},
-    {"overlap-grad-reduce", Arity::Switch, Effect::Read},
-    {"overlap-param-gather", Arity::Switch, Effect::Read},
-    {"no-overlap-p2p-communication", Arity::Switch, Effect::Read},
-    {"tp-comm-overlap", Arity::Switch, Effect::Read},
-    {"overlap-moe-expert-parallel-comm", Arity::Switch, Effect::Read},
-    {"use-transformer-engine-op-fuser", Arity::Switch, Effect::Read},
-    {"grad-reduce-in-bf16", Arity::Switch, Effect::Read},
-    {"cross-entropy-loss-fusion", Arity::Switch, Effect::Read},
-    {"cross-entropy-fusion-impl", Arity::One, Effect::Read},
-    {"DDP-impl", Arity::One, Effect::Read},
-    {"recompute-granularity", Arity::One, Effect::Read},
-    {"recompute-method", Arity::One, Effect::Read},
-    {"recompute-num-layers", Arity::One, Effect::Read},
-    {"recompute-modules", Arity::List, Effect::Read},
-    {"fp16", Arity::Switch, Effect::Read},
-    {"bf16", Arity::Switch, Effect::Read},
-    {"fp8-format", Arity::One, Effect::Read},
-    {"fp8-recipe", Arity::One, Effect::Read},
-    {"fp4-format", Arity::One, Effect::Read},
-    {"fp4-recipe", Arity::One, Effect::Read},
-    {"first-last-layers-bf16", Arity::Switch, Effect::Read},
-    {"num-layers-at-start-in-bf16", Arity::One, Effect::Read},
-    {"num-layers-at-end-in-bf16", Arity::One, Effect::Read},
-    {"transformer-impl", Arity::One, Effect::Read},
-    {"use-flash-attn", Arity::Switch, Effect::Read},
-    {"train-iters", Arity::One, Effect::Read},
-    // The model's shapes.
-    {"num-layers", Arity::One, Effect::Read},
-    {"hidden-size", Arity::One, Effect::Read},
-    {"num-attention-heads", Arity::One, Effect::Read},
-    {"ffn-hidden-size", Arity::One, Effect::Read},
-    {"group-query-attention", Arity::Switch, Effect::Read},
-    {"num-query-groups", Arity::One, Effect::Read},
-    {"kv-channels", Arity::One, Effect::Read},
-    {"max-position-embeddings", Arity::One, Effect::Read},
-    {"position-embedding-type", Arity::One, Effect::Read},
-    {"normalization", Arity::One, Effect::Read},
-    {"swiglu", Arity::Switch, Effect::Read},
-    {"qk-layernorm", Arity::Switch, Effect::Read},
-    {"untie-embeddings-and-output-weights", Arity::Switch, Effect::Read},
-    {"disable-bias-linear", Arity::Switch, Effect::Read},
-    {"vocab-size", Arity::One, Effect::Read},
-    {"make-vocab-size-divisible-by", Arity::One, Effect::Read},
-    {"hidden-dropout", Arity::One, Effect::Read},
-    {"attention-dropout", Arity::One, Effect::Read},
-    {"num-experts", Arity::One, Effect::Read},
-    {"moe-router-topk", Arity::One, Effect::Read},
-    {"moe-ffn-hidden-size", Arity::One, Effect::Read},
-    {"moe-shared-expert-intermediate-size", Arity::One, Effect::Read},
-    {"moe-latent-size", Arity::One, Effect::Read},
-    {"moe-layer-freq", Arity::One, Effect::Read},
-    // simtrain runs routed experts as grouped GEMMs over evenly balanced tokens, as Megatron-Bridge's
-    // benchmarks force them to be: these say so.
-    {"moe-grouped-gemm", Arity::Switch, Effect::Read},
-    {"moe-router-force-load-balancing", Arity::Switch, Effect::Read},
-    {"moe-token-dispatcher-type", Arity::One, Effect::Read},
-    {"moe-expert-capacity-factor", Arity::One, Effect::Read},
-    {"moe-pad-expert-input-to-capacity", Arity::Switch, Effect::Read},
-    {"moe-router-load-balancing-type", Arity::One, Effect::None},
-    // CUDA graphs (cuda_graphs.h); --cuda-graph-scope is the older name of --cuda-graph-modules.
-    {"cuda-graph-impl", Arity::One, Effect::Read},
-    {"cuda-graph-modules", Arity::List, Effect::Read},
-    {"cuda-graph-scope", Arity::List, Effect::Read},
-    {"moe-aux-loss-coeff", Arity::One, Effect::None},
-    {"multi-latent-attention", Arity::Switch, Effect::Read},
-    {"q-lora-rank", Arity::One, Effect::Read},
-    {"kv-lora-rank", Arity::One, Effect::Read},
-    {"qk-head-dim", Arity::One, Effect::Read},
-    {"qk-pos-emb-head-dim", Arity::One, Effect::Read},
-    {"v-head-dim", Arity::One, Effect::Read},
-    {"window-size", Arity::One, Effect::Read},
-    {"window-attn-skip-freq", Arity::One, Effect::Read},
-    {"mtp-num-layers", Arity::One, Effect::Read},
-    {"hybrid-override-pattern", Arity::One, Effect::Read},
-    {"mamba-num-heads", Arity::One, Effect::Read},
-    {"mamba-head-dim", Arity::One, Effect::Read},
-    {"mamba-state-dim", Arity::One, Effect::Read},
-    {"mamba-num-groups", Arity::One, Effect::Read},
-    // Data, tokenizer, schedule, logging and checkpoints: no effect on a step's time.
-    {"data-path", Arity::List, Effect::None},
-    {"vocab-file", Arity::One, Effect::None},
-    {"merge-file", Arity::One, Effect::None},
-    {"tokenizer-type", Arity::One, Effect::None},
-    {"tokenizer-model", Arity::One, Effect::None},
-    {"split", Arity::One, Effect::None},
-    {"mock-data", Arity::Switch, Effect::None},
-    {"data-cache-path", Arity::One, Effect::None},
-    {"num-workers", Arity::One, Effect::None},
-    {"lr", Arity::One, Effect::None},
-    {"min-lr", Arity::One, Effect::None},
-    {"lr-decay-style", Arity::One, Effect::None},
-    {"lr-decay-iters", Arity::One, Effect::None},
-    {"lr-warmup-fraction", Arity::One, Effect::None},
-    {"lr-warmup-iters", Arity::One, Effect::None},
-    {"weight-decay", Arity::One, Effect::None},
-    {"adam-beta1", Arity::One, Effect::None},
-    {"adam-beta2", Arity::One, Effect::None},
-    {"adam-eps", Arity::One, Effect::None},
-    {"clip-grad", Arity::One, Effect::None},
-    {"loss-scale", Arity::One, Effect::None},
-    {"initial-loss-scale", Arity::One, Effect::None},
-    {"init-method-std", Arity::One, Effect::None},
-    {"seed", Arity::One, Effect::None},
-    {"log-interval", Arity::One, Effect::None},
-    {"log-throughput", Arity::Switch, Effect::None},
-    {"timing-log-level", Arity::One, Effect::None},
-    {"tensorboard-dir", Arity::One, Effect::None},
-    {"tensorboard-log-interval", Arity::One, Effect::None},
-    {"wandb-project", Arity::One, Effect::None},
-    {"wandb-exp-name", Arity::One, Effect::None},
-    {"eval-interval", Arity::One, Effect::None},
-    {"eval-iters", Arity::One, Effect::None},
-    {"save", Arity::One, Effect::None},
-    {"load", Arity::One, Effect::None},
-    {"save-interval", Arity::One, Effect::None},
-    {"exit-duration-in-mins", Arity::One, Effect::None},
-    {"distributed-backend", Arity::One, Effect::None},
-    {"distributed-timeout-minutes", Arity::One, Effect::None},
-    {"use-mcore-models", Arity::Switch, Effect::None},
-    {"attention-softmax-in-fp32", Arity::Switch, Effect::None},
-};
-
-const KnownArgument* find_argument(std::string_view name) {
-  for (const KnownArgument& a : kArguments)
-    if (name == a.name) return &a;
-  return nullptr;
-}
 
 // The GPT-2 BPE vocabulary, which --vocab-file / --merge-file name in Megatron's GPT examples.
 constexpr int kGpt2Vocab = 50257;
@@ -450,19 +291,23 @@ bool MegatronArguments::has(const std::string& name) const {
 // `--moe-pad-expert-input-to-capacity`,
 // `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16`,
 // `--cross-entropy-loss-fusion`, `--cross-entropy-fusion-impl` and
-// `--recompute-modules` mean the same either way).
+// `--recompute-modules` mean the same either way; `--profile` is Megatron's profiling switch only bare, as
+// simtrain's takes a file).
 bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "overlap-moe-expert-parallel-comm" ||
          name == "use-transformer-engine-op-fuser" || name == "moe-pad-expert-input-to-capacity" ||
          name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
          name == "grad-reduce-in-bf16" || name == "cross-entropy-loss-fusion" ||
          name == "cross-entropy-fusion-impl" || name == "recompute-modules" || name == "cuda-graph-impl" ||
-         name == "cuda-graph-scope";
+         name == "cuda-graph-scope" || name == "profile";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
   const auto known_at = [&](std::size_t i) -> const KnownArgument* {
-    return args[i].starts_with("--") ? find_argument(std::string_view(args[i]).substr(2)) : nullptr;
+    const KnownArgument* known =
+        args[i].starts_with("--") ? find_argument(std::string_view(args[i]).substr(2)) : nullptr;
+    const bool valued = i + 1 < args.size() && !args[i + 1].starts_with("--");
+    return known && known->arity == Arity::BareSwitch && valued ? nullptr : known;
   };
   bool megatron_line = false;
   for (std::size_t i = 0; i < args.size() && !megatron_line; ++i)
@@ -477,7 +322,7 @@ MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
       continue;
     }
     const std::string name = arg.substr(2);
-    if (known->arity == Arity::Switch) {
+    if (known->arity == Arity::Switch || known->arity == Arity::BareSwitch) {
       out.given.emplace_back(name, "");
       continue;
     }
@@ -515,7 +360,9 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
   for (const auto& [megatron, simtrain] :
        {std::pair{"sequence-parallel", "sp"}, {"use-distributed-optimizer", "distributed-optimizer"}})
     if (in.has(megatron)) in.agree(megatron, simtrain, "");
-  if (in.has("sequence-parallel")) c.sp = true;
+  // Megatron turns sequence parallelism off without tensor parallelism (with a warning), as its example
+  // scripts rely on ("Always enable sequence parallelism" at TP 1).
+  if (in.has("sequence-parallel")) c.sp = c.tp > 1;
   if (in.has("use-distributed-optimizer")) c.distributed_optimizer = true;
 
   // Megatron's gradient reduction waits for the end of backward unless told to overlap (or, before 2023,
@@ -609,6 +456,27 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     c.flash_attention = in.has("use-flash-attn");
 
   if (auto iters = in.integer("train-iters")) plan.train_iters = *iters;
+  // --train-samples: Megatron's steps are the samples over the global batch (without a batch-size ramp).
+  if (auto samples = in.real("train-samples")) {
+    if (plan.train_iters)
+      throw Error("--train-samples and --train-iters: give one of them, as Megatron asks");
+    if (!(*samples >= 1)) throw Error("--train-samples: must be at least 1");
+    if (c.global_batch < 1) throw Error("--train-samples: give --global-batch-size with it");
+    plan.train_iters = std::max(1.0, std::floor(*samples / c.global_batch));
+  }
+  // --attention-backend (Megatron-Core's AttnBackend): fused is Transformer Engine's cuDNN attention
+  // (simtrain's flash), flash the FlashAttention-2 package it calls (flash2), unfused and local the
+  // separate GEMMs and softmax; auto leaves Transformer Engine's choice, simtrain's default.
+  if (const auto backend = in.choice("attention-backend", {"auto", "fused", "flash", "unfused", "local"});
+      backend && *backend != "auto") {
+    const std::string attention = *backend == "fused" ? "flash" : *backend == "flash" ? "flash2" : "unfused";
+    in.agree("attention-backend", "attention", attention);
+    c.flash_attention = attention != "unfused";
+    c.flash_attention_2 = attention == "flash2";
+  }
+  // --fp8-param-gather: the compute weights stay in FP8 and the distributed optimizer (or FSDP) gathers
+  // them in FP8, one byte a parameter.
+  if (in.has("fp8-param-gather")) c.fp8_param_gather = true;
   if (c.seq_len == 0 && in.has("num-layers"))
     throw Error("--seq-length: a model given by its shapes needs its sequence length");
   c.decoder = model_shape(in, c.tp, c.seq_len);

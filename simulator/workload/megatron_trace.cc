@@ -198,7 +198,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   const bool reduced_in_16_bits = (framework_sharding && !config.fsdp_reduce_in_fp32) ||
                                   config.precision == Precision::AMP_FP16 || config.grad_reduce_in_bf16;
   plan.grad_bytes = sixteen_bit && reduced_in_16_bits ? 2 : 4;
-  plan.param_bytes = sixteen_bit ? 2 : 4;
+  plan.param_bytes = config.fp8 && config.fp8_param_gather ? 1 : sixteen_bit ? 2 : 4;
   shard.main_grad_bytes = plan.grad_bytes;
   plan.layers = layer_kinds(model, shard);
   LayerSharding sixteen_bit_shard = shard;

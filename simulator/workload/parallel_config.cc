@@ -226,6 +226,13 @@ void validate(const ParallelConfig& c, const TransformerConfig& model, int world
                      modules + ": shared_experts needs a model with shared experts");
   }
 
+  if (c.fp8_param_gather) {
+    require_feasible(c.fp8, "--fp8-param-gather: needs FP8 training (--fp8-format)");
+    require_feasible(
+        c.distributed_optimizer || c.fsdp != FsdpMode::None,
+        "--fp8-param-gather: only with the distributed optimizer or FSDP, as Megatron-LM allows it");
+  }
+
   if (c.recompute_layers.rule != RecomputedLayers::Rule::All) {
     require(c.recompute == Recompute::Full, "recomputing some layers only applies to full recomputation");
     require(c.recompute_layers.n >= 1, "the layers recomputed in full must be counted at least 1");

@@ -144,6 +144,9 @@ struct ParallelConfig {
   // dispatcher never reads the token counts back to the host. Off (dropless), the host waits for them once
   // per MoE layer's forward pass.
   bool moe_pad_to_capacity = false;
+  // Megatron's --fp8-param-gather: under FP8 training the weights are kept in FP8 and the distributed
+  // optimizer's (or FSDP's) parameter all-gathers move one byte a parameter instead of two.
+  bool fp8_param_gather = false;
   // Megatron's --moe-token-dispatcher-type. simtrain's default is alltoall, which Megatron-Bridge's recipes
   // and Megatron-LM's MoE examples set.
   TokenDispatcher moe_dispatcher = TokenDispatcher::AllToAll;

@@ -119,7 +119,7 @@ ModelStateBytes model_state_bytes(double parameters, const ParallelConfig& confi
   if (shard_ranks < 1)
     throw Error("data-parallel shard size must be at least 1, got " + std::to_string(shard_ranks));
   const bool mixed = mixed_precision(config.precision);
-  const double weight_bytes = mixed ? 2 : 4;
+  const double weight_bytes = config.fp8 && config.fp8_param_gather ? 1 : mixed ? 2 : 4;
   const double gradient_bytes = mixed && !options.fp32_gradient_accumulation ? 2 : 4;
   // Adam: fp32 momentum and variance, plus an fp32 master copy when the weights themselves are 16-bit.
   const double optimizer_bytes = mixed ? 12 : 8;

@@ -111,6 +111,37 @@ moe=(run --gpus 8 --platform dgx-h100 --num-layers 8 --hidden-size 2048 --num-at
 check "MoE on every layer, every other one and one in four: each step shorter" python3 -c 'import json, sys
 t = [json.load(open(f))["iteration_time_s"] for f in sys.argv[1:]]
 assert t[0] > t[1] > t[2], t' "$work/moe_all.json" "$work/moe_half.json" "$work/moe_quarter.json"
+# Megatron-LM's own example line (examples/llama/train_llama3_8b_h100_fp8.sh of 2026-08, mock data, as a user
+# pastes it): every argument is read or listed as without effect. --train-samples sets the steps, Megatron
+# turns --sequence-parallel off at TP 1, and --fp8-param-gather keeps the weights in FP8: one byte each.
+llama_example=(--use-mcore-models --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336
+  --num-attention-heads 32 --group-query-attention --num-query-groups 8 --kv-channels 128 --seq-length 8192
+  --max-position-embeddings 8192 --position-embedding-type rope --rotary-base 1000000 --rotary-percent 1.0
+  --attention-dropout 0.0 --hidden-dropout 0.0 --swiglu --normalization RMSNorm --init-method-std 0.0134
+  --attention-backend fused --apply-layernorm-1p --untie-embeddings-and-output-weights --disable-bias-linear
+  --micro-batch-size 1 --global-batch-size 128 --train-samples 1953125000 --lr-decay-samples 1949218748
+  --lr-warmup-samples 3906252 --lr 0.00015 --min-lr 0.00001 --decoupled-lr 5.0e-4 --decoupled-min-lr 4.5e-5
+  --lr-decay-style cosine --clip-grad 1.0 --weight-decay 0.1 --adam-beta1 0.9 --adam-beta2 0.95 --bf16
+  --grad-reduce-in-bf16 --cross-entropy-loss-fusion --calculate-per-token-loss --manual-gc
+  --empty-unused-memory-level 1 --exit-duration-in-mins 235 --fp8-format hybrid --fp8-amax-history-len 1024
+  --fp8-amax-compute-algo max --fp8-param-gather --tensor-model-parallel-size 1 --context-parallel-size 1
+  --sequence-parallel --use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather --mock-data
+  --tokenizer-type NullTokenizer --vocab-size 128256 --data-cache-path cache --tiktoken-pattern v2
+  --split 99,1,0 --no-create-attention-mask-in-dataloader --no-mmap-bin-files --num-workers 1
+  --log-interval 1 --eval-iters 32 --eval-interval 100 --save-interval 1000 --log-throughput --profile
+  --profile-step-start 4 --profile-step-end 6 --ckpt-format torch_dist --distributed-timeout-minutes 60
+  --save checkpoints --load checkpoints --tensorboard-dir logs)
+"$simtrain" run --gpus 8 --platform dgx-h100 "${llama_example[@]}" --json "$work/llama_example.json" \
+  --omit-wall-time >/dev/null 2>"$work/llama_example.txt"
+check "Megatron-LM's Llama-3 8B FP8 example line runs, its schedule and logging listed as without effect" \
+  grep -q "do not change a step's time: .*--manual-gc .*--profile --profile-step-start" "$work/llama_example.txt"
+check "... with its steps from --train-samples, and its weights in FP8" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["steps"] == 1953125000 // 128, r["steps"]
+w = r["inputs"]["workload"]
+assert w["fp8_param_gather"] and not w["parallel"]["sp"], w
+assert abs(r["memory_breakdown_bytes"]["weights"] - 8.03e9) < 0.01e9, r["memory_breakdown_bytes"]' \
+  "$work/llama_example.json"
 expect_error "Megatron's prerequisites of a parameter-gather overlap" \
   "--overlap-param-gather: needs --use-distributed-optimizer and --overlap-grad-reduce" \
   run --model gpt3-175b --gpus 64 --tensor-model-parallel-size 8 --use-distributed-optimizer --overlap-param-gather

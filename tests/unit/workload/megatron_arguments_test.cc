@@ -51,6 +51,18 @@ TEST_CASE("--seed is simtrain's unless the line is a Megatron line") {
   CHECK(pasted.empty());
 }
 
+TEST_CASE("--profile is Megatron's profiling switch only bare on a Megatron line; with a file, simtrain's") {
+  std::vector<std::string> file = {"--tensor-model-parallel-size", "8", "--profile", "b200.json"};
+  CHECK_FALSE(take_megatron_arguments(file).has("profile"));
+  CHECK(file == std::vector<std::string>{"--profile", "b200.json"});
+  std::vector<std::string> bare = {"--tensor-model-parallel-size", "8", "--profile", "--profile-step-start",
+                                   "4"};
+  const MegatronArguments megatron = take_megatron_arguments(bare);
+  CHECK(megatron.has("profile"));
+  CHECK(megatron.has("profile-step-start"));
+  CHECK(bare.empty());
+}
+
 TEST_CASE("a model given by its shapes is Megatron's GPT: tied embeddings, 4h MLP, vocabulary padded by TP") {
   const MegatronPlan plan = plan_of({"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads",
                                      "24", "--seq-length", "2048", "--tensor-model-parallel-size", "2"});
@@ -351,6 +363,22 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
                    "128", "--num-experts", "8", "--moe-token-dispatcher-type", name})
               .config.moe_dispatcher == dispatcher);
   CHECK(plan_of({"--bf16", "--grad-reduce-in-bf16"}).config.grad_reduce_in_bf16);
+  // --attention-backend: Transformer Engine's cuDNN attention, the FlashAttention-2 package, or unfused.
+  CHECK(plan_of({"--attention-backend", "fused"}).config.flash_attention);
+  CHECK_FALSE(plan_of({"--attention-backend", "fused"}).config.flash_attention_2);
+  CHECK(plan_of({"--attention-backend", "flash"}).config.flash_attention_2);
+  CHECK_FALSE(plan_of({"--attention-backend", "local"}).config.flash_attention);
+  CHECK_FALSE(plan_of({"--attention-backend", "unfused"}).config.flash_attention);
+  CHECK(plan_of({"--attention-backend", "auto"}).config.flash_attention);
+  CHECK_THROWS_WITH_AS(plan_of({"--attention-backend", "sdpa"}), doctest::Contains("--attention-backend"),
+                       Error);
+  // --train-samples: the samples over the global batch are the job's steps.
+  CHECK(plan_of({"--global-batch-size", "128", "--train-samples", "1000"}).train_iters == 7);
+  CHECK_THROWS_WITH_AS(
+      plan_of({"--global-batch-size", "128", "--train-samples", "1000", "--train-iters", "5"}),
+      doctest::Contains("--train-samples and --train-iters: give one of them"), Error);
+  // Sequence parallelism without tensor parallelism is turned off, as Megatron-LM does.
+  CHECK_FALSE(plan_of({"--sequence-parallel"}).config.sp);
   CHECK_FALSE(plan_of({"--bf16"}).config.grad_reduce_in_bf16);
 }
 

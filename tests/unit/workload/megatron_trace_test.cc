@@ -148,6 +148,13 @@ TEST_CASE("gradient buckets carry the stage's parameters once, reduced after the
   const trace::Trace b = generate_megatron_trace(m, "gpt-small", c);
   CHECK(collective_bytes(b.programs[0], "grad_reduce_scatter", trace::CollectiveKind::ReduceScatter) ==
         simtrain::testing::Approx(2 * stage0));
+
+  // --fp8-param-gather under FP8 training: the weights are gathered in FP8, one byte per parameter.
+  c.fp8 = true;
+  c.fp8_param_gather = true;
+  const trace::Trace f = generate_megatron_trace(m, "gpt-small", c);
+  CHECK(collective_bytes(f.programs[0], "param_all_gather", trace::CollectiveKind::AllGather) ==
+        simtrain::testing::Approx(stage0));
 }
 
 TEST_CASE("without overlap the gradient buckets are reduced after the stage's last backward kernel") {
