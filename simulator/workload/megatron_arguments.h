@@ -39,7 +39,7 @@ MegatronArguments take_megatron_arguments(std::vector<std::string>& args);
 // What a Megatron command line adds to a plan.
 struct MegatronPlan {
   ParallelConfig config;
-  std::optional<double> train_iters;  // --train-iters: the job's steps
+  std::optional<double> train_iters;  // --train-iters, or --train-samples over the global batch: the steps
   std::vector<std::string> ignored;   // accepted arguments that do not change a step's time ("--lr", ...)
 };
 
@@ -49,7 +49,7 @@ using GivenOption = std::function<std::optional<std::string>(const std::string& 
 
 // `base` (from simtrain's own options) with the Megatron arguments applied. Throws Error naming the
 // argument on a bad value, on a Megatron name that disagrees with its simtrain alias, and on what simtrain
-// does not model (e.g. block recomputation of some of a stage's layers).
+// does not model (e.g. --recompute-num-layers without --recompute-method).
 MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, ParallelConfig base,
                                       const GivenOption& given);
 
