@@ -96,8 +96,6 @@ void read_moe_layers(const Reader& in, TransformerConfig& t) {
     throw Error("--moe-layer-freq " + *text + ": " + e.what());
   }
   const auto first = std::find(pattern.begin(), pattern.end(), 1);
-  if (first == pattern.end())
-    throw Error("--moe-layer-freq " + *text + ": makes no layer a MoE layer, with --num-experts given");
   if (std::all_of(first, pattern.end(), [](std::uint8_t moe) { return moe == 1; }))
     t.first_moe_layer = static_cast<int>(first - pattern.begin());
   else

@@ -133,8 +133,6 @@ void read_moe(const Section& moe, TransformerConfig& t) {
     } catch (const Error& e) {
       moe.fail("layer_freq", e.what());
     }
-    if (std::find(t.moe_layers.begin(), t.moe_layers.end(), 1) == t.moe_layers.end())
-      moe.fail("layer_freq", "makes no layer a MoE layer");
   }
 }
 

@@ -2,6 +2,7 @@
 // eval is what Megatron runs on them; this reads their arithmetic of lists and nothing else.
 #include "simulator/workload/moe_layer_pattern.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -127,6 +128,7 @@ std::vector<std::uint8_t> moe_layer_pattern(const std::string& text, int layers)
   std::vector<std::uint8_t> out = PatternReader(compact, layers).read();
   if (static_cast<int>(out.size()) != layers)
     throw Error(std::to_string(out.size()) + " layers where the model has " + std::to_string(layers));
+  if (std::find(out.begin(), out.end(), 1) == out.end()) throw Error("makes no layer a MoE layer");
   return out;
 }
 

@@ -44,6 +44,7 @@ TEST_CASE("list expressions: Megatron's help examples, repetition on either side
 
 TEST_CASE("other text, a length other than the model's, or a list too long to build: why, in one line") {
   CHECK(error_of("([0]*1+[1]*2)", 4) == "3 layers where the model has 4");
+  CHECK(error_of("[0]*4", 4) == "makes no layer a MoE layer");
   CHECK(error_of("0", 4).find("expected a whole number of at least 1") == 0);
   CHECK(error_of("[2,1]", 2).find("expected 0 or 1 in a list") == 0);
   CHECK(error_of("[1]*3+", 3).find("expected '['") == 0);
