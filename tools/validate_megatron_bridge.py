@@ -13,7 +13,8 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - Precision: FP8 and FP8-CS are Transformer Engine's current (per-tensor) scaling, simtrain's
   `--fp8-recipe tensorwise`; FP8-MX and MXFP8 are `--fp8-recipe mxfp8`; NVFP4 is `--precision nvfp4`; BF16 is
   `--precision amp-bf16`. A blank precision (release 25.09) is FP8-CS: 25.11 lists the same configurations
-  with "FP8-CS (FP8-MX)" and throughputs within 1% of 25.09's.
+  with "FP8-CS (FP8-MX)" and throughputs within 1% of 25.09's. FP8 and MXFP8 rows gather their weights in FP8
+  (`--fp8-param-gather`) as the recipes' presets do, Kimi K2's excepted (fp8_param_gather, below).
 - FSDP: 0 or blank is Megatron's distributed optimizer; any other value (a flag in some releases, the shard
   group size in others) is Megatron-FSDP, simtrain's `--fsdp full`.
 - VP and EP 'n/a' are 1. GA is implied by GBS / (MBS x DP) and not read.
@@ -649,6 +650,17 @@ def host_profile(row):
 
 
 
+# FP8 weights gathered in FP8 (Megatron's --fp8-param-gather): every release's FP8 presets set it, and the
+# performance scripts take them as they are: training/mixed_precision.py's bf16_with_fp8_current_scaling_mixed
+# and bf16_with_mxfp8_mixed (fp8_param_gather = True in tags v0.1.0rc4 to v0.6.0), which
+# scripts/performance/utils (helpers.py, later precision.py) get_precision_config and v0.6.0's
+# perf_recipes/_common.py _perf_precision return for fp8_cs and fp8_mx; NVFP4's preset leaves it off. The one
+# exception among the table's rows: Kimi K2's recipes turn it off with Muon, its default optimizer, under MXFP8
+# (configs/kimi/kimi_llm_pretrain.py set_kimi_k2_common_configs from v0.3.1; perf_recipes/kimi/ in v0.6.0).
+def fp8_param_gather(row):
+    return row["Precision"] in FP8_CS | MX and row["base_model"] != "Kimi_K2"
+
+
 def run_args(row, host=True):
     tp = size(row["TP"])
     args = ["--model", MODELS.get(row["base_model"], row["base_model"].lower()), "--gpus", row["n_GPUs"],
@@ -663,6 +675,8 @@ def run_args(row, host=True):
     if not overlap_grad_reduce(row):
         args += ["--no-overlap-grad-reduce"]
     args += ["--fsdp", "full"] if row["FSDP"] not in ("", "0") else ["--distributed-optimizer"]
+    if fp8_param_gather(row):
+        args += ["--fp8-param-gather"]
     if family(row["base_model"]) != "Llama":
         # The MoE recipes set expert_tensor_parallel_size = 1 (recipes/qwen/h100/qwen3_moe.py,
         # perf_recipes/deepseek/common.py, perf_recipes/gpt_oss/*): experts are never split over TP, and

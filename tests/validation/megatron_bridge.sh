@@ -4,16 +4,18 @@
 # (tools/fit_host_overhead.py): Megatron-Core's host overhead (4 operator dispatches' worth per simtrain step)
 # and Grace's host cost (the x86 hosts', from the same-release pairs); one hardware figure comes from those
 # pairs too: the DGX GB200 and GB300 racks run their GPUs at 0.833 of the TDP (tools/fit_grace_power.py).
-# The issue's target is 10% MAPE per system and it is not met. Measured 2026-12-06 (twenty-second session:
-# that power), all 92 expressible configurations: H100 14.3%, B200 18.1%, B300 25.8%, GB200 14.3%, GB300
-# 12.8%, all 16.1% (Llama 5.2%, Qwen3 16.0%, GPT-OSS 28.4%, DeepSeek-V3 and Kimi K2 10.0%, Nemotron 29.9%).
+# The issue's target is 10% MAPE per system and it is not met. Measured 2026-12-06 (twenty-fifth session: FP8
+# weights gathered in FP8, as the recipes' FP8 presets set it), all 92 expressible configurations: H100 14.2%,
+# B200 18.3%, B300 26.6%, GB200 14.5%, GB300 12.7%, all 16.2% (Llama 5.3%, Qwen3 16.1%, GPT-OSS 28.8%,
+# DeepSeek-V3 and Kimi K2 10.1%, Nemotron 30.2%).
 # Twentieth session, at the TDP: GB200 23.3%, GB300 16.4%, all 19.3%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
 # the figures reached and catch regressions; they are not a target.
 # Every configuration ran on its GPUs: simtrain's memory estimate (the tensors each layer saves at the model's
-# own shapes, the offloading the recipes set) must not exceed a GPU by more than 2%. Measured 2026-12-05
-# (twenty-first session): 1 of 92 above 1, GB200 Llama 3.1 405B FP8 TP 4 PP 16 VP 4 at 1.012; with GPT's
-# activation coefficients and no offloading, 11 (up to 2.09).
+# own shapes, the offloading the recipes set) must not exceed a GPU by more than 2%. Measured 2026-12-06
+# (twenty-fifth session): none of 92 above 1, the largest GB200 Llama 3.1 405B FP8 TP 4 PP 16 VP 4 at 0.978
+# (1.012 with its weights gathered in 16 bits); with GPT's activation coefficients and no offloading, 11 (up
+# to 2.09).
 # Rows beyond --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3
 # Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
 set -euo pipefail
@@ -21,4 +23,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=26.5 dgx-gb200=15 dgx-gb300=13.5 --max-memory-ratio 1.02
+  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=27 dgx-gb200=15 dgx-gb300=13.5 --max-memory-ratio 1.02
