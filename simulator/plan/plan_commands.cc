@@ -21,6 +21,17 @@ std::string shell_quote(const std::string& text) {
   return text;
 }
 
+// Megatron's --recompute-method of full recomputation: block for the first layers of each chunk, uniform for
+// every layer (one at a time, or in groups). A plan never recomputes torchtitan's every n-th block.
+const char* recompute_method(const workload::RecomputedLayers& layers) {
+  return layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk ? "block" : "uniform";
+}
+
+bool counts_recomputed_layers(const workload::RecomputedLayers& layers) {
+  return layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk ||
+         layers.rule == workload::RecomputedLayers::Rule::UniformGroups;
+}
+
 }  // namespace
 
 std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, const std::string& platform) {
@@ -42,10 +53,9 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
   if (c.recompute == workload::Recompute::Selective &&
       c.recompute_modules != workload::kDefaultRecomputeModules)
     s.push_back({"recompute-modules", workload::recompute_modules_string(c.recompute_modules)});
-  if (c.recompute == workload::Recompute::Full &&
-      c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk)
-    s.insert(s.end(),
-             {{"recompute-method", "block"}, {"recompute-num-layers", std::to_string(c.recompute_layers.n)}});
+  if (c.recompute == workload::Recompute::Full && counts_recomputed_layers(c.recompute_layers))
+    s.insert(s.end(), {{"recompute-method", recompute_method(c.recompute_layers)},
+                       {"recompute-num-layers", std::to_string(c.recompute_layers.n)}});
   if (c.distributed_optimizer) s.push_back({"distributed-optimizer", "true"});
   if (c.zero > 0) s.push_back({"zero", std::to_string(c.zero)});
   if (c.fsdp != workload::FsdpMode::None)
@@ -90,10 +100,9 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
       a += " --recompute-modules " + workload::recompute_modules_string(c.recompute_modules, ' ');
   }
   if (c.recompute == workload::Recompute::Full)
-    a += c.recompute_layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk
-             ? fmt::format(" --recompute-granularity full --recompute-method block --recompute-num-layers {}",
-                           c.recompute_layers.n)
-             : " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+    a += fmt::format(" --recompute-granularity full --recompute-method {} --recompute-num-layers {}",
+                     recompute_method(c.recompute_layers),
+                     counts_recomputed_layers(c.recompute_layers) ? c.recompute_layers.n : 1);
   if (c.cpu_offloading_layers > 0)
     a += fmt::format(" --cpu-offloading-num-layers {}", c.cpu_offloading_layers);
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";

@@ -255,8 +255,8 @@ std::shared_ptr<const DecoderShape> model_shape(const Reader& in, int tp, int se
 }
 
 // Megatron's recomputation: --recompute-granularity selective | full, the latter with --recompute-method
-// uniform (every layer, in chunks of --recompute-num-layers) or block (the first N layers of each model
-// chunk, into `layers`). --recompute-method alone is full recomputation, as the SC21 scripts use it (Megatron
+// uniform (every layer, in groups of --recompute-num-layers) or block (the first N layers of each model
+// chunk), into `layers`. --recompute-method alone is full recomputation, as the SC21 scripts use it (Megatron
 // of 2021 called it --checkpoint-activations with --activations-checkpoint-method).
 Recompute recompute_policy(const Reader& in, int layers_per_chunk, RecomputedLayers& layers) {
   const auto granularity = in.choice("recompute-granularity", {"full", "selective"});
@@ -271,7 +271,14 @@ Recompute recompute_policy(const Reader& in, int layers_per_chunk, RecomputedLay
     return Recompute::None;
   }
   const int count = in.integer("recompute-num-layers", 0).value_or(1);
-  if (method.value_or("uniform") == "uniform" || count >= layers_per_chunk) return Recompute::Full;
+  if (method.value_or("uniform") == "uniform") {
+    if (count == 0)
+      throw Error("--recompute-num-layers: uniform recomputation needs at least 1 layer a group");
+    // A group reaching past its chunk's last layer ends there, as Megatron's loop does.
+    if (count > 1) layers = {RecomputedLayers::Rule::UniformGroups, count};
+    return Recompute::Full;
+  }
+  if (count >= layers_per_chunk) return Recompute::Full;
   if (count == 0) return Recompute::None;
   layers = {RecomputedLayers::Rule::FirstOfChunk, count};
   return Recompute::Full;

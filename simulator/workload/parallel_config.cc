@@ -60,6 +60,7 @@ RecomputedSteps recomputed_steps(const ParallelConfig& c) {
 bool RecomputedLayers::includes(int in_chunk, int in_stage) const {
   switch (rule) {
     case Rule::All:
+    case Rule::UniformGroups:
       return true;
     case Rule::FirstOfChunk:
       return in_chunk < n;
@@ -71,7 +72,8 @@ bool RecomputedLayers::includes(int in_chunk, int in_stage) const {
 
 double recomputed_layer_share(const ParallelConfig& c, double stage_layers) {
   const RecomputedLayers& layers = c.recompute_layers;
-  if (c.recompute != Recompute::Full || layers.rule == RecomputedLayers::Rule::All || stage_layers <= 0)
+  if (c.recompute != Recompute::Full || layers.rule == RecomputedLayers::Rule::All ||
+      layers.rule == RecomputedLayers::Rule::UniformGroups || stage_layers <= 0)
     return 1;
   if (layers.rule == RecomputedLayers::Rule::FirstOfChunk) {
     const double chunk_layers = stage_layers / std::max(1, c.vpp);
@@ -88,6 +90,8 @@ std::string recomputed_layers_text(const RecomputedLayers& layers) {
       return "first " + std::to_string(layers.n) + "/chunk";
     case RecomputedLayers::Rule::EveryNth:
       return "1 in " + std::to_string(layers.n);
+    case RecomputedLayers::Rule::UniformGroups:
+      return "all, " + std::to_string(layers.n) + " at a time";
   }
   return "";
 }

@@ -22,17 +22,23 @@ enum class Recompute { None, Selective, Full };
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };  // Interleaved when vpp > 1
 enum class FsdpMode { None, FullShard, HybridShard };
 
-// Which layers full recomputation reruns when not all of them; the others keep their activations and
-// recompute nothing. Megatron's --recompute-method block --recompute-num-layers n recomputes the first n
-// layers of each model chunk (TransformerBlock._checkpointed_forward); torchtitan's selective_ac_option n
-// (before 2026) wraps every n-th of the blocks a rank builds, counted from 1 across its model parts.
+// Which layers full recomputation reruns, and how many it reruns at once. Megatron's --recompute-method
+// block --recompute-num-layers n recomputes the first n layers of each model chunk; --recompute-method
+// uniform --recompute-num-layers n recomputes every layer, n at a time: it keeps only the input of each
+// group of n consecutive layers of a chunk and reruns a group's forward just before the group's backward
+// (both TransformerBlock._checkpointed_forward). torchtitan's selective_ac_option n (before 2026) wraps every
+// n-th of the blocks a rank builds, counted from 1 across its model parts. Layers not recomputed keep their
+// activations and recompute nothing; the others (All, FirstOfChunk, EveryNth) are rerun one at a time.
 struct RecomputedLayers {
-  enum class Rule { All, FirstOfChunk, EveryNth };
+  enum class Rule { All, FirstOfChunk, EveryNth, UniformGroups };
   Rule rule = Rule::All;
   int n = 0;
   // Whether the layer at position `in_chunk` of its model chunk and `in_stage` of its rank's layers (chunk
   // by chunk) recomputes.
   bool includes(int in_chunk, int in_stage) const;
+  // How many consecutive layers of a chunk one checkpoint covers (rerun together): n under UniformGroups,
+  // else 1.
+  int group() const { return rule == Rule::UniformGroups ? n : 1; }
 };
 
 struct DecoderShape;
@@ -198,7 +204,8 @@ RecomputedSteps recomputed_steps(const ParallelConfig& c);
 // The share of a rank's layers whose backward reruns recomputed_steps(c), each of its vpp model chunks
 // holding `stage_layers` / vpp: 1 unless full recomputation applies to some layers only.
 double recomputed_layer_share(const ParallelConfig& c, double stage_layers);
-// The description of recomputed layers for reports: "all", "first 2/chunk" (of each model chunk), "1 in 2".
+// The description of recomputed layers for reports: "all", "first 2/chunk" (of each model chunk), "1 in 2",
+// "all, 4 at a time".
 std::string recomputed_layers_text(const RecomputedLayers& layers);
 bool parse_recompute(std::string_view text, Recompute& out);  // "none", "selective", "full"
 

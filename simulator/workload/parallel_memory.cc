@@ -191,14 +191,17 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
   std::vector<double> layer_bytes(static_cast<std::size_t>(std::max(0, model.layers)));
   for (int i = config.cpu_offloading_layers; i < model.layers; ++i)
     layer_bytes[static_cast<std::size_t>(i)] = layer_activation_bytes(model, i, config, seq_len);
-  // Under full recomputation of some layers (ParallelConfig::recompute_layers), what the others keep.
+  // Under full recomputation, what a layer keeps when it is not recomputed (ParallelConfig::recompute_layers)
+  // and what it holds again while it is rerun.
+  const bool full = config.recompute == Recompute::Full;
   std::vector<double> kept_bytes = layer_bytes;
-  if (config.recompute == Recompute::Full && config.recompute_layers.rule != RecomputedLayers::Rule::All) {
+  if (full) {
     ParallelConfig keeping = config;
     keeping.recompute = Recompute::None;
-    for (int i = 0; i < model.layers; ++i)
+    for (int i = config.cpu_offloading_layers; i < model.layers; ++i)
       kept_bytes[static_cast<std::size_t>(i)] = layer_activation_bytes(model, i, keeping, seq_len);
   }
+  const int group = std::max(1, config.recompute_layers.group());
   const PipelineSplit split = pipeline_split(config, model.layers);
 
   // Megatron reduces dense gradients over data x context parallel ranks, expert gradients over the
@@ -224,13 +227,25 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
     e.optimizer_states_bytes = dense.optimizer_states + expert.optimizer_states;
     e.in_flight_micro_batches = in_flight_micro_batches(config, stage, micro_batches);
     std::vector<double> chunk_bytes(static_cast<std::size_t>(split.vpp), 0.0);
+    // The largest group of recomputed layers (one layer, or a uniform group) whose full activations one
+    // micro-batch's backward holds again at once, on top of what the schedule holds.
+    double rerun_bytes = 0;
     for (int chunk = 0; chunk < split.vpp; ++chunk) {
-      for (int i = split.first(stage, chunk); i < split.first(stage, chunk) + split.layers(stage, chunk); ++i)
-        chunk_bytes[static_cast<std::size_t>(chunk)] +=
-            (recomputes_layer(config, split, stage, chunk, i) ? layer_bytes
-                                                              : kept_bytes)[static_cast<std::size_t>(i)];
+      const int first = split.first(stage, chunk);
+      double group_bytes = 0;
+      for (int i = first; i < first + split.layers(stage, chunk); ++i) {
+        const auto layer = static_cast<std::size_t>(i);
+        const bool recomputed = recomputes_layer(config, split, stage, chunk, i);
+        if ((i - first) % group == 0) group_bytes = 0;
+        // A recomputed layer keeps its input unless a uniform group's first layer keeps it for the group.
+        if (!recomputed)
+          chunk_bytes[static_cast<std::size_t>(chunk)] += kept_bytes[layer];
+        else if ((i - first) % group == 0)
+          chunk_bytes[static_cast<std::size_t>(chunk)] += layer_bytes[layer];
+        if (full && recomputed) rerun_bytes = std::max(rerun_bytes, group_bytes += kept_bytes[layer]);
+      }
     }
-    e.activations_bytes = stage_activation_peak(config, stage, micro_batches, chunk_bytes);
+    e.activations_bytes = stage_activation_peak(config, stage, micro_batches, chunk_bytes) + rerun_bytes;
     e.communication_buffers_bytes =
         communication_buffer_bytes(model, config, p, local_seq, state_bytes, activation_bytes);
     e.workspace_bytes = kWorkspaceBytes;

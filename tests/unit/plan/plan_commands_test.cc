@@ -35,7 +35,7 @@ TEST_CASE("the run command names every option of the plan that differs from run'
         "--distributed-optimizer");
 }
 
-TEST_CASE("full recomputation of the first layers of each chunk, in simtrain's and Megatron's words") {
+TEST_CASE("full recomputation of some layers, or in groups, in simtrain's and Megatron's words") {
   workload::ParallelConfig c = selene_gpt3();
   c.recompute = workload::Recompute::Full;
   c.recompute_layers = {workload::RecomputedLayers::Rule::FirstOfChunk, 3};
@@ -43,6 +43,15 @@ TEST_CASE("full recomputation of the first layers of each chunk, in simtrain's a
   CHECK(run_command_line(c, "dgx-a100").find("--recompute full " + block) != std::string::npos);
   const workload::TransformerConfig gpt3 = *workload::build_model("gpt3-175b", {}).transformer;
   CHECK(megatron_arguments(c, gpt3).find("--recompute-granularity full " + block) != std::string::npos);
+  // Every layer, 4 at a time; every layer one at a time.
+  c.recompute_layers = {workload::RecomputedLayers::Rule::UniformGroups, 4};
+  const std::string uniform = "--recompute-method uniform --recompute-num-layers 4";
+  CHECK(run_command_line(c, "dgx-a100").find("--recompute full " + uniform) != std::string::npos);
+  CHECK(megatron_arguments(c, gpt3).find("--recompute-granularity full " + uniform) != std::string::npos);
+  c.recompute_layers = {};
+  CHECK(run_command_line(c, "dgx-a100").find("--recompute-method") == std::string::npos);
+  CHECK(megatron_arguments(c, gpt3).find("--recompute-granularity full --recompute-method uniform "
+                                         "--recompute-num-layers 1") != std::string::npos);
 }
 
 TEST_CASE("a platform path with a space is quoted for the shell") {

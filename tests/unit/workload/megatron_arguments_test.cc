@@ -136,10 +136,18 @@ TEST_CASE("recomputation as Megatron names it") {
   CHECK_THROWS_WITH_AS(
       plan_of({"--recompute-granularity", "selective", "--recompute-modules", "gdp_qkv"}, base),
       doctest::Contains("unknown module 'gdp_qkv'"), Error);
-  CHECK(plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers",
-                 "4"},
-                base)
-            .config.recompute == Recompute::Full);
+  // Uniform over groups of 4 layers: all of them, 4 at a time.
+  const ParallelConfig uniform = plan_of({"--recompute-granularity", "full", "--recompute-method", "uniform",
+                                          "--recompute-num-layers", "4"},
+                                         base)
+                                     .config;
+  CHECK(uniform.recompute == Recompute::Full);
+  CHECK(uniform.recompute_layers.rule == RecomputedLayers::Rule::UniformGroups);
+  CHECK(uniform.recompute_layers.n == 4);
+  CHECK(plan_of({"--recompute-method", "uniform", "--recompute-num-layers", "1"}, base)
+            .config.recompute_layers.rule == RecomputedLayers::Rule::All);
+  CHECK_THROWS_WITH_AS(plan_of({"--recompute-method", "uniform", "--recompute-num-layers", "0"}, base),
+                       doctest::Contains("--recompute-num-layers"), Error);
   // The SC21 scripts' --recompute-method alone, and block over every layer of a stage, are full.
   CHECK(plan_of({"--recompute-method", "uniform"}, base).config.recompute == Recompute::Full);
   CHECK(plan_of({"--pipeline-model-parallel-size", "8", "--recompute-granularity", "full",

@@ -169,17 +169,45 @@ TEST_CASE("full recomputation of some layers keeps 2sbh for those and everything
     return estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes;
   };
   const double none = activations(Recompute::None, {}), full = activations(Recompute::Full, {});
+  // One layer rerun at a time holds its activations again (flash attention: selective recomputation's).
+  const double rerun = gpt3_layer_bytes(8, false, Recompute::Selective);
   // A quarter of the 96 layers recomputed: the first 24 of the one chunk, or every 4th.
   CHECK(activations(Recompute::Full, {RecomputedLayers::Rule::FirstOfChunk, 24}) ==
-        doctest::Approx(0.25 * full + 0.75 * none));
+        doctest::Approx(0.25 * (full - rerun) + 0.75 * none + rerun));
   CHECK(activations(Recompute::Full, {RecomputedLayers::Rule::EveryNth, 4}) ==
-        doctest::Approx(0.25 * full + 0.75 * none));
+        doctest::Approx(0.25 * (full - rerun) + 0.75 * none + rerun));
+}
+
+TEST_CASE("uniform recomputation in groups keeps each group's input and reruns a group at once") {
+  ParallelConfig c = plan(8, 1);
+  c.recompute = Recompute::Full;
+  const double input = 2 * 2048.0 * 12288, rerun = gpt3_layer_bytes(8, false, Recompute::Selective);
+  c.recompute_layers = {RecomputedLayers::Rule::UniformGroups, 4};
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
+        doctest::Approx(24 * input + 4 * rerun));
+  // Groups of 5 over 96 layers: 20 groups, the last of one layer.
+  c.recompute_layers.n = 5;
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
+        doctest::Approx(20 * input + 5 * rerun));
+  // Over two pipeline stages of 2 chunks (24 layers each) a group of 32 stops at its chunk's end: one
+  // input per chunk for each micro-batch in flight, and one chunk rerun at once.
+  c = plan(8, 2);
+  c.vpp = 2;
+  c.recompute = Recompute::Full;
+  c.global_batch = 2;
+  c.recompute_layers = {RecomputedLayers::Rule::UniformGroups, 32};
+  const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 1);
+  c.recompute_layers = {};
+  const ParallelMemoryEstimate each = estimate_parallel_memory(gpt3_175b(), c, 2048, 1);
+  CHECK(m.activations_bytes == doctest::Approx((each.activations_bytes - rerun) / 24 + 24 * rerun));
 }
 
 TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides the sequence") {
   ParallelConfig c = plan(8, 1);
   c.recompute = Recompute::Full;
-  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes == 96 * 2 * 2048.0 * 12288);
+  // Korthikanti et al.'s 2sbh per layer, and the one layer being rerun holding its activations again.
+  CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
+        96 * 2 * 2048.0 * 12288 + gpt3_layer_bytes(8, false, Recompute::Selective));
   c.recompute = Recompute::None;
   c.flash_attention = false;
   c.cp = 2;
