@@ -13,8 +13,8 @@ the H100 tables H100s with 96 GB of HBM2e at 2.4 TB/s at a 500 W power limit (a 
 h100-sxm5's, the rest unchanged), eight per host on NVLink, 400 Gb/s of RDMA per GPU (`hgx-h100-roce`); for
 the H200 one `hgx-h200` (400 Gb/s per GPU) with the spec profile as it is.
 
-Exit status 1 when a gain is off by more than its guard (GAINS) or the throughput MAPE exceeds --max-mape
-(guards of today's figures, rounded up), 2 when simtrain fails.
+Exit status 1 when a gain is off by more than its guard (GAINS), the throughput MAPE exceeds --max-mape or
+the peak memory's MAPE --max-memory-mape (guards of today's figures, rounded up), 2 when simtrain fails.
 usage: tools/validate_torchtitan.py [--simtrain PATH] [--reference CSV ...] [--max-mape 16]
 """
 import argparse
@@ -100,6 +100,8 @@ def main():
         os.path.join(ROOT, "validation", "reference", "training", name)
         for name in ("torchtitan_llama3_h100_202412.csv", "torchtitan_llama3_h200_202506.csv")])
     parser.add_argument("--max-mape", type=float, default=16.0, help="tokens/s per GPU, percent")
+    parser.add_argument("--max-memory-mape", type=float, default=14.0,
+                        help="peak memory per GPU against the tables' (PyTorch's maximum reserved), percent")
     args = parser.parse_args()
 
     rows = []
@@ -110,6 +112,7 @@ def main():
           f"{'memory GiB':>10} {'predicted':>9}")
     predicted = []
     errors = []
+    memory_errors = []
     with tempfile.TemporaryDirectory() as tmp:
         profile = os.path.join(tmp, "h100-96gb.json")
         hbm2e_profile(args.simtrain, profile)
@@ -119,6 +122,7 @@ def main():
             measured = float(row["tokens_per_s_per_gpu"])
             error = (tps - measured) / measured * 100
             errors.append(error)
+            memory_errors.append((memory - float(row["memory_gib"])) / float(row["memory_gib"]) * 100)
             techniques = [name for name, key in (("compile", "compile"), ("float8", "float8"),
                                                  ("async TP", "async_tp")) if row[key] == "true"]
             label = (f"{row['model']} {row['gpus']} GPUs fsdp{row['fsdp']} tp{row['tp']} cp{row['cp']} "
@@ -129,8 +133,11 @@ def main():
     mape = sum(abs(e) for e in errors) / len(errors)
     print(f"\n{len(rows)} rows: tokens/s per GPU MAPE {mape:.1f}% (guard {args.max_mape:.0f}%), mean error "
           f"{sum(errors) / len(errors):+.1f}%")
+    memory_mape = sum(abs(e) for e in memory_errors) / len(memory_errors)
+    print(f"peak memory per GPU against the reported maximum reserved: MAPE {memory_mape:.1f}% (guard "
+          f"{args.max_memory_mape:.0f}%), mean error {sum(memory_errors) / len(memory_errors):+.1f}%")
     print("\ngains (throughput with the technique / without), measured against predicted:")
-    failed = mape > args.max_mape
+    failed = mape > args.max_mape or memory_mape > args.max_memory_mape
     for label, with_row, without_row, guard in GAINS:
         measured = float(rows[with_row]["tokens_per_s_per_gpu"]) / float(rows[without_row]["tokens_per_s_per_gpu"])
         gain = predicted[with_row] / predicted[without_row]

@@ -17,10 +17,12 @@ namespace {
 constexpr double kActivationBytes = 2;  // 16-bit activations; fp32 training doubles the total
 constexpr double kMaskBytes = 1;
 
-// Bytes per token: `replicated` on every TP rank (split too under sequence parallelism), `split` over them.
+// Bytes per token: `replicated` on every TP rank (split too under sequence parallelism), `split` over them,
+// `whole` on every rank even under sequence parallelism.
 struct Saved {
   double replicated = 0;
   double split = 0;
+  double whole = 0;
 };
 
 struct BlockContext {
@@ -119,8 +121,33 @@ Saved mamba_block(const BlockContext& c) {
   return s;
 }
 
+// torchtitan's op-level checkpointing (kRecomputeTorchtitanOps: parallelize_llama.py's _save_list and
+// policy, 2024-25) keeps the outputs of the ops it saves and reruns all else from the layer's input: of the
+// layer's matmuls every other one (q and v; a gated MLP's gate and down projections, a plain one's fc1),
+// and the attention kernel's output with its log-sum-exp (fp32, one per head and token). The down
+// projection's output is, under TP, the partial sum of the whole width on every rank; the reduce-scatters'
+// outputs (hidden / tp each) are left out. Under torchao's Float8 the matmuls are _scaled_mm, which the
+// list does not name, and it saves the amax's abs outputs instead; the same bytes are counted.
+Saved torchtitan_op_layer(const BlockContext& c) {
+  const TransformerConfig& m = c.m;
+  constexpr double kLogSumExpBytes = 4;
+  const double q = m.heads * qk_head_dim(m), values = kv_heads(m) * v_head_dim(m);
+  const double context = m.heads * v_head_dim(m);
+  Saved s;
+  s.replicated = kActivationBytes * m.hidden;
+  s.split = kActivationBytes * (q + values + context + m.ffn_hidden) + kLogSumExpBytes * m.heads;
+  if (m.gated_mlp) s.whole = kActivationBytes * m.hidden;
+  return s;
+}
+
 Saved layer(const BlockContext& c, int index, double seq) {
-  const auto add = [](Saved a, Saved b) { return Saved{a.replicated + b.replicated, a.split + b.split}; };
+  const auto add = [](Saved a, Saved b) {
+    return Saved{a.replicated + b.replicated, a.split + b.split, a.whole + b.whole};
+  };
+  // Its policy is written for a dense layer with separate q, k and v projections.
+  if (c.reruns(kRecomputeTorchtitanOps) && !hybrid_block(c.m, index) && !is_mla(c.m) &&
+      !is_moe_layer(c.m, index))
+    return torchtitan_op_layer(c);
   switch (hybrid_block(c.m, index)) {
     case 'M':
       return mamba_block(c);
@@ -172,7 +199,7 @@ double saved_activation_bytes_per_token(const TransformerConfig& model, int inde
     return kActivationBytes * model.hidden / (sequence_parallel ? t : 1);
   const RecomputeModules rerun = options.recompute == Recompute::Selective ? options.modules : 0;
   const Saved s = layer({model, rerun, options.gemm_input_bytes}, index, seq);
-  return sequence_parallel ? (s.replicated + s.split) / t : s.replicated + s.split / t;
+  return (sequence_parallel ? (s.replicated + s.split) / t : s.replicated + s.split / t) + s.whole;
 }
 
 double layer_activation_bytes(const TransformerConfig& model, int index, const ParallelConfig& config,

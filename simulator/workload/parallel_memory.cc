@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "simulator/workload/attention_shape.h"
+#include "simulator/workload/cross_entropy_fusion.h"
 #include "simulator/workload/layer_activations.h"
 #include "simulator/workload/pipeline_split.h"
 #include "simulator/workload/transformer_kernels.h"
@@ -103,6 +104,38 @@ double communication_buffer_bytes(const TransformerConfig& m, const ParallelConf
   if (c.cp > 1) {
     const double kv_width = kv_heads(m) * (qk_head_dim(m) + v_head_dim(m)) / 2 / c.tp;
     bytes += 2 * 2 * tokens * kv_width * activation_bytes_per_element;  // K and V, sending and receiving
+  }
+  return bytes;
+}
+
+// What the last stage holds beyond its decoder layers at its peak, with `held` micro-batches between their
+// loss's forward and backward (all of them under GPipe, else one: the last stage runs each micro-batch's
+// backward right after its forward). For each head, the model's and each multi-token-prediction module's:
+// the final norm's and the output layer's inputs (16-bit, split under sequence parallelism) and the loss
+// over its logits (cross_entropy_fusion.h), every other head's loss holding its saved bytes while one holds
+// its peak. Each MTP module also keeps its transformer layer's activations as the decoder's last layer
+// does, with its two norms' inputs and its projection's 2h input; under full recomputation Megatron reruns
+// the module (MultiTokenPredictionLayer._checkpointed_forward), keeping only its two inputs, except under
+// the block method, which it does not support for MTP.
+double last_stage_head_bytes(const TransformerConfig& m, const ParallelConfig& c, int seq_len, double held,
+                             double activation_bytes) {
+  const double local_seq = static_cast<double>(seq_len) / c.cp;
+  const double tokens = local_seq * c.micro_batch;
+  const double split = c.sp && c.tp > 1 ? c.tp : 1;
+  const double hidden_bytes = tokens * m.hidden / split * activation_bytes;
+  const double heads = 1 + std::max(0, m.mtp_layers);
+  const double logits = tokens * m.vocab / c.tp;
+  const LossMemory loss = loss_memory(c.cross_entropy_fusion, activation_bytes);
+  double bytes = heads * held * 2 * hidden_bytes +
+                 logits * (loss.saved_bytes_per_logit * (heads * held - 1) + loss.peak_bytes_per_logit);
+  if (m.mtp_layers > 0) {
+    const bool rerun =
+        c.recompute == Recompute::Full && c.recompute_layers.rule != RecomputedLayers::Rule::FirstOfChunk;
+    ParallelConfig kept = c;
+    if (!rerun && c.recompute == Recompute::Full) kept.recompute = Recompute::None;
+    const double module =
+        rerun ? 2 * hidden_bytes : layer_activation_bytes(m, m.layers - 1, kept, seq_len) + 4 * hidden_bytes;
+    bytes += m.mtp_layers * held * module;
   }
   return bytes;
 }
@@ -246,6 +279,10 @@ ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, 
       }
     }
     e.activations_bytes = stage_activation_peak(config, stage, micro_batches, chunk_bytes) + rerun_bytes;
+    if (stage == config.pp - 1) {
+      const double held = config.schedule == PipelineSchedule::GPipe ? e.in_flight_micro_batches : 1;
+      e.activations_bytes += last_stage_head_bytes(model, config, seq_len, held, activation_bytes);
+    }
     e.communication_buffers_bytes =
         communication_buffer_bytes(model, config, p, local_seq, state_bytes, activation_bytes);
     e.workspace_bytes = kWorkspaceBytes;

@@ -78,10 +78,12 @@ double stage_activation_peak(const ParallelConfig& config, int stage, int micro_
 // dp * cp / ep, as Megatron groups them. Activations: each layer's layer_activation_bytes
 // (layer_activations.h: the model's own tensor shapes, GEMM inputs quantized under FP8 and NVFP4 recipes),
 // summed per model chunk, held as stage_activation_peak says, none for layers offloaded to the host;
-// micro-batches per step = global_batch / (micro_batch * dp). Communication buffers and workspace as
-// documented in the .cc. Not counted: learned position embeddings (not in TransformerConfig), vocabulary
-// padding, the embedding and LM-head activations, Transformer Engine's FP8 weight copies. Throws Error if
-// seq_len or dp < 1.
+// micro-batches per step = global_batch / (micro_batch * dp). On the last stage also the output layer's
+// and the final norm's inputs, the loss over the logits as config.cross_entropy_fusion holds it
+// (loss_memory in cross_entropy_fusion.h) and the multi-token-prediction modules' activations.
+// Communication buffers and workspace as documented in the .cc. Not counted: learned position embeddings
+// (not in TransformerConfig), vocabulary padding, the embedding's activations, Transformer Engine's FP8
+// weight copies. Throws Error if seq_len or dp < 1.
 ParallelMemoryEstimate estimate_parallel_memory(const TransformerConfig& model, const ParallelConfig& config,
                                                 int seq_len, int dp,
                                                 const ParallelMemoryOptions& options = {});

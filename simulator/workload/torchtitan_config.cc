@@ -272,6 +272,9 @@ TorchtitanPlan parse_torchtitan_config(const std::string& toml_text, const std::
         plan.no_effect.push_back("compile." + std::string(key.str()));
   }
   c.eager_pointwise = !compiled;
+  // The loss: PyTorch's cross_entropy over an fp32 copy of the logits, compiled or not (torch.compile's
+  // fusion of it is not modelled).
+  c.cross_entropy_fusion = CrossEntropyFusion::PyTorch;
 
   const toml::table* checkpointing = in.section("activation_checkpoint");
   if (auto mode = in.text(checkpointing, "activation_checkpoint", "mode")) {

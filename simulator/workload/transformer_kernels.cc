@@ -340,17 +340,23 @@ namespace {
 // - Native: the copy with the max (e + 4), subtract-exp-sum (8), the division (8); backward one pass
 //   reading the softmax, writing it scaled and its 16-bit cast (8 + e). All-reduces of the maxima, then of
 //   the target logits and the sums together.
-// - TransformerEngine: the online softmax (e), the loss-and-gradient pass (e + 4); backward the in-place
-//   scaling (8) and autograd's cast to the logits' dtype (4 + e). One all-gather of each token's
-//   (max, sum, target logit) from every TP rank.
+// - TransformerEngine: the online softmax (e), the loss-and-gradient pass writing the gradient over the
+//   logits (2e); backward the in-place scaling (2e), one kernel. One all-gather of each token's (max, sum,
+//   target logit) from every TP rank.
+// - PyTorch: the fp32 copy (e + 4), log_softmax (its max and sum passes and the output pass: 3 reads and a
+//   write, 16), nll_loss; backward nll_loss's zero-filled gradient (4), log_softmax's backward (its sum
+//   pass and the output pass, 16) and the cast back (4 + e), four kernels. Across TP ranks (torchtitan's
+//   loss parallelism) the unfused all-reduces.
 void cross_entropy_steps(LayerSteps& s, const Dims& d, double logits, CrossEntropyFusion fusion,
                          const std::vector<std::int64_t>& shape) {
   const double e = d.e;
-  double forward_bytes = e + 36, backward_bytes = 12 + e, forward_kernels = 1;
+  double forward_bytes = e + 36, backward_bytes = 12 + e, forward_kernels = 1, backward_kernels = 1;
   if (fusion == CrossEntropyFusion::Native) {
     forward_bytes = e + 20, backward_bytes = 8 + e, forward_kernels = 3;
   } else if (fusion == CrossEntropyFusion::TransformerEngine) {
-    forward_bytes = 2 * e + 4, backward_bytes = 12 + e, forward_kernels = 2;
+    forward_bytes = 3 * e, backward_bytes = 2 * e, forward_kernels = 2;
+  } else if (fusion == CrossEntropyFusion::PyTorch) {
+    forward_bytes = e + 20, backward_bytes = 24 + e, forward_kernels = 3, backward_kernels = 4;
   }
   s.forward.push_back(kernel_step("cross_entropy.fwd", ComputeKind::Softmax, Pass::Forward,
                                   d.shard.activation, 5 * logits, logits * forward_bytes, shape));
@@ -371,7 +377,7 @@ void cross_entropy_steps(LayerSteps& s, const Dims& d, double logits, CrossEntro
   }
   s.backward.push_back(kernel_step("cross_entropy.bwd_data", ComputeKind::Softmax, Pass::BackwardData,
                                    d.shard.activation, 2 * logits, logits * backward_bytes, shape));
-  if (fusion == CrossEntropyFusion::TransformerEngine) s.backward.back().launches = 2;
+  s.backward.back().launches = backward_kernels;
 }
 
 }  // namespace

@@ -4,18 +4,19 @@
 # (tools/fit_host_overhead.py): Megatron-Core's host overhead (4 operator dispatches' worth per simtrain step)
 # and Grace's host cost (the x86 hosts', from the same-release pairs); one hardware figure comes from those
 # pairs too: the DGX GB200 and GB300 racks run their GPUs at 0.833 of the TDP (tools/fit_grace_power.py).
-# The issue's target is 10% MAPE per system and it is not met. Measured 2026-12-06 (twenty-fifth session: FP8
-# weights gathered in FP8, as the recipes' FP8 presets set it), all 92 expressible configurations: H100 14.2%,
-# B200 18.3%, B300 26.6%, GB200 14.5%, GB300 12.7%, all 16.2% (Llama 5.3%, Qwen3 16.1%, GPT-OSS 28.8%,
-# DeepSeek-V3 and Kimi K2 10.1%, Nemotron 30.2%).
+# The issue's target is 10% MAPE per system and it is not met. Measured 2026-12-06 (twenty-sixth session:
+# Transformer Engine's loss writing its gradient over the bf16 logits, as versions 2.5-2.17 do), all 92
+# expressible configurations: H100 14.4%, B200 19.0%, B300 27.4%, GB200 14.9%, GB300 13.0%, all 16.7% (Llama
+# 5.4%, Qwen3 16.5%, GPT-OSS 29.4%, DeepSeek-V3 and Kimi K2 10.6%, Nemotron 31.2%).
+# Twenty-fifth session, with the loss's fp32 gradient: H100 14.2%, B200 18.3%, B300 26.6%, all 16.2%.
 # Twentieth session, at the TDP: GB200 23.3%, GB300 16.4%, all 19.3%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
 # the figures reached and catch regressions; they are not a target.
 # Every configuration ran on its GPUs: simtrain's memory estimate (the tensors each layer saves at the model's
-# own shapes, the offloading the recipes set) must not exceed a GPU by more than 2%. Measured 2026-12-06
-# (twenty-fifth session): none of 92 above 1, the largest GB200 Llama 3.1 405B FP8 TP 4 PP 16 VP 4 at 0.978
-# (1.012 with its weights gathered in 16 bits); with GPT's activation coefficients and no offloading, 11 (up
-# to 2.09).
+# own shapes, the offloading the recipes set, the last stage's LM head and loss) must not exceed a GPU by more
+# than 2%. Measured 2026-12-06 (twenty-sixth session): none of 92 above 1, the largest GB200 Llama-3 70B FP8
+# FSDP at micro-batch 2 at 0.985 (0.96 without its loss); with GPT's activation coefficients and no
+# offloading, 11 (up to 2.09).
 # Rows beyond --timeout are listed and not counted. Configurations whose model simtrain lacks (Nemotron 3
 # Ultra and 3.5, DeepSeek-V4) or whose pipeline shape no recipe lays out are listed and not counted.
 set -euo pipefail
@@ -23,4 +24,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=15 dgx-b200=19 dgx-b300=27 dgx-gb200=15 dgx-gb300=13.5 --max-memory-ratio 1.02
+  --system-max-mape dgx-h100=15 dgx-b200=19.5 dgx-b300=28 dgx-gb200=15 dgx-gb300=13.5 --max-memory-ratio 1.02

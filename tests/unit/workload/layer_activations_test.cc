@@ -123,6 +123,26 @@ TEST_CASE("a Llama layer saves its grouped K and V and both halves of its SwiGLU
   CHECK((6 * h + 2 * h + 4 * kv + 3 * h + 5 * f) / 8 == 29'696);
 }
 
+TEST_CASE("torchtitan's op-level checkpointing keeps the layer's input and the outputs it saves") {
+  // Llama-3 8B: h 4096, 32 heads of 128, 8 KV heads, SwiGLU of 14,336. Saved: the input, q and v (the
+  // first and third matmuls), the attention's output and its fp32 log-sum-exp per head, the gate and down
+  // projections' outputs (the fifth and seventh); k, the output projection, up and every pointwise op rerun.
+  const TransformerConfig m = *build_model("llama3-8b").transformer;
+  const double h = 4096, kv = 8 * 128, f = 14336;
+  const double per_token = 2 * (h + h + kv + h + f + h) + 4 * 32;
+  CHECK(per_token == 63'616);
+  const auto op_sac = [&](int tp) {
+    return activation_bytes_per_layer(m, 8192, 1,
+                                      options(tp, tp > 1, Recompute::Selective, kRecomputeTorchtitanOps));
+  };
+  CHECK(op_sac(1) == doctest::Approx(per_token * 8192));
+  // Less than half of what the layer keeps without it.
+  CHECK(op_sac(1) < 0.5 * activation_bytes_per_layer(
+                              m, 8192, 1, options(1, false, Recompute::Selective, kRecomputeCoreAttention)));
+  // Under TP with sequence parallelism all but the down projection's partial sums split over the ranks.
+  CHECK(op_sac(8) == doctest::Approx(((per_token - 2 * h) / 8 + 2 * h) * 8192));
+}
+
 TEST_CASE("multi-latent attention keeps its latents; mla_up_proj drops the up-projected Q, K and V") {
   const TransformerConfig m = *build_model("deepseek-v3").transformer;
   REQUIRE(m.kv_lora_rank > 0);

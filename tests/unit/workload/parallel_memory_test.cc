@@ -36,6 +36,14 @@ double gpt3_layer_bytes(int tp, bool sp, Recompute recompute, double seq = 2048)
   return activation_bytes_per_layer(gpt3_175b(), seq, 1, {.tp = tp, .sp = sp, .recompute = recompute});
 }
 
+// What the last stage holds beside its layers for one micro-batch of `tokens` on a GPU: the final norm's
+// and the output layer's 16-bit inputs (split under sequence parallelism) and the loss over the GPU's
+// share of the vocabulary at its peak, `peak_per_logit` bytes (Megatron's unfused loss: the fp32 softmax
+// beside the 16-bit logits, 6).
+double head_bytes(const TransformerConfig& m, int tp, bool sp, double tokens, double peak_per_logit = 6) {
+  return 2 * 2 * tokens * m.hidden / (sp && tp > 1 ? tp : 1) + tokens * m.vocab / tp * peak_per_logit;
+}
+
 ParallelConfig plan(int tp, int pp) {
   ParallelConfig c;
   c.tp = tp;
@@ -100,7 +108,9 @@ TEST_CASE("with 1F1B the first stage holds the activations of all L layers, what
     const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 16, {});
     CHECK(m.pipeline_stage == 0);
     CHECK(m.in_flight_micro_batches == pp);
-    CHECK(m.activations_bytes == simtrain::testing::Approx(96 * per_layer));  // 10.27 GB
+    // Without a pipeline the one stage also holds the LM head's inputs and the loss.
+    const double head = pp == 1 ? head_bytes(gpt3_175b(), 8, true, 2048) : 0;
+    CHECK(m.activations_bytes == simtrain::testing::Approx(96 * per_layer + head));  // 10.27 GB + head
   }
 }
 
@@ -158,7 +168,10 @@ TEST_CASE("GPipe holds all micro-batches, so the last stage (with the LM head) n
   CHECK(m.pipeline_stage == 7);
   CHECK(m.in_flight_micro_batches == 32);
   const double per_layer = gpt3_layer_bytes(8, false, Recompute::None);
-  CHECK(m.activations_bytes == simtrain::testing::Approx(12 * per_layer * 32));
+  // 32 micro-batches' LM-head inputs and losses: 31 fp32 softmaxes kept and the last one's peak.
+  const double logits = 2048.0 * gpt3_175b().vocab / 8;
+  const double head = 32 * head_bytes(gpt3_175b(), 8, false, 2048, 0) + logits * (31 * 4 + 6);
+  CHECK(m.activations_bytes == simtrain::testing::Approx(12 * per_layer * 32 + head));
 }
 
 TEST_CASE("full recomputation of some layers keeps 2sbh for those and everything for the others") {
@@ -182,13 +195,14 @@ TEST_CASE("uniform recomputation in groups keeps each group's input and reruns a
   ParallelConfig c = plan(8, 1);
   c.recompute = Recompute::Full;
   const double input = 2 * 2048.0 * 12288, rerun = gpt3_layer_bytes(8, false, Recompute::Selective);
+  const double head = head_bytes(gpt3_175b(), 8, false, 2048);
   c.recompute_layers = {RecomputedLayers::Rule::UniformGroups, 4};
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
-        doctest::Approx(24 * input + 4 * rerun));
+        doctest::Approx(24 * input + 4 * rerun + head));
   // Groups of 5 over 96 layers: 20 groups, the last of one layer.
   c.recompute_layers.n = 5;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
-        doctest::Approx(20 * input + 5 * rerun));
+        doctest::Approx(20 * input + 5 * rerun + head));
   // Over two pipeline stages of 2 chunks (24 layers each) a group of 32 stops at its chunk's end: one
   // input per chunk for each micro-batch in flight, and one chunk rerun at once.
   c = plan(8, 2);
@@ -197,9 +211,11 @@ TEST_CASE("uniform recomputation in groups keeps each group's input and reruns a
   c.global_batch = 2;
   c.recompute_layers = {RecomputedLayers::Rule::UniformGroups, 32};
   const ParallelMemoryEstimate m = estimate_parallel_memory(gpt3_175b(), c, 2048, 1);
-  c.recompute_layers = {};
-  const ParallelMemoryEstimate each = estimate_parallel_memory(gpt3_175b(), c, 2048, 1);
-  CHECK(m.activations_bytes == doctest::Approx((each.activations_bytes - rerun) / 24 + 24 * rerun));
+  // With 2 micro-batches the last stage, which holds the LM head, needs the most: its chunks in flight
+  // keep one input each.
+  CHECK(m.pipeline_stage == 1);
+  const double chunks = stage_activation_peak(c, 1, 2, {1.0, 1.0});
+  CHECK(m.activations_bytes == doctest::Approx(chunks * input + 24 * rerun + head));
 }
 
 TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides the sequence") {
@@ -207,16 +223,63 @@ TEST_CASE("full recomputation keeps 2sbh per layer; context parallelism divides 
   c.recompute = Recompute::Full;
   // Korthikanti et al.'s 2sbh per layer, and the one layer being rerun holding its activations again.
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 2048, 1).activations_bytes ==
-        96 * 2 * 2048.0 * 12288 + gpt3_layer_bytes(8, false, Recompute::Selective));
+        doctest::Approx(96 * 2 * 2048.0 * 12288 + gpt3_layer_bytes(8, false, Recompute::Selective) +
+                        head_bytes(gpt3_175b(), 8, false, 2048)));
   c.recompute = Recompute::None;
   c.flash_attention = false;
   c.cp = 2;
+  const double head = head_bytes(gpt3_175b(), 8, false, 4096);
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
-        96 * gpt3_layer_bytes(8, false, Recompute::None, 4096));
+        doctest::Approx(96 * gpt3_layer_bytes(8, false, Recompute::None, 4096) + head));
   // With a fused (flash) attention kernel no scores are kept: selective recomputation's figure.
   c.flash_attention = true;
   CHECK(estimate_parallel_memory(gpt3_175b(), c, 8192, 1).activations_bytes ==
-        96 * gpt3_layer_bytes(8, false, Recompute::Selective, 4096));
+        doctest::Approx(96 * gpt3_layer_bytes(8, false, Recompute::Selective, 4096) + head));
+}
+
+TEST_CASE("the last stage holds the loss over its logits as its implementation keeps them") {
+  // Llama-3 8B, one micro-batch of 8,192 tokens on one GPU: 1.05e9 logits of its 128,256 words.
+  const TransformerConfig m = *build_model("llama3-8b").transformer;
+  const double logits = 8192.0 * 128256;
+  ParallelConfig c = plan(1, 1);
+  const auto activations = [&](CrossEntropyFusion fusion) {
+    c.cross_entropy_fusion = fusion;
+    return estimate_parallel_memory(m, c, 8192, 1).activations_bytes;
+  };
+  const double unfused = activations(CrossEntropyFusion::Unfused);
+  // Megatron's jit-fused loss keeps the same fp32 softmax beside the 16-bit logits: 6 bytes a logit.
+  CHECK(activations(CrossEntropyFusion::Native) == unfused);
+  // Transformer Engine's works in place on the 16-bit logits: 2 bytes, 4 fewer.
+  CHECK(activations(CrossEntropyFusion::TransformerEngine) == doctest::Approx(unfused - 4 * logits));
+  // PyTorch's cross_entropy over an fp32 copy: 12 bytes in its backward, 6 more (6.3 GB).
+  CHECK(activations(CrossEntropyFusion::PyTorch) == doctest::Approx(unfused + 6 * logits));
+  // Tensor parallelism splits the vocabulary.
+  c.tp = 4;
+  c.sp = true;
+  const double split = activations(CrossEntropyFusion::Unfused);
+  CHECK(activations(CrossEntropyFusion::TransformerEngine) == doctest::Approx(split - 4 * logits / 4));
+}
+
+TEST_CASE("a multi-token-prediction module adds its layer, its head and a second loss to the last stage") {
+  // DeepSeek-V3's one module at 4,096 tokens, TP 1: its MoE layer as the decoder's last keeps it, its two
+  // norms' inputs and its projection's 2h input (4h), its own final norm's and LM head's inputs (2h), and
+  // its loss's fp32 softmax kept while the model's loss runs (4 bytes a logit).
+  TransformerConfig with = *build_model("deepseek-v3").transformer;
+  REQUIRE(with.mtp_layers == 1);
+  TransformerConfig without = with;
+  without.mtp_layers = 0;
+  ParallelConfig c = plan(1, 1);
+  c.ep = 8;
+  const double hidden = 2 * 4096.0 * with.hidden, logits = 4096.0 * with.vocab;
+  const auto added = [&] {
+    return estimate_parallel_memory(with, c, 4096, 8).activations_bytes -
+           estimate_parallel_memory(without, c, 4096, 8).activations_bytes;
+  };
+  CHECK(added() ==
+        doctest::Approx(layer_activation_bytes(with, with.layers - 1, c, 4096) + 6 * hidden + 4 * logits));
+  // Under full recomputation Megatron reruns the module: it keeps its two inputs.
+  c.recompute = Recompute::Full;
+  CHECK(added() == doctest::Approx(4 * hidden + 4 * logits));
 }
 
 TEST_CASE("parameter counts match the published models") {

@@ -264,10 +264,18 @@ TEST_CASE("the loss moves the bytes per logit of its implementation, with its TP
   // Native: copy with max (2 + 4), subtract-exp-sum 8, divide 8; backward 4 + 4 + 2.
   CHECK(find(native.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(22 * logits));
   CHECK(find(native.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(10 * logits));
-  // Transformer Engine: two reads of the bf16 logits and the fp32 gradient's write; backward as unfused.
-  CHECK(find(te.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(8 * logits));
+  // Transformer Engine: two reads of the bf16 logits and the bf16 gradient written over them; backward the
+  // in-place scaling, one kernel.
+  CHECK(find(te.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(6 * logits));
   CHECK(find(te.forward, "cross_entropy.fwd").launches == 2);
-  CHECK(find(te.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(14 * logits));
+  CHECK(find(te.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(4 * logits));
+  CHECK(find(te.backward, "cross_entropy.bwd_data").launches == 1);
+  // PyTorch's cross_entropy: the fp32 copy (2 + 4), log_softmax 16, nll_loss; backward the zero-filled
+  // gradient 4, log_softmax's backward 16, the cast back 4 + 2, four kernels.
+  const LayerSteps pytorch = loss(CrossEntropyFusion::PyTorch);
+  CHECK(find(pytorch.forward, "cross_entropy.fwd").kernel.bytes == testing::Approx(22 * logits));
+  CHECK(find(pytorch.backward, "cross_entropy.bwd_data").kernel.bytes == testing::Approx(26 * logits));
+  CHECK(find(pytorch.backward, "cross_entropy.bwd_data").launches == 4);
   // Across the 4 TP ranks: three 4-byte all-reduces per token, two (4 and 8 bytes), or one all-gather of
   // each rank's 12 bytes per token.
   const auto loss_collectives = [](const std::vector<LayerStep>& steps) {
