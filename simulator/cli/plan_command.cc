@@ -100,6 +100,7 @@ int plan_command(const Arguments& args) {
       "json", po::value<std::string>(),
       "write every plan that fits, ranked, as JSON (simtrain plot --plans)")(
       "csv", po::value<std::string>(), "write every plan that fits, ranked, as CSV");
+  add_loss_options(options);
   po::variables_map vm;
   if (!parse_or_help(
           args, options, vm,
@@ -123,6 +124,7 @@ int plan_command(const Arguments& args) {
   } else {
     throw Error("--precision: unknown precision '" + precision + "' (amp-bf16, amp, fp32, tf32, fp8)");
   }
+  request.space.cross_entropy_fusion = loss_from_options(vm);
   request.space.offload = !vm.count("no-offload");
   request.space.max_tp = vm["max-tp"].as<int>();
   if (request.space.max_tp < 0) throw Error("--max-tp: must not be negative");

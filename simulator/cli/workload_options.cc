@@ -84,7 +84,28 @@ constexpr const char* kParallelOptions[] = {"tp",
 
 }  // namespace
 
+void add_loss_options(po::options_description& options) {
+  options.add_options()("cross-entropy-loss-fusion",
+                        "Megatron's fused loss over the logits instead of its separate fp32 passes "
+                        "(Megatron-Bridge's recipes set it)")(
+      "cross-entropy-fusion-impl", po::value<std::string>(),
+      "with --cross-entropy-loss-fusion: native (Megatron's jit-fused passes, the default) | te (Transformer "
+      "Engine's Triton kernels, as Megatron-Bridge's performance scripts run it)");
+}
+
+workload::CrossEntropyFusion loss_from_options(const po::variables_map& vm) {
+  if (vm.count("cross-entropy-fusion-impl") && !vm.count("cross-entropy-loss-fusion"))
+    throw Error("--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion");
+  if (!vm.count("cross-entropy-loss-fusion")) return workload::CrossEntropyFusion::Unfused;
+  const std::string impl =
+      vm.count("cross-entropy-fusion-impl") ? vm["cross-entropy-fusion-impl"].as<std::string>() : "native";
+  const auto fusion = workload::parse_cross_entropy_fusion_impl(impl);
+  if (!fusion) throw Error("--cross-entropy-fusion-impl: unknown implementation '" + impl + "' (native, te)");
+  return *fusion;
+}
+
 void add_parallel_options(po::options_description& options) {
+  add_loss_options(options);
   options.add_options()("tp", po::value<int>()->default_value(1), "tensor-parallel size")(
       "sp", "sequence parallelism (with --tp)")("pp", po::value<int>()->default_value(1), "pipeline stages")(
       "vpp", po::value<int>()->default_value(1), "virtual stages per pipeline rank (interleaved 1F1B)")(
@@ -159,12 +180,6 @@ void add_parallel_options(po::options_description& options) {
       "use-transformer-engine-op-fuser",
       "Megatron-Core: the routed experts' MLP as Transformer Engine's fused grouped ops (biases and the "
       "clamped activation of GPT-OSS inside them, not in PyTorch)")(
-      "cross-entropy-loss-fusion",
-      "Megatron's fused loss over the logits instead of its separate fp32 passes (Megatron-Bridge's recipes "
-      "set it)")(
-      "cross-entropy-fusion-impl", po::value<std::string>(),
-      "with --cross-entropy-loss-fusion: native (Megatron's jit-fused passes, the default) | te (Transformer "
-      "Engine's Triton kernels, as Megatron-Bridge's performance scripts run it)")(
       "moe-pad-expert-input-to-capacity",
       "token-dropping MoE with static expert shapes (with --moe-expert-capacity-factor): the dispatcher "
       "never waits for the token counts (with --host; dropless MoE layers make the host wait once per "
@@ -312,16 +327,7 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   c.overlap_moe_expert_parallel_comm = vm.count("overlap-moe-expert-parallel-comm") > 0;
   c.te_op_fuser = vm.count("use-transformer-engine-op-fuser") > 0;
   c.grad_reduce_in_bf16 = vm.count("grad-reduce-in-bf16") > 0;
-  if (vm.count("cross-entropy-fusion-impl") && !vm.count("cross-entropy-loss-fusion"))
-    throw Error("--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion");
-  if (vm.count("cross-entropy-loss-fusion")) {
-    const std::string impl =
-        vm.count("cross-entropy-fusion-impl") ? vm["cross-entropy-fusion-impl"].as<std::string>() : "native";
-    const auto fusion = workload::parse_cross_entropy_fusion_impl(impl);
-    if (!fusion)
-      throw Error("--cross-entropy-fusion-impl: unknown implementation '" + impl + "' (native, te)");
-    c.cross_entropy_fusion = *fusion;
-  }
+  c.cross_entropy_fusion = loss_from_options(vm);
   if (vm.count("moe-pad-expert-input-to-capacity")) {
     if (!vm.count("moe-expert-capacity-factor"))
       throw Error("--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor");

@@ -16,6 +16,11 @@ void add_workload_options(boost::program_options::options_description& options);
 // Builds the config from parsed options; throws Error naming the option on bad values.
 workload::DataParallelConfig workload_from_options(const boost::program_options::variables_map& vm);
 
+// Declares --cross-entropy-loss-fusion and --cross-entropy-fusion-impl (add_parallel_options does too).
+void add_loss_options(boost::program_options::options_description& options);
+// The loss they choose: Megatron's unfused one without them. Throws Error naming the option on a bad value.
+workload::CrossEntropyFusion loss_from_options(const boost::program_options::variables_map& vm);
+
 // Declares the model-parallel options of large-model training: --tp --sp --pp --vpp --cp --ep --dp --zero
 // --fsdp --distributed-optimizer --micro-batch --global-batch --recompute --schedule.
 void add_parallel_options(boost::program_options::options_description& options);

@@ -27,6 +27,13 @@ const char* recompute_method(const workload::RecomputedLayers& layers) {
   return layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk ? "block" : "uniform";
 }
 
+// Megatron's fused losses, which --cross-entropy-loss-fusion names; a plan runs no other loss but the
+// unfused one.
+bool fused_loss(const workload::ParallelConfig& c) {
+  return c.cross_entropy_fusion == workload::CrossEntropyFusion::Native ||
+         c.cross_entropy_fusion == workload::CrossEntropyFusion::TransformerEngine;
+}
+
 bool counts_recomputed_layers(const workload::RecomputedLayers& layers) {
   return layers.rule == workload::RecomputedLayers::Rule::FirstOfChunk ||
          layers.rule == workload::RecomputedLayers::Rule::UniformGroups;
@@ -62,6 +69,10 @@ std::vector<study::Setting> run_settings(const workload::ParallelConfig& c, cons
     s.push_back({"fsdp", c.fsdp == workload::FsdpMode::FullShard ? "full" : "hybrid"});
   if (c.cpu_offloading_layers > 0)
     s.push_back({"cpu-offloading-num-layers", std::to_string(c.cpu_offloading_layers)});
+  if (fused_loss(c))
+    s.insert(s.end(),
+             {{"cross-entropy-loss-fusion", "true"},
+              {"cross-entropy-fusion-impl", std::string(workload::to_string(c.cross_entropy_fusion))}});
   return s;
 }
 
@@ -105,6 +116,9 @@ std::string megatron_arguments(const workload::ParallelConfig& c, const workload
                      counts_recomputed_layers(c.recompute_layers) ? c.recompute_layers.n : 1);
   if (c.cpu_offloading_layers > 0)
     a += fmt::format(" --cpu-offloading-num-layers {}", c.cpu_offloading_layers);
+  if (fused_loss(c))
+    a += " --cross-entropy-loss-fusion --cross-entropy-fusion-impl " +
+         std::string(workload::to_string(c.cross_entropy_fusion));
   if (c.distributed_optimizer) a += " --use-distributed-optimizer";
   if (c.overlap_grad_reduce) a += " --overlap-grad-reduce";
   if (c.distributed_optimizer && c.overlap_grad_reduce && c.overlap_param_gather)

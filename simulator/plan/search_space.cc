@@ -306,6 +306,7 @@ Enumeration enumerate_plans(const SearchSpace& space, const workload::Transforme
                                          : workload::PipelineSchedule::OneFOneB;
                     c.precision = space.precision;
                     c.fp8 = space.fp8;
+                    c.cross_entropy_fusion = space.cross_entropy_fusion;
                     apply_sharding(sharding, c);
                     try {
                       workload::validate(c, model, gpus);

@@ -30,6 +30,9 @@ struct SearchSpace {
   int seq_len = 0;        // resolved (the model's default when the user gave none)
   workload::Precision precision = workload::Precision::AMP_BF16;
   bool fp8 = false;
+  // The loss every plan runs (Megatron's --cross-entropy-loss-fusion): what the last stage holds of the
+  // logits, and the loss's kernels.
+  workload::CrossEntropyFusion cross_entropy_fusion = workload::CrossEntropyFusion::Unfused;
   int max_tp = 0;           // 0 = the GPUs of a node (tensor parallelism stays on NVLink)
   double memory_bytes = 0;  // per GPU
   // A plan without pipelining or recomputation that does not fit may keep the activations of its first

@@ -5,10 +5,11 @@
 // - Native: the same arithmetic under Megatron's jit_fuser (core/fusions/fused_cross_entropy.py): the fp32
 //   copy with the max, the exponentials with their sum, the division into the softmax kept for backward;
 //   backward one fused pass that scales it and casts it to 16 bits;
-// - TransformerEngine: Transformer Engine's Triton kernels (pytorch/triton/cross_entropy.py, v2.5-v2.9): an
-//   online softmax reading the 16-bit logits once, then a pass reading them again and writing the gradient
-//   over them in their own dtype; backward scales that gradient in place by each token's loss gradient and
-//   returns it. Megatron-Bridge's performance recipes run this one.
+// - TransformerEngine: Transformer Engine's Triton kernels (pytorch/triton/cross_entropy.py, 2.5 to 2.17,
+//   the versions Megatron-Bridge's releases pin): an online softmax reading the 16-bit logits once, then a
+//   pass reading them again and writing the gradient over them in their own dtype; backward scales that
+//   gradient in place by each token's loss gradient and returns it. Megatron-Bridge's performance recipes
+//   run this one. (From 2.18, TransformerEngine#3193, it writes an fp32 gradient instead: not modelled.)
 // - PyTorch: torch.nn.functional.cross_entropy over an fp32 copy of the logits (torchtitan's loss, train.py
 //   2024-25): the copy, log_softmax keeping its fp32 output, nll_loss; backward nll_loss's dense fp32
 //   gradient, log_softmax's backward into another, and the cast back to 16 bits.

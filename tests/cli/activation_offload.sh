@@ -48,6 +48,15 @@ assert 0 < best["cpu_offloading_num_layers"] < 80 and "offload" in best["plan"],
 assert all(p["cpu_offloading_num_layers"] == 0 for p in alternatives), alternatives
 assert best["estimated_iteration_time_s"] < min(p["estimated_iteration_time_s"] for p in alternatives)
 assert best["memory_bytes"] <= 173.2 * 2**30, best["memory_bytes"]' "$work/plan.json" "$work/plan_no_offload.json"
+"$simtrain" "${plan[@]}" --cross-entropy-loss-fusion --cross-entropy-fusion-impl te --json "$work/plan_te.json" \
+  >"$work/plan_te.txt"
+check "with Transformer Engine's loss (2 bytes a logit, not 6) the plan offloads fewer layers" \
+  python3 -c 'import json, sys
+unfused, te = (json.load(open(f))["plans"][0] for f in sys.argv[1:])
+assert 0 < te["cpu_offloading_num_layers"] < unfused["cpu_offloading_num_layers"], (te, unfused)' \
+  "$work/plan.json" "$work/plan_te.json"
+check "... and its command lines run that loss" grep -q -- \
+  "--cpu-offloading-num-layers [0-9]* --cross-entropy-loss-fusion --cross-entropy-fusion-impl te" "$work/plan_te.txt"
 "$simtrain" "${plan[@]}" --no-offload --fix recompute=full --json "$work/plan_full.json" >/dev/null
 check "without offloading, the best plan recomputes the fewest layers that fit, faster than all 80" \
   python3 -c 'import json, sys

@@ -61,4 +61,9 @@ expect_error "an empty range" "--gpus 32..8: the range is empty" plan "${small[@
 expect_error "cost without a price" "--objective cost: give --gpu-hour-price" plan "${small[@]}" --gpus 16 --objective cost
 expect_error "a model that is not a transformer" "plans split transformer models" plan --model resnet50 --gpus 16 --global-batch 64
 expect_error "a missing batch" "--global-batch: required" plan --model gpt3-175b --gpus 8
+expect_error "a loss implementation without the fused loss" \
+  "--cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion" \
+  plan "${small[@]}" --gpus 16 --cross-entropy-fusion-impl te
+expect_error "an unknown loss implementation" "--cross-entropy-fusion-impl: unknown implementation 'liger'" \
+  plan "${small[@]}" --gpus 16 --cross-entropy-loss-fusion --cross-entropy-fusion-impl liger
 finish

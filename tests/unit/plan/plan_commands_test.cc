@@ -54,6 +54,19 @@ TEST_CASE("full recomputation of some layers, or in groups, in simtrain's and Me
                                          "--recompute-num-layers 1") != std::string::npos);
 }
 
+TEST_CASE("a fused loss in simtrain's and Megatron's words; the unfused one is both defaults") {
+  workload::ParallelConfig c = selene_gpt3();
+  const workload::TransformerConfig gpt3 = *workload::build_model("gpt3-175b", {}).transformer;
+  CHECK(run_command_line(c, "dgx-a100").find("cross-entropy") == std::string::npos);
+  CHECK(megatron_arguments(c, gpt3).find("cross-entropy") == std::string::npos);
+  c.cross_entropy_fusion = workload::CrossEntropyFusion::TransformerEngine;
+  const std::string te = "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te";
+  CHECK(run_command_line(c, "dgx-a100").find(te) != std::string::npos);
+  CHECK(megatron_arguments(c, gpt3).find(te) != std::string::npos);
+  c.cross_entropy_fusion = workload::CrossEntropyFusion::Native;
+  CHECK(run_command_line(c, "dgx-a100").find("--cross-entropy-fusion-impl native") != std::string::npos);
+}
+
 TEST_CASE("a platform path with a space is quoted for the shell") {
   CHECK(run_command_line(selene_gpt3(), "my specs/a.toml").find("--platform 'my specs/a.toml'") !=
         std::string::npos);
