@@ -36,6 +36,16 @@ class NetworkEstimate {
   double ring_step_s(double bytes, const std::vector<int>& ring) const;
 
   int gpus_per_node() const { return spec_.gpus_per_node; }
+  // NCCL's channels across the network (two per NIC; cost/nccl_channels.h), each holding one SM of every
+  // GPU while a collective runs.
+  int network_channels() const { return spec_.nics.nccl_channels(); }
+  // Whether `members` span more than one node: their collectives then run as network flows, which share the
+  // links with the flows beside them, where inside a node (an NVLink domain) the engine times them alone.
+  bool crosses_nodes(const std::vector<int>& members) const {
+    for (int rank : members)
+      if (rank / spec_.gpus_per_node != members.front() / spec_.gpus_per_node) return true;
+    return false;
+  }
 
  private:
   platform::ClusterSpec spec_;

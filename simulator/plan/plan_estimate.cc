@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
+#include "simulator/cost/nccl_channels.h"
 #include "simulator/workload/megatron_offload.h"
 #include "simulator/workload/megatron_stage.h"
 #include "simulator/workload/megatron_trace.h"
@@ -202,9 +205,15 @@ double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, d
 // (the gather of unit u + 1 is issued when unit u's compute starts), and each unit's gradients are
 // reduce-scattered on the "dp" stream once its backward ends. A unit's compute waits for its gather; the
 // gathers queue behind each other, the reduce-scatters too, and what the last ones leave after backward's
-// compute waits in full. Returns the waiting, forward and backward together.
-double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, const Communicators& g,
-                                    const NetworkEstimate& net, double layers) {
+// compute waits in full. Returns the waiting and the compute's slowdown, forward and backward together.
+struct ShardedParametersCost {
+  double wait_s = 0;    // compute waiting for gathers, and the reduce-scatters' tail
+  double slowed_s = 0;  // compute lengthened by the collectives holding SMs beside it
+};
+
+ShardedParametersCost sharded_parameters_cost(const StagePlan& plan, const Pricer& price,
+                                              const Communicators& g, const NetworkEstimate& net,
+                                              double layers, double comm_sm_fraction) {
   struct Unit {
     double forward_s = 0, backward_s = 0, gather_s = 0, scatter_s = 0;
   };
@@ -231,37 +240,77 @@ double sharded_parameters_exposed_s(const StagePlan& plan, const Pricer& price, 
     units.push_back(workload::is_moe_layer(*plan.model, i) ? moe_layer : dense_layer);
   if (plan.pp == 1) units.push_back(unit(plan.lm_head, plan.lm_head_params, false));
 
-  // One pass: returns how long its units' compute waits for gathers, plus (backward) the reduce-scatters'
-  // tail beyond the last compute. Gathers and reduce-scatters cross the same links, so in backward they
-  // share the bandwidth: they are queued on one network timeline in the order they are issued (the gather
-  // of unit i + 1 as unit i's compute starts, unit i's reduce-scatter as it ends), which takes as long in
-  // all as sharing the links would.
-  const auto pass_wait_s = [](const std::vector<Unit>& order, bool backward) {
-    double compute_end = 0, network_end = 0, compute_total = 0;
+  // One pass: how long its units' compute waits for gathers, plus (backward) the reduce-scatters' tail
+  // beyond the last compute, and how much longer the compute runs beside them. Gathers and reduce-scatters
+  // cross the same links, so in backward they share the bandwidth: they are queued on one network timeline
+  // in the order they are issued (the gather of unit i + 1 as unit i's compute starts, unit i's
+  // reduce-scatter as it ends), which takes as long in all as sharing the links would. While a collective
+  // runs it holds `comm_sm_fraction` of the SMs, as the engine replays it (replay_state.h): a unit's kernels
+  // lose that share of the time the network is busy beside them. In backward a gather and a reduce-scatter
+  // of g and r seconds alone run at once; across nodes they share the links, so both hold SMs 2 min(g, r)
+  // seconds longer in all than the one queue's g + r (inside a node each takes its own time).
+  const bool links_shared = net.crosses_nodes(g.shard) || net.crosses_nodes(g.edp);
+  const auto pass_cost = [comm_sm_fraction, links_shared](const std::vector<Unit>& order, bool backward) {
+    std::vector<std::pair<double, double>> busy;  // the network's collectives, in time order
+    std::size_t first_busy = 0;
+    const auto busy_within_s = [&](double from, double to) {
+      while (first_busy < busy.size() && busy[first_busy].second <= from) ++first_busy;
+      double s = 0;
+      for (std::size_t k = first_busy; k < busy.size() && busy[k].first < to; ++k)
+        s += std::max(0.0, std::min(to, busy[k].second) - std::max(from, busy[k].first));
+      return s;
+    };
+    double compute_end = 0, network_end = 0, compute_total = 0, slowed_total = 0;
     double gather_end = order.empty() ? 0 : order[0].gather_s;
     network_end = gather_end;
+    busy.emplace_back(0.0, gather_end);
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Unit& u = order[i];
       const double start = std::max(compute_end, gather_end);
       if (i + 1 < order.size()) {
-        gather_end = std::max(start, network_end) + order[i + 1].gather_s;
+        const double issued = std::max(start, network_end);
+        gather_end = issued + order[i + 1].gather_s;
+        busy.emplace_back(issued, gather_end);
         network_end = gather_end;
       }
       const double compute_s = backward ? u.backward_s : u.forward_s;
-      compute_end = start + compute_s;
+      const double shared = backward && links_shared && u.gather_s + u.scatter_s > 0
+                                ? 1 + 2 * std::min(u.gather_s, u.scatter_s) / (u.gather_s + u.scatter_s)
+                                : 1;
+      const double slowed_s =
+          std::min(compute_s, comm_sm_fraction * shared * busy_within_s(start, start + compute_s));
+      compute_end = start + compute_s + slowed_s;
       compute_total += compute_s;
-      if (backward) network_end = std::max(network_end, compute_end) + u.scatter_s;
+      slowed_total += slowed_s;
+      if (backward) {
+        const double issued = std::max(network_end, compute_end);
+        network_end = issued + u.scatter_s;
+        busy.emplace_back(issued, network_end);
+      }
     }
-    return std::max(compute_end, backward ? network_end : 0.0) - compute_total;
+    const double end = std::max(compute_end, backward ? network_end : 0.0);
+    return ShardedParametersCost{end - compute_total - slowed_total, slowed_total};
   };
   std::vector<Unit> reversed(units.rbegin(), units.rend());
-  return pass_wait_s(units, false) + pass_wait_s(reversed, true);
+  const ShardedParametersCost forward = pass_cost(units, false), backward = pass_cost(reversed, true);
+  return {forward.wait_s + backward.wait_s, forward.slowed_s + backward.slowed_s};
+}
+
+// The share of a GPU's SMs NCCL's kernels hold while a collective runs, one per network channel, at most
+// half (the engine's comm_sm_fraction, engine/replay.cc).
+double comm_sm_fraction(const EstimateContext& context) {
+  if (!context.comm_sms) return 0;
+  const int sms = context.compute->profile().device.sm_count;
+  const int channels = cost::nccl_collective_channels(context.network->network_channels(), 0);
+  return sms > 0 ? std::min(0.5, std::max(0, channels) / static_cast<double>(sms)) : 0.0;
 }
 
 // Gradient reduction, parameter gathers and the optimizer step of one stage, after its last backward.
 struct DataParallelCost {
   double exposed_s = 0;
   double optimizer_s = 0;
+  // The kernels beside the gathers and reduce-scatters, slowed by the SMs those hold (comm_sm_fraction).
+  double slowed_compute_s = 0;
 };
 
 DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stage, const Communicators& g,
@@ -274,7 +323,10 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
   const trace::CollectiveKind reduce =
       plan.shard_optimizer ? trace::CollectiveKind::ReduceScatter : trace::CollectiveKind::AllReduce;
   if (plan.shard_parameters) {
-    out.exposed_s = plan.micro_batches * sharded_parameters_exposed_s(plan, price, g, net, layers);
+    const ShardedParametersCost sharded =
+        sharded_parameters_cost(plan, price, g, net, layers, comm_sm_fraction(context));
+    out.exposed_s = plan.micro_batches * sharded.wait_s;
+    out.slowed_compute_s = plan.micro_batches * sharded.slowed_s;
     if (!g.replicate.empty())
       out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
                                         dense * plan.grad_bytes / plan.data_shards, g.replicate);
@@ -290,9 +342,13 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
     double exposed = total_s;
     if (c.overlap_grad_reduce || plan.shard_gradients_each_micro_batch)
       exposed = overlapped_reduction_s(total_s, buckets, c.vpp, c.pp, chunk_backward_s);
+    // What runs beside the backward's kernels holds SMs there (comm_sm_fraction).
+    double beside_compute_s = total_s - exposed;
     // ZeRO-2 reduce-scatters after every micro-batch, each hidden under the next micro-batch's work.
-    if (plan.shard_gradients_each_micro_batch)
+    if (plan.shard_gradients_each_micro_batch) {
       exposed += (plan.micro_batches - 1) * std::max(0.0, total_s - c.vpp * chunk_backward_s);
+      beside_compute_s += (plan.micro_batches - 1) * std::min(total_s, c.vpp * chunk_backward_s);
+    }
     out.exposed_s = exposed;
     if (plan.shard_optimizer) {
       const auto gather_s = [&](double parameters, const std::vector<int>& members) {
@@ -305,11 +361,14 @@ DataParallelCost data_parallel_cost(const StagePlan& plan, const StageCost& stag
       // --overlap-param-gather: under the first micro-batch's forward passes, but for the first bucket.
       if (c.distributed_optimizer && c.overlap_param_gather) {
         const double buckets = std::max(1.0, std::ceil((dense + expert) / plan.bucket_parameters));
-        out.exposed_s += std::max(gathers_s / buckets, gathers_s - stage.forward.compute_s);
+        const double gathers_exposed_s = std::max(gathers_s / buckets, gathers_s - stage.forward.compute_s);
+        out.exposed_s += gathers_exposed_s;
+        beside_compute_s += gathers_s - gathers_exposed_s;
       } else {
         out.exposed_s += gathers_s;
       }
     }
+    out.slowed_compute_s = comm_sm_fraction(context) * beside_compute_s;
   }
   if (plan.model->tied_embeddings && c.pp > 1)
     out.exposed_s += net.collective_s(trace::CollectiveKind::AllReduce,
@@ -375,7 +434,8 @@ PlanEstimate estimate_plan(const workload::ParallelConfig& config, const Estimat
       data_parallel_cost(plan, stage, groups, context, price, layers, stage.backward.total_s() / v);
 
   PlanEstimate e;
-  e.compute_s = m * (stage.forward.compute_s + stage.backward.compute_s) + dp_cost.optimizer_s;
+  e.compute_s = m * (stage.forward.compute_s + stage.backward.compute_s) + dp_cost.optimizer_s +
+                dp_cost.slowed_compute_s;
   e.bubble_s = bubble_s;
   const PassCost per_step = [&] {
     PassCost total = stage.forward;

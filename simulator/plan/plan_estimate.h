@@ -38,6 +38,8 @@ struct EstimateContext {
   const workload::TransformerConfig* model = nullptr;
   const cost::ComputeCostModel* compute = nullptr;
   const NetworkEstimate* network = nullptr;
+  // Collectives hold SMs beside the kernels, as simulations replay them (run::RunRequest::comm_sms).
+  bool comm_sms = true;
 };
 
 // The estimate, per micro-batch and stage: each layer's kernels at their table cost, its tensor- and
@@ -48,7 +50,9 @@ struct EstimateContext {
 // plus gradient reduction beyond what the last micro-batch's backward hides (all of it without
 // overlap_grad_reduce; ZeRO-3/FSDP: per-layer gathers and reduce-scatters beyond their layer's compute),
 // the parameter all-gather after a sharded optimizer step, the tied-embedding all-reduce, and the optimizer
-// step; with activation offloading, the copies the layers beside them do not hide (offloaded_copies_s).
+// step; with activation offloading, the copies the layers beside them do not hide (offloaded_copies_s). The
+// data-parallel collectives that do hide under kernels hold one SM per NCCL network channel meanwhile (with
+// context.comm_sms), which lengthens those kernels, counted as compute.
 // `config` must have seq_len resolved. Throws Error when the plan is invalid (parallel_config.h).
 PlanEstimate estimate_plan(const workload::ParallelConfig& config, const EstimateContext& context);
 

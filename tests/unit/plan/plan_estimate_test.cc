@@ -171,3 +171,41 @@ TEST_CASE("ZeRO-3 with the network as bottleneck: gathers and reduce-scatters sh
   CHECK(e.exposed.dp_s > e.compute_s);
   CHECK(e.iteration_time_s == simtrain::testing::Approx(simulated_iteration_s(plan)).epsilon(0.10).scale(0));
 }
+
+// ZeRO-3 at full sequences: the layers outlast their gathers, which run beside them (with the
+// reduce-scatters in backward), each holding an SM per NCCL channel; the kernels get the rest, as the
+// engine replays it. What that adds to the compute, and the step, as simulated: over 16 ranks on two nodes,
+// where a gather and a reduce-scatter share the links and so run longer beside the kernels, and over the 8
+// of one node, where each takes its own time.
+TEST_CASE(
+    "ZeRO-3 with compute as bottleneck: the collectives beside the layers take their SMs, as simulated") {
+  SmallCase c;
+  for (int gpus : {16, 8}) {
+    CAPTURE(gpus);
+    workload::ParallelConfig plan = c.plan(1, 1);
+    plan.gpus = plan.dp = gpus;
+    plan.global_batch = 4 * gpus;
+    plan.distributed_optimizer = false;
+    plan.zero = 3;
+    c.context.comm_sms = true;
+    const PlanEstimate held = estimate_plan(plan, c.context);
+    c.context.comm_sms = false;
+    const PlanEstimate free = estimate_plan(plan, c.context);
+    const auto simulated = [&](bool comm_sms) {
+      return testing::in_child_process([&] {
+        run::RunRequest request;
+        request.parallel = plan;
+        request.platform = "dgx-a100";
+        request.comm_sms = comm_sms;
+        return run::simulate(request).result.breakdown.compute_s;
+      });
+    };
+    const double simulated_held = simulated(true), simulated_free = simulated(false);
+    MESSAGE(gpus, " GPUs, compute: estimated ", free.compute_s, " s, ", held.compute_s,
+            " s with the SMs held; simulated ", simulated_free, " s, ", simulated_held, " s");
+    CHECK(held.compute_s - free.compute_s ==
+          simtrain::testing::Approx(simulated_held - simulated_free).epsilon(0.15).scale(0));
+    CHECK(held.iteration_time_s ==
+          simtrain::testing::Approx(simulated_iteration_s(plan)).epsilon(0.05).scale(0));
+  }
+}
