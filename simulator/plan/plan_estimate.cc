@@ -200,17 +200,18 @@ double overlapped_reduction_s(double total_s, double buckets, int vpp, int pp, d
   return std::max(0.0, end);
 }
 
+// What ZeRO-3 / FSDP's gathers and reduce-scatters cost a micro-batch beyond its kernels.
+struct ShardedParametersCost {
+  double wait_s = 0;    // compute waiting for gathers, and the reduce-scatters' tail
+  double slowed_s = 0;  // compute lengthened by the collectives holding SMs beside it
+};
+
 // ZeRO-3 / FSDP, per micro-batch, as the trace generator orders it (megatron_stage.cc, for_units): each unit
 // (the embedding, every layer, the LM head) gathers its parameters on the "dp_gather" stream, one unit ahead
 // (the gather of unit u + 1 is issued when unit u's compute starts), and each unit's gradients are
 // reduce-scattered on the "dp" stream once its backward ends. A unit's compute waits for its gather; the
 // gathers queue behind each other, the reduce-scatters too, and what the last ones leave after backward's
 // compute waits in full. Returns the waiting and the compute's slowdown, forward and backward together.
-struct ShardedParametersCost {
-  double wait_s = 0;    // compute waiting for gathers, and the reduce-scatters' tail
-  double slowed_s = 0;  // compute lengthened by the collectives holding SMs beside it
-};
-
 ShardedParametersCost sharded_parameters_cost(const StagePlan& plan, const Pricer& price,
                                               const Communicators& g, const NetworkEstimate& net,
                                               double layers, double comm_sm_fraction) {
