@@ -175,6 +175,7 @@ FLEX_DISPATCHER = [("DeepSeekV3", ALL_SYSTEMS, None),
                    ("Qwen3_235B_a22B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
                    ("Nemotron_3_Super", {"DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}, None),
                    ("Nemotron_3_Nano", ALL_SYSTEMS, None),
+                   ("Nemotron_3_5_Lightning", {"DGX-GB200"}, None),
                    ("GPT OSS 120B", {"DGX-B300", "DGX-GB200", "DGX-GB300"}, {"MXFP8", "FP8-MX"})]
 
 
@@ -686,8 +687,7 @@ def run_args(row, host=True):
         args += ["--mtp-layers", "0"]
     elif row["base_model"] == "Nemotron_3_Super":
         # recipes/nemotronh/h100/nemotron_3_super.py: the one MTP module of the checkpoint runs twice
-        # (mtp_num_layers = 2, mtp_use_repeated_layer): the compute of two modules (simtrain also counts
-        # the second one's weights, 1.5 GB of memory in bf16).
+        # (mtp_num_layers = 2, mtp_use_repeated_layer; the zoo's model repeats its module's weights).
         args += ["--mtp-layers", "2"]
     args += ["--grad-reduce-in-bf16", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te"]
     if recompute_modules(row):

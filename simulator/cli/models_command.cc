@@ -36,14 +36,14 @@ int models_command(const Arguments& args) {
     std::cout << models.dump(1) << "\n";
     return 0;
   }
-  std::cout << fmt::format("{:<20} {:>16} {:>18} {:>9}  {:<20} {}\n", "model", "parameters",
+  std::cout << fmt::format("{:<24} {:>16} {:>18} {:>9}  {:<20} {}\n", "model", "parameters",
                            "fwd GFLOP/sample", "seq len", "--impl", "description");
   for (const std::string& name : workload::model_names()) {
     workload::Model model = workload::build_model(name);
     std::string impls;
     for (workload::Implementation i : workload::implementations_for(model))
       impls += (impls.empty() ? "" : "|") + std::string(workload::to_string(i));
-    std::cout << fmt::format("{:<20} {:>16.0f} {:>18.4g} {:>9}  {:<20} {}\n", name, model.parameters(),
+    std::cout << fmt::format("{:<24} {:>16.0f} {:>18.4g} {:>9}  {:<20} {}\n", name, model.parameters(),
                              model.forward_flops_per_sample() / 1e9,
                              model.seq_len > 0 ? std::to_string(model.seq_len) : "-", impls,
                              model.description);

@@ -182,6 +182,7 @@ Model decoder(const DecoderSpec& spec) {
     const int i = mtp ? t.layers - 1 : n;
     const std::string prefix = mtp ? "mtp.layers." + std::to_string(n - t.layers) + "."
                                    : "decoder.layers." + std::to_string(i) + ".";
+    const std::size_t module_start = layers.size();
     if (mtp) {
       layers.push_back(norm(t, prefix + "enorm", s));
       layers.push_back(norm(t, prefix + "hnorm", s));
@@ -205,6 +206,9 @@ Model decoder(const DecoderSpec& spec) {
       layers.push_back(norm(t, prefix + "final_layernorm", s));
       layers.push_back(linear(prefix + "output_layer", s, h, t.vocab, false, /*tied=*/true));
       layers.push_back(cross_entropy(prefix + "loss", s, t.vocab));
+      // A repeated module's later depths rerun the first one's weights: their parameters are its own.
+      if (t.mtp_repeated_layer && n > t.layers)
+        for (std::size_t k = module_start; k < layers.size(); ++k) layers[k].parameters = 0;
     }
   }
   layers.push_back(norm(t, "decoder.final_layernorm", s));

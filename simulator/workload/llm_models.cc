@@ -180,14 +180,30 @@ TransformerConfig nemotron_3_nano() {
       2);
 }
 
+// Nemotron 3.5 Lightning 30B-A3B: Nemotron 3 Nano's layers
+// (examples/models/nemotron/nemotron_3/lightning/README.md of Megatron-Bridge: "the same architecture as
+// Nemotron 3 Nano", its checkpoint trained with multi-token prediction) and, as its recipes at commit 067f987
+// (perf_recipes/nemotronh/gb200/nemotronh.py) set them, two MTP depths of one repeated module of attention
+// and MoE (mtp_num_layers 2, mtp_hybrid_override_pattern
+// "*E", mtp_use_repeated_layer) kept in bf16 (keep_mtp_spec_in_bf16).
+TransformerConfig nemotron_3_5_lightning() {
+  TransformerConfig t = nemotron_3_nano();
+  t.mtp_layers = 2;
+  t.mtp_repeated_layer = true;
+  t.mtp_bf16 = true;
+  return t;
+}
+
 // Nemotron 3 Super 120B-A12B (the config.json of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16, which
 // Megatron-Bridge's recipes/nemotronh/h100/nemotron_3_super.py at commit 067f987 builds its provider from;
 // read from copies of it in public repositories, which agree): 88 single-block layers of hidden 4,096
 // after hybrid_override_pattern: 40 Mamba-2 mixers (128 heads of 64, state 128, 8 groups), 8 attention
 // blocks (32 heads, 2 KV heads, head_dim 128) and 40 latent MoE blocks (moe_latent_size 1,024) of 512
 // squared-ReLU experts of 2,688 routed top-22 plus a shared expert of 5,376 on the full hidden state; one
-// multi-token-prediction module of attention and MoE (mtp_hybrid_override_pattern "*E"); no biases,
-// RMSNorm, untied vocabulary of 131,072.
+// multi-token-prediction module of attention and MoE (mtp_hybrid_override_pattern "*E"), which its recipes
+// repeat (mtp_use_repeated_layer: the module's weights serve every depth of --mtp-layers) and keep in bf16
+// (keep_mtp_spec_in_bf16; recipes/nemotronh/h100/nemotron_3_super.py); no biases, RMSNorm, untied
+// vocabulary of 131,072.
 TransformerConfig nemotron_3_super() {
   TransformerConfig t = with_experts(
       nemotron_h(4096, 32, 2, 2688,
@@ -196,6 +212,8 @@ TransformerConfig nemotron_3_super() {
       512, 22, 2688, 2);
   t.moe_latent = 1024;
   t.mtp_layers = 1;
+  t.mtp_repeated_layer = true;
+  t.mtp_bf16 = true;
   return t;
 }
 
@@ -242,6 +260,9 @@ std::vector<ZooEntry> llm_entries() {
             nemotron_h_8b(), 8192),
       entry("nemotron-3-nano", "Nemotron 3 Nano 30B-A3B (hybrid: 23 Mamba-2, 6 attention, 23 MoE blocks)",
             nemotron_3_nano(), 8192),
+      entry("nemotron-3.5-lightning",
+            "Nemotron 3.5 Lightning 30B-A3B (Nemotron 3 Nano with two MTP depths of one repeated module)",
+            nemotron_3_5_lightning(), 8192),
       entry("nemotron-3-super",
             "Nemotron 3 Super 120B-A12B (hybrid: 40 Mamba-2, 8 attention, 40 latent MoE blocks, MTP)",
             nemotron_3_super(), 8192),

@@ -218,8 +218,10 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   if (model.mtp_layers > 0) {
     // The MTP modules run on the last stage after the main head (Megatron-Core's MultiTokenPredictionBlock);
     // they ride with the LM head's unit. They run under the global FP8 context but without FP4
-    // (multi_token_prediction.py: "currently ignoring FP4 in MTP layers"): 16-bit GEMMs under NVFP4.
-    const LayerSteps mtp = mtp_steps(model, shard.gemm == DType::FP4 ? sixteen_bit_shard : shard);
+    // (multi_token_prediction.py: "currently ignoring FP4 in MTP layers"): 16-bit GEMMs under NVFP4, and
+    // under FP8 too where the model keeps them in bf16 (keep_mtp_spec_in_bf16).
+    const bool sixteen_bit = shard.gemm == DType::FP4 || (model.mtp_bf16 && shard.gemm == DType::FP8);
+    const LayerSteps mtp = mtp_steps(model, sixteen_bit ? sixteen_bit_shard : shard);
     plan.lm_head.forward.insert(plan.lm_head.forward.end(), mtp.forward.begin(), mtp.forward.end());
     plan.lm_head.backward.insert(plan.lm_head.backward.begin(), mtp.backward.begin(), mtp.backward.end());
     const PartParameters extra = mtp_parameters(model, shard);

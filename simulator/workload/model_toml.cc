@@ -177,13 +177,33 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (!document.contains("model")) throw Error(origin, 0, "model", "missing the [model] table");
 
   const Section model(*document["model"].as_table(), origin, "model");
-  model.only_keys({"name",       "description",    "layers",           "hidden",
-                   "heads",      "kv_heads",       "ffn_hidden",       "vocab",
-                   "seq_len",    "gated_mlp",      "causal",           "tied_embeddings",
-                   "rms_norm",   "bias",           "positions",        "dropout",
-                   "head_dim",   "window_size",    "window_skip_freq", "yarn_scaling_factor",
-                   "mtp_layers", "hybrid_pattern", "attention_chunk",  "chunk_skip_freq",
-                   "qk_norm"});
+  model.only_keys({"name",
+                   "description",
+                   "layers",
+                   "hidden",
+                   "heads",
+                   "kv_heads",
+                   "ffn_hidden",
+                   "vocab",
+                   "seq_len",
+                   "gated_mlp",
+                   "causal",
+                   "tied_embeddings",
+                   "rms_norm",
+                   "bias",
+                   "positions",
+                   "dropout",
+                   "head_dim",
+                   "window_size",
+                   "window_skip_freq",
+                   "yarn_scaling_factor",
+                   "mtp_layers",
+                   "hybrid_pattern",
+                   "attention_chunk",
+                   "chunk_skip_freq",
+                   "qk_norm",
+                   "mtp_repeated_layer",
+                   "mtp_bf16"});
   zoo::DecoderSpec spec;
   spec.name = model.string("name");
   if (spec.name.empty()) model.fail("name", "must not be empty");
@@ -226,6 +246,10 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   if (t.attention_chunk > 0 && t.window_size > 0)
     model.fail("attention_chunk", "a model attends through a window or in chunks, not both");
   t.mtp_layers = model.integer_or("mtp_layers", 0, 0);
+  t.mtp_repeated_layer = model.boolean_or("mtp_repeated_layer", false);
+  t.mtp_bf16 = model.boolean_or("mtp_bf16", false);
+  if ((t.mtp_repeated_layer || t.mtp_bf16) && t.mtp_layers == 0)
+    model.fail(t.mtp_repeated_layer ? "mtp_repeated_layer" : "mtp_bf16", "needs mtp_layers > 0");
   if (model.has("hybrid_pattern")) {
     t.hybrid_pattern = model.string("hybrid_pattern");
     if (static_cast<int>(t.hybrid_pattern.size()) != t.layers ||

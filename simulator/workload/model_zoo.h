@@ -106,6 +106,11 @@ struct TransformerConfig {
   // each after a projection of [norm(hidden), norm(embedding of the next token)] to hidden, sharing the
   // embedding and LM head, run on the last pipeline stage with their own LM head GEMM and loss.
   int mtp_layers = 0;  // at most kMaxMtpLayers
+  // Megatron's mtp_use_repeated_layer: one module's weights serve every depth (run mtp_layers times, its
+  // parameters, gradients and optimizer state held once), as Nemotron 3.5 Lightning's checkpoint has them.
+  bool mtp_repeated_layer = false;
+  // Megatron's keep_mtp_spec_in_bf16: the modules' GEMMs stay 16-bit under an FP8 recipe.
+  bool mtp_bf16 = false;
   // Hybrid models (Nemotron-H; Megatron's --hybrid-override-pattern): one character per layer, each layer a
   // single block with its own norm and residual: 'M' a Mamba-2 mixer, '*' self-attention, '-' the dense MLP,
   // 'E' the MoE MLP. Empty = every layer is attention followed by an MLP (or MoE).

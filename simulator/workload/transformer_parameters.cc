@@ -140,9 +140,10 @@ PartParameters mtp_parameters(const TransformerConfig& m, const LayerSharding& s
   const double projection = 2.0 * m.hidden * m.hidden;
   p.total += extra + projection;
   p.per_gpu += extra + projection / shard.tp;
-  p.total *= m.mtp_layers;
-  p.per_gpu *= m.mtp_layers;
-  p.expert_per_gpu *= m.mtp_layers;
+  const int modules = m.mtp_repeated_layer ? 1 : m.mtp_layers;
+  p.total *= modules;
+  p.per_gpu *= modules;
+  p.expert_per_gpu *= modules;
   return p;
 }
 

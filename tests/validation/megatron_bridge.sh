@@ -24,4 +24,4 @@ simtrain=$1
 root=$2
 python3 "$root/tools/validate_megatron_bridge.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" --max-mape 10 \
-  --system-max-mape dgx-h100=15 dgx-b200=19.5 dgx-b300=28 dgx-gb200=15 dgx-gb300=13.5 --max-memory-ratio 1.02
+  --system-max-mape dgx-h100=15 dgx-b200=19.5 dgx-b300=28 dgx-gb200=15.5 dgx-gb300=13.5 --max-memory-ratio 1.02

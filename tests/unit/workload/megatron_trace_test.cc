@@ -401,6 +401,9 @@ TEST_CASE("the multi-token-prediction module runs FP8 GEMMs under FP8 but 16-bit
   // The module's layer (4 GEMMs), its eh_proj and the shared LM head, forward and two gradients each.
   CHECK(mtp_gemm_dtypes(QuantRecipe::MXFP8) == std::map<DType, int>{{DType::FP8, 3 * 5}, {DType::BF16, 3}});
   CHECK(mtp_gemm_dtypes(QuantRecipe::NVFP4) == std::map<DType, int>{{DType::BF16, 3 * 6}});
+  // keep_mtp_spec_in_bf16 (Nemotron 3.5 Lightning's recipes) keeps them 16-bit under FP8 too.
+  m.mtp_bf16 = true;
+  CHECK(mtp_gemm_dtypes(QuantRecipe::MXFP8) == std::map<DType, int>{{DType::BF16, 3 * 6}});
 }
 
 TEST_CASE("tied embeddings across stages add an all-reduce group of the first and last stage") {

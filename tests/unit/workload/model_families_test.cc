@@ -298,6 +298,39 @@ TEST_CASE("Nemotron 3 Nano: 31.6 B parameters, 3.2 B active; 23 Mamba, 6 attenti
   CHECK(blocks['E'] == 23);
 }
 
+TEST_CASE("Nemotron 3.5 Lightning: Nano with two MTP depths of one module, its weights held once") {
+  const Model nano = build_model("nemotron-3-nano");
+  const Model lightning = build_model("nemotron-3.5-lightning");
+  const TransformerConfig& t = *lightning.transformer;
+  CHECK(t.mtp_layers == 2);
+  const auto p = parameters_by_layer(lightning);
+  double depth[2] = {0, 0};
+  for (const auto& [name, count] : p)
+    for (int k = 0; k < 2; ++k)
+      if (name.starts_with("mtp.layers." + std::to_string(k) + ".")) depth[k] += count;
+  // The module (attention and MoE, "*E", with its norms and 2h -> h projection) counted at its first depth.
+  CHECK(p.at("mtp.layers.0.eh_proj") == 2 * 2688.0 * 2688);
+  CHECK(depth[1] == 0);
+  CHECK(lightning.parameters() - nano.parameters() == simtrain::testing::Approx(depth[0]).epsilon(1e-12));
+  const double idle_experts = (128 - 6) * 2 * 2688.0 * 1856;
+  CHECK(lightning.active_parameters() - nano.active_parameters() ==
+        simtrain::testing::Approx(depth[0] - idle_experts).epsilon(1e-12));
+  // The Megatron path's parameters agree: one module, however many depths.
+  TransformerConfig once = t;
+  once.mtp_layers = 1;
+  once.mtp_repeated_layer = false;
+  const LayerSharding shard;
+  CHECK(mtp_parameters(t, shard).total == simtrain::testing::Approx(mtp_parameters(once, shard).total));
+  CHECK(mtp_parameters(t, shard).total == simtrain::testing::Approx(depth[0]).epsilon(1e-9));
+  // Each depth runs the module and the LM head: twice one depth's FLOPs, and Megatron's count agrees.
+  const double s = 8192;
+  CHECK(forward_flops_per_token(t, 8192) - forward_flops_per_token(*nano.transformer, 8192) ==
+        simtrain::testing::Approx(
+            2 * (forward_flops_per_token(once, 8192) - forward_flops_per_token(*nano.transformer, 8192))));
+  CHECK(forward_flops_per_token(t, 8192) * s ==
+        simtrain::testing::Approx(lightning.forward_flops_per_sample()).epsilon(kNormTolerance));
+}
+
 TEST_CASE("Nemotron 3 Super: 120 B parameters, 12 B active; its latent MoE dispatches 1,024-wide rows") {
   // Megatron-Bridge's Nemotron 3 Super page: 120 B parameters in total, 12 B active; both without the MTP
   // module, the active ones without the embedding and the output layer.

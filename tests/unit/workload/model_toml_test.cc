@@ -185,7 +185,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "heads, kv_heads, ffn_hidden, "
       "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout, head_dim, "
       "window_size, window_skip_freq, yarn_scaling_factor, mtp_layers, hybrid_pattern, attention_chunk, "
-      "chunk_skip_freq, qk_norm)");
+      "chunk_skip_freq, qk_norm, mtp_repeated_layer, mtp_bf16)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
               "first_moe_layer, latent, layer_step, layer_freq, clamped_quick_geglu)");
@@ -232,11 +232,10 @@ TEST_CASE("a missing model file is an error naming it") {
 }
 
 TEST_CASE(
-    "models/deepseek-v3, gpt-oss-120b, llama4-maverick, nemotron-h-8b and nemotron-3-super.toml build the "
-    "zoo's "
-    "models") {
-  for (const char* name :
-       {"deepseek-v3", "gpt-oss-120b", "llama4-maverick", "nemotron-h-8b", "nemotron-3-super"}) {
+    "models/deepseek-v3, gpt-oss-120b, llama4-maverick, nemotron-h-8b, nemotron-3-super and "
+    "nemotron-3.5-lightning.toml build the zoo's models") {
+  for (const char* name : {"deepseek-v3", "gpt-oss-120b", "llama4-maverick", "nemotron-h-8b",
+                           "nemotron-3-super", "nemotron-3.5-lightning"}) {
     const Model from_file = build_model(kModelsDir + "/" + name + ".toml");
     const Model zoo = build_model(name);
     CHECK(from_file.parameters() == zoo.parameters());
@@ -253,6 +252,8 @@ TEST_CASE("bad head sizes, windows and latent ranks name file, line and field") 
               "needs window_size");
   check_error(with("kv_heads = 2\n", "kv_heads = 2\nchunk_skip_freq = 4\n"), 7, "model.chunk_skip_freq",
               "needs attention_chunk");
+  check_error(with("kv_heads = 2\n", "kv_heads = 2\nmtp_repeated_layer = true\n"), 7,
+              "model.mtp_repeated_layer", "needs mtp_layers > 0");
   check_error(with("kv_heads = 2\n", "kv_heads = 2\nwindow_size = 128\nattention_chunk = 64\n"), 8,
               "model.attention_chunk", "a model attends through a window or in chunks, not both");
   check_error(kValid + "[mla]\nkv_lora_rank = 64\nqk_nope_head_dim = 32\n", 18, "mla.qk_rope_head_dim",

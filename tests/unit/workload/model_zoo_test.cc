@@ -64,6 +64,7 @@ TEST_CASE("the zoo lists its models and builds each with unique layer names") {
                                           "gpt-oss-120b",
                                           "nemotron-h-8b",
                                           "nemotron-3-nano",
+                                          "nemotron-3.5-lightning",
                                           "nemotron-3-super"});
   for (const std::string& name : names) {
     const Model model = build_model(name);
@@ -160,7 +161,8 @@ TEST_CASE("an unknown model name is an error listing the known ones") {
   CHECK_THROWS_WITH_AS(
       build_model("resnet18"),
       doctest::Contains(
-          "gpt-oss-120b, nemotron-h-8b, nemotron-3-nano, nemotron-3-super; or a path to a .toml model file)"),
+          "gpt-oss-120b, nemotron-h-8b, nemotron-3-nano, nemotron-3.5-lightning, nemotron-3-super; or a path "
+          "to a .toml model file)"),
       Error);
 }
 
