@@ -184,8 +184,8 @@ TransformerConfig nemotron_3_nano() {
 // (examples/models/nemotron/nemotron_3/lightning/README.md of Megatron-Bridge: "the same architecture as
 // Nemotron 3 Nano", its checkpoint trained with multi-token prediction) and, as its recipes at commit 067f987
 // (perf_recipes/nemotronh/gb200/nemotronh.py) set them, two MTP depths of one repeated module of attention
-// and MoE (mtp_num_layers 2, mtp_hybrid_override_pattern
-// "*E", mtp_use_repeated_layer) kept in bf16 (keep_mtp_spec_in_bf16).
+// and MoE (mtp_num_layers 2, mtp_hybrid_override_pattern "*E", mtp_use_repeated_layer) kept in bf16
+// (keep_mtp_spec_in_bf16).
 TransformerConfig nemotron_3_5_lightning() {
   TransformerConfig t = nemotron_3_nano();
   t.mtp_layers = 2;

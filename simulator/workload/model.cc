@@ -89,7 +89,7 @@ double Model::active_parameters() const {
   const double idle_experts = t.experts - t.experts_per_token;
   // Multi-token-prediction layers are MoE layers too when the model's last layer is; a hybrid model's MoE
   // layers are its 'E' blocks.
-  int moe_layers = t.mtp_layers > 0 ? (t.mtp_repeated_layer ? 1 : t.mtp_layers) : 0;
+  int moe_layers = mtp_modules_held(t);
   for (int i = 0; i < t.layers; ++i) moe_layers += is_moe_layer(t, i) ? 1 : 0;
   return parameters() - moe_layers * idle_experts * (matrices * h * ffn + biases);
 }

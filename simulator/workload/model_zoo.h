@@ -2,6 +2,7 @@
 // FLOPs and bytes per sample follow.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -125,6 +126,12 @@ struct TransformerConfig {
 
   bool operator==(const TransformerConfig&) const = default;
 };
+
+// The multi-token-prediction modules whose weights a model holds: one where a repeated module serves every
+// depth, else one per depth.
+inline int mtp_modules_held(const TransformerConfig& t) {
+  return t.mtp_layers > 0 && t.mtp_repeated_layer ? 1 : std::max(0, t.mtp_layers);
+}
 
 // The width of the rows a MoE layer's routed experts take and give back: its latent width, or the hidden
 // size.

@@ -66,7 +66,7 @@ StageParameters stage_parameters(const TransformerConfig& m, const ParallelConfi
     }
   }
   if (stage == c.pp - 1 && m.mtp_layers > 0)
-    add(mtp_parameters(m, shard), is_moe_layer(m, m.layers - 1), m.mtp_repeated_layer ? 1 : m.mtp_layers);
+    add(mtp_parameters(m, shard), is_moe_layer(m, m.layers - 1), mtp_modules_held(m));
   const double vocab_parallel = 1.0 * m.vocab * m.hidden / c.tp;
   if (stage == 0) p.dense += vocab_parallel;
   if (stage == c.pp - 1) {

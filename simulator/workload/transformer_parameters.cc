@@ -140,7 +140,7 @@ PartParameters mtp_parameters(const TransformerConfig& m, const LayerSharding& s
   const double projection = 2.0 * m.hidden * m.hidden;
   p.total += extra + projection;
   p.per_gpu += extra + projection / shard.tp;
-  const int modules = m.mtp_repeated_layer ? 1 : m.mtp_layers;
+  const int modules = mtp_modules_held(m);
   p.total *= modules;
   p.per_gpu *= modules;
   p.expert_per_gpu *= modules;
