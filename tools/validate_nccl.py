@@ -141,15 +141,17 @@ NVLINK5_NVLS_TABLES = [(t.name, t.operation) for t in TABLES
 # channel moves at most (cost/nccl_channels.h: the default's two channels per NIC fall short of the line,
 # the MIN_CTAS runs' three or four do not), and NCCL's own network post overhead (NCCL_NET_OVERHEAD; its
 # default is 1 us on Intel hosts, 2 us on AMD ones), which sets a multi-node ring's cost per step. The
-# overhead's grid is where an earlier, wider search (2-7 us) landed. The point-to-point share has its own
-# tables: the rings' figures do not price all-to-all or sendrecv once it is given.
+# overhead's grid is where an earlier, wider search (2-7 us) landed. Point-to-point operations have their own
+# figure and tables: the time NCCL's network proxy takes per 128 KiB point-to-point chunk
+# (cost/nccl_p2p_proxy.h), which caps all-to-all and sendrecv below the rings' share of the line; a host
+# figure, so the fitted value is simtrain's default for every spec (kNcclP2pProxyChunkDefault_s).
 FIT_GROUPS = [
     FitGroup("ConnectX-7 400G (H100 nodes)",
              [("nics", "nccl_efficiency", [round(0.90 + 0.02 * i, 2) for i in range(6)]),
               ("nics", "nccl_channel_GBps", [round(19.0 + 0.5 * i, 1) for i in range(7)]),
               ("nics", "nccl_net_overhead_us", [5.0, 6.0, 7.0])], NDR400_TABLES),
-    FitGroup("ConnectX-7 400G point-to-point (H100 nodes)",
-             [("nics", "nccl_p2p_efficiency", [round(0.80 + 0.01 * i, 2) for i in range(19)])],
+    FitGroup("NCCL proxy per point-to-point chunk (x86 hosts, H100 nodes)",
+             [("nics", "nccl_p2p_chunk_us", [round(2.5 + 0.05 * i, 2) for i in range(21)])],
              NDR400_P2P_TABLES),
     FitGroup("NVLink 5 NVSwitch (GB200/GB300 NVL72)",
              [("intra_node", "nvls_efficiency", [round(0.40 + 0.02 * i, 2) for i in range(21)])],

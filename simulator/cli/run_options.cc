@@ -36,7 +36,12 @@ void add_nccl_options(po::options_description& options) {
       "prices NCCL's network protocols, as NCCL_PROTO sets it (default: the fastest for the size)")(
       "nccl-buffsize", po::value<long long>(),
       "bytes of NCCL's buffer per channel and peer, as NCCL_BUFFSIZE sets it (default 4194304); sets the "
-      "chunks of Simple across nodes where the platform prices them")(
+      "chunks of Simple across nodes where the platform prices them, and caps the point-to-point chunk "
+      "at an eighth of it")(
+      "nccl-p2p-net-chunksize", po::value<long long>(),
+      "bytes of NCCL's point-to-point chunk across nodes, as NCCL_P2P_NET_CHUNKSIZE sets it (default "
+      "131072, doubled on GB200 and GB300 hosts): all-to-all and sendrecv across nodes move at most one "
+      "chunk per the platform's nccl_p2p_chunk_us each way")(
       "nccl-version", po::value<std::string>(),
       "the NCCL release whose tuner constants price collectives across NVLink nodes, 2.18 to 2.29 (default "
       "2.29)")(
@@ -63,6 +68,13 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
     // NCCL splits the buffer into 8 steps; anything below 8 bytes per step is not a buffer.
     if (bytes < 64) throw Error("--nccl-buffsize: must be at least 64 bytes, got " + std::to_string(bytes));
     nccl.buffer_bytes = static_cast<double>(bytes);
+  }
+  if (vm.count("nccl-p2p-net-chunksize")) {
+    const long long bytes = vm["nccl-p2p-net-chunksize"].as<long long>();
+    // Bounds that keep the chunk a size a run could give NCCL; the buffer's eighth caps it further.
+    if (bytes < 16 || bytes > (1LL << 30))
+      throw Error("--nccl-p2p-net-chunksize: must be 16 bytes to 1 GiB, got " + std::to_string(bytes));
+    nccl.p2p_net_chunk_bytes = static_cast<double>(bytes);
   }
   if (vm.count("nccl-min-nchannels")) {
     const int channels = vm["nccl-min-nchannels"].as<int>();

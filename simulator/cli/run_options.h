@@ -11,9 +11,10 @@ namespace simtrain::cli {
 
 boost::program_options::options_description run_options();
 
-// --nccl-algo, --nccl-proto, --nccl-buffsize and --nccl-min-nchannels, as NCCL_ALGO, NCCL_PROTO,
-// NCCL_BUFFSIZE and NCCL_MIN_NCHANNELS set NCCL (shared with simtrain collective), and --nccl-version; throws
-// Error on an unknown name, a buffer under 64 bytes or a channel count outside 1 to 64.
+// --nccl-algo, --nccl-proto, --nccl-buffsize, --nccl-p2p-net-chunksize and --nccl-min-nchannels, as
+// NCCL_ALGO, NCCL_PROTO, NCCL_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE and NCCL_MIN_NCHANNELS set NCCL (shared with
+// simtrain collective), and --nccl-version; throws Error on an unknown name, a buffer under 64 bytes, a
+// point-to-point chunk outside 16 bytes to 1 GiB or a channel count outside 1 to 64.
 void add_nccl_options(boost::program_options::options_description& options);
 cost::NcclOverride nccl_override_from_options(const boost::program_options::variables_map& vm);
 

@@ -23,11 +23,15 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
   return bytes / (same_node ? efficiencies.nccl_intra_node : efficiencies.nccl_inter_node);
 }
 
-// What a point-to-point transfer's bytes are divided by across nodes (CollectiveLayout above).
+// What a point-to-point transfer's bytes are divided by across nodes (CollectiveLayout above): what the
+// transport reaches of the line, or less where the proxy's chunk rate falls short of it.
 double point_to_point_inter_node_efficiency(const CollectiveLayout& layout,
                                             const calibration::Efficiencies& efficiencies) {
-  return layout.point_to_point_inter_node_efficiency > 0 ? layout.point_to_point_inter_node_efficiency
-                                                         : efficiencies.nccl_inter_node;
+  const double line = layout.point_to_point_inter_node_efficiency > 0
+                          ? layout.point_to_point_inter_node_efficiency
+                          : efficiencies.nccl_inter_node;
+  return layout.point_to_point_proxy_line_share > 0 ? std::min(line, layout.point_to_point_proxy_line_share)
+                                                    : line;
 }
 
 // wire_bytes for a point-to-point transfer (all-to-all, sendrecv).

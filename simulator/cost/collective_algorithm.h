@@ -120,6 +120,9 @@ struct CollectiveLayout {
   // point-to-point channel drives connections to several peers at once, so the rate that caps a ring's
   // channel does not cap it, and many-to-many traffic reaches less of the line than a ring's.
   double point_to_point_inter_node_efficiency = 0;
+  // The share of a GPU's NIC line its NCCL proxy's chunk rate sustains for point-to-point traffic
+  // (nccl_p2p_proxy.h), which caps the efficiency above; 0 = no cap.
+  double point_to_point_proxy_line_share = 0;
   // The network's switches reduce (InfiniBand SHARP, platform spec nics.sharp). With forced.collnet (NCCL's
   // CollNet enabled) NCCL's tuner also weighs CollNet Direct, CollNet Chain and NVLS across nodes.
   bool network_reduces = false;

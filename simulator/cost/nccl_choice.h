@@ -45,6 +45,7 @@ struct NcclOverride {
   std::optional<NcclAlgorithm> algorithm;
   std::optional<NcclProtocol> protocol;
   double buffer_bytes = kNcclDefaultBufferBytes;  // NCCL_BUFFSIZE
+  double p2p_net_chunk_bytes = 0;                 // NCCL_P2P_NET_CHUNKSIZE; 0 = NCCL's (nccl_p2p_proxy.h)
   int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
   int min_channels = 0;                           // NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS); 0 = unset
   bool collnet = false;  // NCCL_COLLNET_ENABLE=1: CollNet (SHARP) where the network reduces in its switches

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "simulator/cost/nccl_channels.h"
+#include "simulator/cost/nccl_p2p_proxy.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -91,6 +92,12 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.channels_Bps =
       platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
   layout.point_to_point_inter_node_efficiency = platform.nccl_p2p_efficiency;
+  // GB200 and GB300 pair Grace's Arm cores with Blackwell GPUs, where NCCL doubles the chunk.
+  layout.point_to_point_proxy_line_share = cost::nccl_p2p_proxy_line_share(
+      platform.nccl_p2p_chunk_s,
+      cost::nccl_p2p_net_chunk_bytes(platform.gpu.starts_with("gb"), nccl.p2p_net_chunk_bytes,
+                                     nccl.buffer_bytes),
+      platform.gpu_nic_line_Bps);
   layout.network_reduces = platform.sharp;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }

@@ -122,7 +122,7 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 NicSpec read_nics(const Section& section, int gpus_per_node) {
   section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
                      "nccl_channel_latency_us", "nccl_net_overhead_us", "nccl_channel_GBps",
-                     "nccl_p2p_efficiency", "sharp"});
+                     "nccl_p2p_efficiency", "nccl_p2p_chunk_us", "sharp"});
   NicSpec spec;
   spec.count = section.positive_int("count");
   // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
@@ -139,6 +139,11 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   spec.nccl_net_overhead_s = section.number_or("nccl_net_overhead_us", 1.0) * kMicrosecond;
   spec.nccl_channel_bandwidth_Bps = section.number_or("nccl_channel_GBps", 0) * 1e9;
   spec.nccl_p2p_efficiency = read_nccl_efficiency(section, "nccl_p2p_efficiency");
+  if (section.has("nccl_p2p_chunk_us")) {
+    // A chunk's proxy work is a few microseconds; beyond a millisecond it is a typo, not a host.
+    spec.nccl_p2p_chunk_s = section.number("nccl_p2p_chunk_us") * kMicrosecond;
+    if (spec.nccl_p2p_chunk_s > 1e-3) section.fail("nccl_p2p_chunk_us", "must be in (0, 1000]");
+  }
   spec.sharp = section.boolean_or("sharp", false);
   return spec;
 }

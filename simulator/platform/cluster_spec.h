@@ -84,6 +84,10 @@ struct NicSpec {
   // nccl_channel_bandwidth_Bps does not cap it, and many-to-many traffic reaches less of the line than a
   // ring's one peer per channel. 0 = what the rings reach.
   double nccl_p2p_efficiency = 0;
+  // The time NCCL's network proxy spends on each point-to-point chunk each way (cost/nccl_p2p_proxy.h),
+  // which caps a GPU's all-to-all and sendrecv throughput across nodes below a fast NIC's line. 0 = the
+  // default fitted on the H100 tables (kNcclP2pProxyChunkDefault_s).
+  double nccl_p2p_chunk_s = 0;
   // The network's switches reduce in the network (InfiniBand SHARP), which NCCL reaches through its CollNet
   // plugin where the run enables it (NCCL_COLLNET_ENABLE=1, simtrain's --nccl-collnet-enable).
   bool sharp = false;

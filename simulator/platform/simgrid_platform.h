@@ -36,6 +36,8 @@ struct BuiltPlatform {
   double nccl_net_overhead_s = 1e-6;  // NicSpec::nccl_net_overhead_s
   double nccl_channel_bandwidth_Bps = 0;  // NicSpec::nccl_channel_bandwidth_Bps
   double nccl_p2p_efficiency = 0;         // NicSpec::nccl_p2p_efficiency
+  double nccl_p2p_chunk_s = 0;            // NicSpec::nccl_p2p_chunk_s
+  double gpu_nic_line_Bps = 0;            // a GPU's share of its node's NICs, per direction
   bool sharp = false;                     // NicSpec::sharp
   std::string gpu;                    // profile name from the spec, empty for XML platforms
 

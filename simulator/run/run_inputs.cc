@@ -186,6 +186,8 @@ json describe_inputs(const RunRequest& request, const RunOutput& out) {
   if (request.nccl.buffer_bytes != cost::kNcclDefaultBufferBytes)
     what_ifs["nccl_buffsize"] = request.nccl.buffer_bytes;
   if (request.nccl.min_channels > 0) what_ifs["nccl_min_nchannels"] = request.nccl.min_channels;
+  if (request.nccl.p2p_net_chunk_bytes > 0)
+    what_ifs["nccl_p2p_net_chunksize"] = request.nccl.p2p_net_chunk_bytes;
   if (request.nccl.collnet) what_ifs["nccl_collnet_enable"] = true;
   for (const auto& [link, factor] : request.degraded_links) what_ifs["degraded_links"][link] = factor;
   for (const auto& [rank, slowdown] : request.rank_slowdown)

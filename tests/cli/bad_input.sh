@@ -64,8 +64,9 @@ sed 's/^count = 8/count = 3/' "$root/platforms/dgx-h100-superpod.toml" >"$work/r
 expect_error "rails that do not divide the GPUs name the field" "rails.toml:27: nics.count: 3 NICs do not divide" \
   run --platform "$work/rails.toml"
 sed 's/^sharp = true/sharp = "yes"/' "$root/platforms/dgx-h100-superpod.toml" >"$work/sharp.toml"
+sharp_line=$(grep -n '^sharp = true' "$root/platforms/dgx-h100-superpod.toml" | cut -d: -f1)
 expect_error "in-network reduction that is not a boolean names file, line and field" \
-  "sharp.toml:44: nics.sharp: expected true or false" run --platform "$work/sharp.toml"
+  "sharp.toml:$sharp_line: nics.sharp: expected true or false" run --platform "$work/sharp.toml"
 sed 's/^dimensions = .*/dimensions = [4, 4, 4]\nradix = 6/' "$root/platforms/torus-h100.toml" >"$work/radix.toml"
 expect_error "an unknown topology parameter names the key" "radix.toml:26: fabric.radix: unknown key" \
   run --platform "$work/radix.toml"

@@ -143,6 +143,26 @@ expect_error "no channels" "--nccl-min-nchannels: must be 1 to 64, got 0" \
   collective all_reduce --nccl-min-nchannels 0 -b 1M -e 1M
 expect_error "more channels than NCCL has" "--nccl-min-nchannels: must be 1 to 64, got 65" \
   run --nccl-min-nchannels 65
+# NCCL_P2P_NET_CHUNKSIZE: an all-to-all across DGX B300 nodes (800 Gb/s NICs) moves one 128 KiB chunk per
+# the proxy's 2.9 us each way per GPU, not the line (cost/nccl_p2p_proxy.h); a 512 KiB chunk (the most
+# NCCL's default 4 MiB buffer holds in 8 steps) lifts it to the line; asking for more stays at 512 KiB.
+for chunk in 131072 524288 2097152; do
+  "$simtrain" collective alltoall --platform dgx-b300 --nodes 4 -b 4G -e 4G --nccl-p2p-net-chunksize $chunk \
+    --json "$work/a2a$chunk.json" >/dev/null
+done
+check "all-to-all across B300 nodes at the proxy's chunk rate until the chunk is large enough" \
+  python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+small, large, clamped = (json.load(open(f"{w}/a2a{c}.json"))[0] for c in (131072, 524288, 2097152))
+# 32 ranks on 4 nodes: a GPU sends 24/32 of its buffer off its node; algbw = size / time.
+off_node = lambda row: row["algbw_GBps"] * 24 / 32
+assert abs(off_node(small) - 131072 / 2.9e-6 / 1e9) <= 0.03 * 45.2, small
+assert off_node(large) > 1.8 * off_node(small) and off_node(large) <= 100, (small, large)
+assert clamped["time_us"] == large["time_us"], (large, clamped)
+PY
+expect_error "a point-to-point chunk of no size" "--nccl-p2p-net-chunksize: must be 16 bytes to 1 GiB, got 0" \
+  collective alltoall --nccl-p2p-net-chunksize 0 -b 1M -e 1M
 # sendrecv as nccl-tests' sendrecv_perf runs it: each rank sends its whole buffer to the next rank (count =
 # size / element), busbw = algbw; at a node boundary the pair moves through one GPU's 400G NIC (2 nodes: 4
 # of NCCL's 14 GB/s point-to-point channels exceed it) or one channel (10 nodes: NCCL halves them to 1).

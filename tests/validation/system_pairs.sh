@@ -13,12 +13,15 @@
 # its gradient over the bf16 logits, which shortens GPT-OSS's 201,088-word loss most): B200/B300 19.2%
 # (its B300 GPT-OSS rows, whose recipes add the flex dispatcher and per-layer CUDA graphs, 1.37-1.55x the
 # B200's predicted where 1.04-1.16x was measured), B200/GB200 3.9%, B200/GB300 8.3%, B300/GB200 26.6%,
-# B300/GB300 4.5%, GB200/GB300 5.1%. The guards sit just above those figures and catch regressions; they are
+# B300/GB300 4.5%, GB200/GB300 5.1%. Twenty-eighth session (all-to-all and sendrecv at NCCL's proxy chunk rate,
+# cost/nccl_p2p_proxy.h, so GPT-OSS's EP 64 all-to-all across B300 nodes no longer follows their 800 Gb/s
+# NICs: its 26.02 pair 1.55 to 1.055 against 1.04 measured): B200/B300 12.4%, B200/GB200 3.9%, B200/GB300
+# 8.1%, B300/GB200 7.9%, B300/GB300 3.0%, GB200/GB300 5.1%. The guards sit just above those figures and catch regressions; they are
 # not a target.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_system_pairs.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" \
-  --max-ratio-mape dgx-b200/dgx-b300=19.5 dgx-b200/dgx-gb200=4.5 dgx-b200/dgx-gb300=8.5 dgx-b300/dgx-gb200=27.5 \
-  dgx-b300/dgx-gb300=5 dgx-gb200/dgx-gb300=5.5
+  --max-ratio-mape dgx-b200/dgx-b300=13 dgx-b200/dgx-gb200=4.5 dgx-b200/dgx-gb300=8.5 dgx-b300/dgx-gb200=8.5 \
+  dgx-b300/dgx-gb300=3.5 dgx-gb200/dgx-gb300=5.5

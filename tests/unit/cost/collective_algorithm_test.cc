@@ -4,6 +4,7 @@
 
 #include "tests/support/approx.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -396,6 +397,33 @@ TEST_CASE(
   // Unset, point-to-point is priced as the rings.
   CHECK(cost::plan_collective(CollectiveKind::SendRecv, s, layout, efficiencies()).sends[0].bytes ==
         simtrain::testing::Approx(s / kInterEff).epsilon(kRel));
+}
+
+TEST_CASE("the proxy's chunk rate caps point-to-point efficiency across nodes, not the rings'") {
+  // A proxy share below the efficiency replaces it for all-to-all and sendrecv flows across nodes; one above
+  // it changes nothing; rings never see it.
+  const MultiNode c{ranks(10), 2};
+  const double s = 10e6, pair = 2 * 2 * s / 10, p2p = 0.9;
+  cost::CollectiveLayout layout = c.layout(0);
+  layout.point_to_point_inter_node_efficiency = p2p;
+  const auto all_gather = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
+  for (const double share : {0.45, 1.2}) {
+    layout.point_to_point_proxy_line_share = share;
+    const double reached = std::min(p2p, share);
+    const auto all_to_all = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+    REQUIRE(!all_to_all.sends.empty());
+    for (const auto& send : all_to_all.sends)
+      CHECK(send.bytes == simtrain::testing::Approx(pair / reached).epsilon(kRel));
+    cost::CollectiveLayout next_node = layout;
+    next_node.position = 1;
+    const auto sendrecv = cost::plan_collective(CollectiveKind::SendRecv, s, next_node, efficiencies());
+    REQUIRE(sendrecv.sends.size() == 1);
+    CHECK(sendrecv.sends[0].bytes == simtrain::testing::Approx(s / reached).epsilon(kRel));
+    const auto ring = cost::plan_collective(CollectiveKind::AllGather, s, layout, efficiencies());
+    REQUIRE(ring.sends.size() == all_gather.sends.size());
+    for (std::size_t i = 0; i < ring.sends.size(); ++i)
+      CHECK(ring.sends[i].bytes == all_gather.sends[i].bytes);
+  }
 }
 
 TEST_CASE("routed once per node, a token dispatch sends the chance that a node holds one of its experts") {

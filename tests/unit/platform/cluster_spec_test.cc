@@ -222,6 +222,14 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
               "nics.nccl_p2p_efficiency", "(0, 1]");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_efficiency = 0"), 13,
               "nics.nccl_p2p_efficiency", "positive");
+  CHECK(plain.nics.nccl_p2p_chunk_s == 0);
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_chunk_us = 2.8"),
+                           "cx7.toml")
+            .nics.nccl_p2p_chunk_s == simtrain::testing::Approx(2.8e-6));
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_chunk_us = 0"), 13,
+              "nics.nccl_p2p_chunk_us", "positive");
+  check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_p2p_chunk_us = 5000"), 13,
+              "nics.nccl_p2p_chunk_us", "(0, 1000]");
 }
 
 TEST_CASE("a NIC count divides the GPUs or is a multiple of them (AWS p5: 32 NICs for 8 GPUs)") {

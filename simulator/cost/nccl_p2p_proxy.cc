@@ -1,0 +1,24 @@
+// Implements nccl_p2p_proxy.h.
+#include "simulator/cost/nccl_p2p_proxy.h"
+
+#include <algorithm>
+
+namespace simtrain::cost {
+namespace {
+
+constexpr double kNcclSteps = 8;  // NCCL_STEPS: a connection's buffer holds 8 steps
+
+}  // namespace
+
+double nccl_p2p_net_chunk_bytes(bool arm_blackwell_host, double param_bytes, double buffer_bytes) {
+  const double chunk = (arm_blackwell_host ? 2 : 1) * (param_bytes > 0 ? param_bytes : kNcclP2pNetChunkBytes);
+  return std::min(chunk, buffer_bytes / kNcclSteps);
+}
+
+double nccl_p2p_proxy_line_share(double chunk_s, double chunk_bytes, double gpu_line_Bps) {
+  if (gpu_line_Bps <= 0) return 0;
+  const double period_s = chunk_s > 0 ? chunk_s : kNcclP2pProxyChunkDefault_s;
+  return chunk_bytes / period_s / gpu_line_Bps;
+}
+
+}  // namespace simtrain::cost
