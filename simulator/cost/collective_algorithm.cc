@@ -223,6 +223,27 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   plan.software_latency_s = efficiencies.nccl_step_latency_s;
 }
 
+}  // namespace
+
+CoalescedFlow point_to_point_flow(double bytes, int from, int to, const CollectiveLayout& layout,
+                                  const calibration::Efficiencies& efficiencies) {
+  const int gpus = std::max(1, layout.gpus_per_node);
+  CoalescedFlow f{to, point_to_point_wire_bytes(bytes, from, to, layout, efficiencies)};
+  if (from / gpus == to / gpus || layout.inter_node_bandwidth_Bps <= 0) return f;
+  // Its bytes divided by the point-to-point efficiency, it runs at most at the GPU's share of the NICs, even
+  // alone on a node's aggregated uplink, and at most at its channels' bandwidth.
+  const double channels_Bps =
+      nccl_p2p_channels_per_net_peer(static_cast<int>(layout.members->size()), layout.network.channels,
+                                     layout.inter_node_bandwidth_Bps,
+                                     std::max(1, layout.network.channels / 2 / gpus)) *
+      kNcclP2pChannelNetBandwidth_Bps;
+  f.max_rate_Bps = std::min(layout.inter_node_bandwidth_Bps,
+                            channels_Bps / point_to_point_inter_node_efficiency(layout, efficiencies));
+  return f;
+}
+
+namespace {
+
 // nccl-tests' sendrecv: this rank sends the whole buffer to the next member and receives the previous
 // member's. A pair inside a node moves over NVLink, analytically, both directions at once over the GPU's
 // link; a pair across nodes is a flow through the NICs at the least of what NCCL reaches of the GPU's NIC
@@ -237,18 +258,9 @@ void plan_sendrecv(RankCollectivePlan& plan, double bytes, const CollectiveLayou
   const int prev = members[(layout.position + n - 1) % n];
   const auto same_node = [&](int a, int b) { return a / layout.gpus_per_node == b / layout.gpus_per_node; };
   const bool analytic = layout.intra_node_bandwidth_Bps > 0;
-  const double channels_Bps =
-      nccl_p2p_channels_per_net_peer(
-          n, layout.network.channels, layout.inter_node_bandwidth_Bps,
-          std::max(1, layout.network.channels / 2 / std::max(1, layout.gpus_per_node))) *
-      kNcclP2pChannelNetBandwidth_Bps;
-  // A flow across nodes (its bytes divided by the point-to-point efficiency) runs at most at the GPU's share
-  // of the NICs, even alone on a node's aggregated uplink, and at most at its channels' bandwidth.
   const auto flow = [&](int from, int to) {
-    CoalescedFlow f{to == self ? from : to, point_to_point_wire_bytes(bytes, from, to, layout, efficiencies)};
-    if (!same_node(from, to) && layout.inter_node_bandwidth_Bps > 0)
-      f.max_rate_Bps = std::min(layout.inter_node_bandwidth_Bps,
-                                channels_Bps / point_to_point_inter_node_efficiency(layout, efficiencies));
+    CoalescedFlow f = point_to_point_flow(bytes, from, to, layout, efficiencies);
+    f.peer = to == self ? from : to;
     return f;
   };
   plan.steps = 1;

@@ -191,6 +191,14 @@ struct CollectiveLayout {
 RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, const CollectiveLayout& layout,
                                    const calibration::Efficiencies& efficiencies);
 
+// One NCCL point-to-point transfer of `bytes` from world rank `from` to `to`, both of layout.members (a
+// sendrecv pair, or a pipeline stage's ncclSend to the next): its peer `to`, its bytes over the intra-node
+// efficiency inside a node or over the point-to-point efficiency across nodes, where it also runs at most at
+// the GPU's NIC share and NCCL's point-to-point channels to a network peer (nccl_p2p_channels_per_net_peer
+// for the communicator's size, 14 GB/s each).
+CoalescedFlow point_to_point_flow(double bytes, int from, int to, const CollectiveLayout& layout,
+                                  const calibration::Efficiencies& efficiencies);
+
 // The share of an all-to-all's inter-node bytes left when each token crosses to a node once, however many
 // of its top_k experts (of `experts`, spread evenly over `nodes` nodes) that node holds: a token reaches
 // another node with probability 1 - C(E - E/M, k) / C(E, k) (uniformly random routing, as Megatron's forced

@@ -57,13 +57,12 @@ const CommunicatorFacts& ReplayState::facts(const std::vector<int>& members) {
   return communicator_facts.emplace(&members, std::move(f)).first->second;
 }
 
-cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int rank,
-                                                      const std::vector<int>& members,
+cost::CollectiveLayout ReplayState::collective_layout(int group, int rank, const std::vector<int>& members,
                                                       const CommunicatorFacts& facts) const {
   cost::CollectiveLayout layout{
       &members,
       &facts.placement,
-      communicators.position(op.collective.group, rank),
+      communicators.position(group, rank),
       platform.gpus_per_node,
       platform.intra_node_bandwidth_Bps,
       platform.intra_node_latency_s,
@@ -88,7 +87,6 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
   layout.nvls_channels = platform.nvls_channels;
   layout.nvls_tree_channels = platform.nvls_tree_channels;
   layout.multi_node_nvlink = platform.multi_node_nvlink;
-  layout.node_dedup = op.collective.node_dedup;
   layout.channels_Bps =
       platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
   layout.point_to_point_inter_node_efficiency = platform.nccl_p2p_efficiency;
@@ -99,6 +97,14 @@ cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int r
                                      nccl.buffer_bytes),
       platform.gpu_nic_line_Bps);
   layout.network_reduces = platform.sharp;
+  return layout;
+}
+
+cost::RankCollectivePlan ReplayState::collective_plan(const trace::Op& op, int rank,
+                                                      const std::vector<int>& members,
+                                                      const CommunicatorFacts& facts) const {
+  cost::CollectiveLayout layout = collective_layout(op.collective.group, rank, members, facts);
+  layout.node_dedup = op.collective.node_dedup;
   return cost::plan_collective(op.collective.kind, op.collective.bytes, layout, efficiencies);
 }
 

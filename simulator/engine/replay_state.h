@@ -123,6 +123,10 @@ struct ReplayState {
   // What a communicator's collectives need to know of it, worked out on its first collective.
   const CommunicatorFacts& facts(const std::vector<int>& members);
 
+  // How a communicator's ranks sit and what NCCL finds on the platform, for `rank` (at its position in
+  // `group`); the collective's own token routing is the caller's to set.
+  cost::CollectiveLayout collective_layout(int group, int rank, const std::vector<int>& members,
+                                           const CommunicatorFacts& facts) const;
   // What one rank does in one collective: NCCL's algorithm and protocol, its flows and analytic parts.
   cost::RankCollectivePlan collective_plan(const trace::Op& op, int rank, const std::vector<int>& members,
                                            const CommunicatorFacts& facts) const;

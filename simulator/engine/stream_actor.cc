@@ -382,11 +382,30 @@ class StreamActor {
     int peer = members[static_cast<std::size_t>((offset + n) % n)];
     if (op.type == trace::OpType::Send) {
       mailbox('p', op.p2p.group, op.p2p.tag, rank_, peer)
-          ->put(&payload_marker, state_.wire_bytes(op.p2p.bytes, rank_, peer));
+          ->put(&payload_marker, send_bytes(op, peer, members));
       ++state_.flows;
     } else {
       mailbox('p', op.p2p.group, op.p2p.tag, peer, rank_)->get<char>();
     }
+  }
+
+  // A send's simulated bytes. Across nodes it is NCCL's point-to-point send (ncclSend: a pipeline stage's
+  // activations), at what NCCL's point-to-point reaches of the NICs and no faster than its channels to a
+  // network peer and its proxy allow (cost::point_to_point_flow); inside a node the NVLink flow as it is.
+  // Every GPU of a stage sends at once, each through its share of the NICs, so a cap below that share
+  // grows the bytes by what it falls short of the share (rate_capped_bytes' route would be the GPU's own
+  // link, which the NICs' share lies under).
+  std::uint64_t send_bytes(const trace::Op& op, int peer, const std::vector<int>& members) {
+    if (state_.platform.node_of(rank_) == state_.platform.node_of(peer))
+      return state_.wire_bytes(op.p2p.bytes, rank_, peer);
+    const cost::CollectiveLayout layout =
+        state_.collective_layout(op.p2p.group, rank_, members, state_.facts(members));
+    const cost::CoalescedFlow flow =
+        cost::point_to_point_flow(op.p2p.bytes, rank_, peer, layout, state_.efficiencies);
+    const double share_Bps = layout.inter_node_bandwidth_Bps;
+    const double capped =
+        flow.max_rate_Bps > 0 && share_Bps > flow.max_rate_Bps ? share_Bps / flow.max_rate_Bps : 1;
+    return state_.wire_bytes(flow.bytes * capped, rank_, peer);
   }
 
   ReplayState& state_;

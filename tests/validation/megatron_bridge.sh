@@ -8,8 +8,9 @@
 # Transformer Engine's loss writing its gradient over the bf16 logits, as versions 2.5-2.17 do), all 92
 # expressible configurations: H100 14.4%, B200 19.0%, B300 27.4%, GB200 14.9%, GB300 13.0%, all 16.7% (Llama
 # 5.4%, Qwen3 16.5%, GPT-OSS 29.4%, DeepSeek-V3 and Kimi K2 10.6%, Nemotron 31.2%).
-# Twenty-eighth session, all-to-all and sendrecv at NCCL's proxy chunk rate (cost/nccl_p2p_proxy.h), 93
-# configurations: H100 14.5%, B200 18.9%, B300 22.4%, GB200 15.2%, GB300 12.9%, all 16.1% (GPT-OSS 25.4%).
+# Twenty-eighth session, all-to-all and sendrecv at NCCL's proxy chunk rate (cost/nccl_p2p_proxy.h) and
+# pipeline sends across nodes as NCCL's point-to-point, 93 configurations: H100 14.4%, B200 18.9%, B300
+# 22.1%, GB200 15.2%, GB300 12.9%, all 16.0% (GPT-OSS 25.4%, DeepSeek-V3 and Kimi K2 10.3%).
 # Twenty-fifth session, with the loss's fp32 gradient: H100 14.2%, B200 18.3%, B300 26.6%, all 16.2%.
 # Twentieth session, at the TDP: GB200 23.3%, GB300 16.4%, all 19.3%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
