@@ -466,6 +466,11 @@ TE_OP_FUSER = {("26.08", "DGX-GB200", "GPT OSS 120B", "MXFP8"), ("26.08", "DGX-G
 # on Grace systems. 25.09 (v0.1.0rc4): configs/llama3/llama3_70b_llm_pretrain.yaml and
 # configs/llama31/llama31_405b_llm_pretrain.yaml, gb200 fp8_cs; 26.04.01 (v0.4.1):
 # configs/llama/llama3_workload_base_configs.py LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 and _GB300_FP8_CS_V2.
+# The models whose pipeline sends the scripts give NCCL_P2P_NET_CHUNKSIZE=2097152 where PP > 1, in every
+# release (v0.1.0rc4 setup_experiment.py: model sizes 70b and 405b; v0.2.0-v0.5.1 perf_plugins.py
+# nccl_pp_comm_chunksize: llama3_70b and llama31_405b pretraining; v0.6.0 the Llama perf_recipes' env_vars).
+# NCCL keeps at most an eighth of its 4 MiB buffer, 512 KiB (simulator/cost/nccl_p2p_proxy.h).
+PP_CHUNK_MODELS = {"LLAMA3_70B", "LLAMA3.1_405B"}
 CPU_OFFLOADING = {("25.09", "DGX-GB200", "LLAMA3_70B", ""): 40, ("25.09", "DGX-GB200", "LLAMA3.1_405B", ""): 95,
                   ("26.04.01", "DGX-GB200", "LLAMA3_70B", "FP8"): 40,
                   ("26.04.01", "DGX-GB300", "LLAMA3_70B", "FP8"): 20}
@@ -708,6 +713,8 @@ def run_args(row, host=True):
         args += ["--overlap-moe-expert-parallel-comm"]
     if "(tokendrop)" in row["label"]:
         args += ["--moe-pad-expert-input-to-capacity", "--moe-expert-capacity-factor", "1"]
+    if row["base_model"] in PP_CHUNK_MODELS and int(size(row["PP"])) > 1:
+        args += ["--nccl-p2p-net-chunksize", "2097152"]
     if host:
         args += ["--host", host_profile(row), *cuda_graph_options(row)]
     return args
