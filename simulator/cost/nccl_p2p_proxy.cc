@@ -10,6 +10,8 @@ constexpr double kNcclSteps = 8;  // NCCL_STEPS: a connection's buffer holds 8 s
 
 }  // namespace
 
+bool nccl_doubles_p2p_chunk(std::string_view gpu) { return gpu.starts_with("gb"); }
+
 double nccl_p2p_net_chunk_bytes(bool arm_blackwell_host, double param_bytes, double buffer_bytes) {
   const double chunk = (arm_blackwell_host ? 2 : 1) * (param_bytes > 0 ? param_bytes : kNcclP2pNetChunkBytes);
   return std::min(chunk, buffer_bytes / kNcclSteps);

@@ -12,6 +12,8 @@
 // docs/collective_model.md says how the chunk cost was fitted.
 #pragma once
 
+#include <string_view>
+
 #include "simulator/cost/nccl_choice.h"
 
 namespace simtrain::cost {
@@ -23,6 +25,10 @@ inline constexpr double kNcclP2pNetChunkBytes = 128.0 * 1024;
 // fits it leave-one-table-out on the all-to-all and sendrecv tables; platforms' nics.nccl_p2p_chunk_us
 // overrides it).
 inline constexpr double kNcclP2pProxyChunkDefault_s = 2.9e-6;
+
+// Whether NCCL doubles the point-to-point chunk on a GPU of this spec profile (`gpu`: "gb200", "gb300"):
+// the Grace-Blackwell superchips, Arm hosts of compute capability 10.
+bool nccl_doubles_p2p_chunk(std::string_view gpu);
 
 // The chunk NCCL sends point-to-point data in across nodes (init.cc, computeBuffSizes): `param_bytes`
 // (NCCL_P2P_NET_CHUNKSIZE; 0 = its 128 KiB default), twice that where the host is Arm and the GPU Blackwell

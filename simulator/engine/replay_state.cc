@@ -90,10 +90,9 @@ cost::CollectiveLayout ReplayState::collective_layout(int group, int rank, const
   layout.channels_Bps =
       platform.nccl_channel_bandwidth_Bps * layout.network.channels / platform.gpus_per_node;
   layout.point_to_point_inter_node_efficiency = platform.nccl_p2p_efficiency;
-  // GB200 and GB300 pair Grace's Arm cores with Blackwell GPUs, where NCCL doubles the chunk.
   layout.point_to_point_proxy_line_share = cost::nccl_p2p_proxy_line_share(
       platform.nccl_p2p_chunk_s,
-      cost::nccl_p2p_net_chunk_bytes(platform.gpu.starts_with("gb"), nccl.p2p_net_chunk_bytes,
+      cost::nccl_p2p_net_chunk_bytes(cost::nccl_doubles_p2p_chunk(platform.gpu), nccl.p2p_net_chunk_bytes,
                                      nccl.buffer_bytes),
       platform.gpu_nic_line_Bps);
   layout.network_reduces = platform.sharp;

@@ -74,9 +74,8 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
   layout.node_dedup = node_dedup;
   layout.point_to_point_inter_node_efficiency = spec_.nics.nccl_p2p_efficiency;
   layout.point_to_point_proxy_line_share = cost::nccl_p2p_proxy_line_share(
-      spec_.nics.nccl_p2p_chunk_s,
-      cost::nccl_p2p_net_chunk_bytes(spec_.gpu.starts_with("gb")),  // Grace + Blackwell: NCCL doubles it
-      spec_.nics.count * spec_.nics.bandwidth_Bps / spec_.gpus_per_node);
+      spec_.nics.nccl_p2p_chunk_s, cost::nccl_p2p_net_chunk_bytes(cost::nccl_doubles_p2p_chunk(spec_.gpu)),
+      spec_.nics.line_per_gpu_Bps(spec_.gpus_per_node));
   layout.network_reduces = spec_.nics.sharp;
   if (kind == trace::CollectiveKind::AllToAll && placement.nodes > 1 && placement.per_node > 0) {
     // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),

@@ -96,6 +96,8 @@ struct NicSpec {
   // them unless they are slow or (Hopper and later) more than four, and setup doubles them again; at most 32.
   // So an 8-NIC node of 400 Gb/s runs two channels per NIC, a node using four or fewer such NICs four.
   int nccl_channels() const;
+  // One GPU's share of the node's NICs, per direction (the line its point-to-point traffic meets).
+  double line_per_gpu_Bps(int gpus_per_node) const { return count * bandwidth_Bps / gpus_per_node; }
 };
 
 // SimGrid's dragonfly (Cray Cascade's naming): `groups` groups joined all-to-all by global links (blue),

@@ -7,6 +7,10 @@
 namespace cost = simtrain::cost;
 
 TEST_CASE("NCCL's point-to-point network chunk is 128 KiB, doubled on Grace hosts of Blackwell GPUs") {
+  CHECK(cost::nccl_doubles_p2p_chunk("gb200"));
+  CHECK(cost::nccl_doubles_p2p_chunk("gb300"));
+  CHECK_FALSE(cost::nccl_doubles_p2p_chunk("gh200"));  // Grace with Hopper: compute capability 9
+  CHECK_FALSE(cost::nccl_doubles_p2p_chunk("b300"));   // Blackwell on x86
   CHECK(cost::nccl_p2p_net_chunk_bytes(false) == 131072);
   CHECK(cost::nccl_p2p_net_chunk_bytes(true) == 262144);
   // NCCL_P2P_NET_CHUNKSIZE replaces the 128 KiB, still doubled; the buffer's 8 steps bound it.
