@@ -98,8 +98,10 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
     if (explicit_option_text(vm, name))
       throw Error(option + ", --" + name + ": the file sets it; give it in one place");
   workload::ParallelConfig base = parallel_from_options(vm);
-  // torchtitan and DeepSpeed run eager PyTorch code: the host profile's cost as measured, unless asked.
+  // torchtitan and DeepSpeed run eager PyTorch code: the host profile's cost as measured, and no
+  // Megatron schedule's Python per pass, unless asked.
   if (!vm.count("host-overhead")) base.host_overhead = 1;
+  if (!vm.count("host-pass-overhead")) base.host_pass_overhead = 0;
   if (deepspeed) {
     workload::DeepSpeedPlan plan =
         workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);

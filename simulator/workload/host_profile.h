@@ -34,6 +34,17 @@ struct HostProfile {
 // Megatron-Bridge table leaving one model family out (tools/fit_host_overhead.py; README "Host dispatch").
 constexpr double kMegatronCoreHostOverhead = 4.0;
 
+// What Megatron-Core's pipeline schedule costs the host per pass (one micro-batch's forward or backward
+// through one model chunk) beyond its ops' dispatches, in eager dispatches of the host profile: the
+// schedule's Python around forward_step and backward_step (the chunk's model call and its context managers,
+// autograd's backward call, the pipeline's tensor bookkeeping and send/receive calls). Interleaved schedules
+// run a pass per virtual stage, so it weighs on their rows. None by default: fitted on the Megatron-Bridge
+// table leaving one model family out (tools/fit_host_overhead.py --pass-grid) it comes out at 100 (3.2 ms on
+// the H200 profile), but NeMo 24.07's DGX H100 table, which nothing is fitted to, allows less than 25: its
+// Llama 2 70B row at 20 virtual stages of one layer each goes from +1.5% to -15.6% at 25 and -45.3% at 100
+// (README "Host dispatch").
+constexpr double kMegatronCorePassOverhead = 0.0;
+
 // Reads and checks a host profile; throws Error(path, 0, field, why) naming the offending field.
 HostProfile load_host_profile(const std::string& path);
 // The same from JSON text, `origin` naming it in errors.

@@ -120,6 +120,8 @@ class StageBuilder {
       }
     }
     finish();
+    for (const ScheduleCost& cost : schedule_costs_)
+      host_[cost.op].launches += cost.passes * plan_.config->host_pass_overhead;
     // A full-iteration CUDA graph replays the whole pass: the host launches nothing of it.
     if (plan_.config->host && plan_.config->cuda_graphs.impl != CudaGraphs::Impl::FullIteration)
       add_host_launches(program_, *plan_.config->host, host_);
@@ -166,6 +168,13 @@ class StageBuilder {
     }
     host_.push_back(launch);
     graph_region_.clear();
+    // The schedule's Python for the pass (or the combined pair) runs before the first op it issues that
+    // the host launches; receives posted ahead of the host (above) stay out of the host's order.
+    const bool posted_ahead = early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext);
+    if (schedule_passes_ > 0 && !posted_ahead) {
+      schedule_costs_.push_back({static_cast<std::uint32_t>(host_.size() - 1), schedule_passes_});
+      schedule_passes_ = 0;
+    }
     return trace::append(program_, std::move(op));
   }
 
@@ -260,6 +269,7 @@ class StageBuilder {
   }
 
   void run_pass(const Pass& pass) {
+    schedule_passes_ = 1;
     for (const Action& action : pass) action.emit();
   }
 
@@ -268,6 +278,7 @@ class StageBuilder {
   // against the other micro-batch's attention and experts. Each pass keeps its own lane; after the step the
   // kernels after it wait for what either left pending.
   void run_combined(const Pass& forward, const Pass& backward) {
+    schedule_passes_ = 2;
     Lane aside = lane_;  // the backward's, starting where the forward starts
     std::size_t next[2] = {0, 0};
     const Pass* passes[2] = {&forward, &backward};
@@ -645,6 +656,12 @@ class StageBuilder {
   trace::Program program_;
   std::vector<HostLaunch> host_;  // per op of program_: what the host does for it
   std::string graph_region_;      // the captured graph the last op ran in ("" when it ran outside any)
+  int schedule_passes_ = 0;       // passes begun whose schedule Python awaits the next op the host launches
+  struct ScheduleCost {
+    std::uint32_t op;  // the op whose host launch also runs the schedule's Python
+    int passes;        // for this many passes (two for a combined forward-and-backward step)
+  };
+  std::vector<ScheduleCost> schedule_costs_;
   std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
   Lane lane_;  // the pass being built; under a combined step, the forward's while the backward's is aside
   bool gather_under_forward_ = false;     // --overlap-param-gather with the distributed optimizer

@@ -178,6 +178,10 @@ struct ParallelConfig {
   // what C++ loops add behind a dispatch does not (host_profile.h). The CLI sets Megatron-Core's
   // kMegatronCoreHostOverhead; 1 runs the profile's eager PyTorch cost as measured.
   double host_overhead = 1;
+  // What Megatron's pipeline schedule costs the host per pass, a micro-batch's forward or backward through
+  // one model chunk, beside the dispatches of its ops: in the profile's dispatch_per_kernel_s (the CLI sets
+  // kMegatronCorePassOverhead; 0 = none). A full-iteration CUDA graph replays the schedule with the rest.
+  double host_pass_overhead = 0;
   // Megatron's CUDA graphs (cuda_graphs.h; --cuda-graph-impl, --cuda-graph-scope): a captured region costs
   // the host one graph launch instead of a dispatch per kernel, and a full-iteration graph none at all.
   CudaGraphs cuda_graphs;

@@ -174,6 +174,10 @@ expect_error "a host overhead without a host profile" "--host-overhead: needs --
   run --model llama3-8b --gpus 8 --tp 2 --host-overhead 2
 expect_error "a host overhead that is not positive" "--host-overhead: must be in (0, 100]" \
   run --model llama3-8b --gpus 8 --tp 2 --host "$root/calibration/hosts/h200-run-a.json" --host-overhead 0
+expect_error "a schedule cost per pass without a host profile" "--host-pass-overhead: needs --host" \
+  run --model llama3-8b --gpus 8 --pp 2 --host-pass-overhead 50
+expect_error "a schedule cost per pass out of range" "--host-pass-overhead: must be in [0, 10000]" \
+  run --model llama3-8b --gpus 8 --pp 2 --host "$root/calibration/hosts/h200-run-a.json" --host-pass-overhead 20000
 expect_error "padding to capacity without a capacity" "--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity
 expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: must be in (0, 64], got 0.000000" \

@@ -2,7 +2,8 @@
 # The host thread in front of a Megatron step (--host): at micro-batch 1 a dropless MoE model's layers are
 # too small to hide the launches, so the step is host-bound; padding the experts' input to capacity removes
 # the host's wait for the token counts; CUDA graphs take launches off the host; pipeline stages synchronise
-# the device after their batched exchanges; a large micro-batch hides the host again.
+# the device after their batched exchanges; the schedule can cost the host per pass; a large micro-batch hides
+# the host again.
 source "$(dirname "$0")/lib.bash"
 
 
@@ -89,6 +90,17 @@ check "interleaved without overlap, a dropless MoE step with a host replays to a
   less 0 "$(field "$work/interleaved_batched.json" iteration_time_s)"
 expect_infeasible "interleaved without overlap on two stages, as Megatron refuses it" "need --pp > 2, got --pp 2" \
   run --model qwen3-30b-a3b --gpus 16 --ep 8 --pp 2 --vpp 2 --global-batch 64 --no-overlap-p2p-communication
+
+# Megatron's schedule costs the host per pass (a micro-batch through a model chunk, each way), none by default:
+# with two virtual stages per stage it runs twice as many passes, and given a cost the host-bound interleaved
+# step is longer.
+"$simtrain" run "${inter[@]}" --json "$work/interleaved.json" >/dev/null
+"$simtrain" run "${inter[@]}" --host-pass-overhead 100 --json "$work/interleaved_pass.json" >/dev/null
+check "the schedule's cost per pass lengthens the host-bound interleaved step" \
+  less "$(field "$work/interleaved.json" iteration_time_s)" "$(field "$work/interleaved_pass.json" iteration_time_s)"
+check "the Result records it" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["host"]["pass_overhead"] == 100' \
+  "$work/interleaved_pass.json"
 
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's. (Its activations
 # do not fit a B200's memory, which is why Megatron-Bridge runs micro-batch 8 on B300 and GB300 only: simulated

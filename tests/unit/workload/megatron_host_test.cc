@@ -235,3 +235,48 @@ TEST_CASE("after a batch of pipeline sends and receives the host waits for the d
   CHECK(launch_of(second, op_named(second, "mb0.c1.recv_activation")) == nullptr);
   CHECK(launch_of(second, op_named(second, "mb0.c0.send_activation")) != nullptr);
 }
+
+namespace {
+
+// The host's time over a program: its host ops' durations.
+double host_seconds(const trace::Program& p) {
+  const int host = stream(p, "host");
+  double total = 0;
+  for (const trace::Op& op : p.ops)
+    if (op.stream == host) total += op.compute.duration_s;
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("a schedule cost per pass is paid once per micro-batch, model chunk and direction") {
+  // Two stages of two virtual stages each, four micro-batches: every stage runs 4 x 2 forward and as many
+  // backward passes.
+  ParallelConfig c = testing::megatron_plan(1, 2, 1, 4);
+  c.vpp = 2;
+  c.host = HostProfile{.name = "test", .dispatch_per_kernel_s = kDispatch};
+  const trace::Trace without = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  c.host_pass_overhead = 10;
+  const trace::Trace with = generate_megatron_trace(testing::small_gpt(), "gpt-small", c);
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    CAPTURE(stage);
+    CHECK(host_seconds(with.programs[stage]) - host_seconds(without.programs[stage]) ==
+          testing::Approx(16 * 10 * kDispatch));
+  }
+  // The first stage's first pass begins with its embedding: that launch runs the schedule's Python too.
+  CHECK(launch_of(with.programs[0], op_named(with.programs[0], "mb0.c0.embedding.embedding.fwd"))
+            ->compute.duration_s == testing::Approx(11 * kDispatch));
+
+  // Receives posted ahead of the host (interleaved without overlap) stay outside the host's order: the pass's
+  // Python goes with its next op.
+  ParallelConfig four = testing::megatron_plan(1, 4, 1, 4);
+  four.host = c.host;
+  four.vpp = 2;
+  four.overlap_p2p_communication = false;
+  four.host_pass_overhead = 10;
+  const trace::Trace batched = generate_megatron_trace(testing::small_gpt(), "gpt-small", four);
+  const trace::Program& second = batched.programs[1];
+  CHECK(launch_of(second, op_named(second, "mb0.c0.recv_activation")) == nullptr);
+  CHECK(launch_of(second, op_named(second, "mb0.c0.layer1.input_norm.fwd"))->compute.duration_s ==
+        testing::Approx(11 * kDispatch));
+}
