@@ -12,6 +12,7 @@
 #include "simulator/workload/attention_shape.h"
 #include "simulator/workload/host_launch.h"
 #include "simulator/workload/megatron_offload.h"
+#include "simulator/workload/megatron_stage_host.h"
 
 namespace simtrain::workload::megatron {
 namespace {
@@ -99,14 +100,6 @@ class StageBuilder {
     gather_under_forward_ =
         plan.shard_optimizer && !plan.shard_parameters && c.distributed_optimizer && c.overlap_param_gather;
     async_sends_ = plan.vpp > 1 && c.overlap_p2p_communication;
-    // Megatron-LM batches the sends and receives it does not overlap (batch_p2p_comm = not
-    // overlap_p2p_comm), as Megatron-Bridge does for PP > 1 without virtual stages. The 1F1B schedule's
-    // batches are a pass's send and the next pass's receive, which this builder issues one after the
-    // other. Interleaved without overlap, Megatron's batches hold the receives of passes further on, which
-    // this builder posts ahead of the host (early_receives_); a synchronisation would then wait on those:
-    // not modelled.
-    sync_after_p2p_ = plan.vpp == 1 && c.batch_p2p_sync;
-    early_receives_ = plan.vpp > 1 && !async_sends_;
   }
 
   trace::Program build() {
@@ -120,11 +113,9 @@ class StageBuilder {
       }
     }
     finish();
-    for (const ScheduleCost& cost : schedule_costs_)
-      host_[cost.op].launches += cost.passes * plan_.config->host_pass_overhead;
     // A full-iteration CUDA graph replays the whole pass: the host launches nothing of it.
     if (plan_.config->host && plan_.config->cuda_graphs.impl != CudaGraphs::Impl::FullIteration)
-      add_host_launches(program_, *plan_.config->host, host_);
+      add_host_launches(program_, *plan_.config->host, host_.finish());
     return std::move(program_);
   }
 
@@ -149,55 +140,10 @@ class StageBuilder {
   }
 
   std::uint32_t append(trace::Op op) {
-    HostLaunch launch{plan_.config->host_overhead};  // one dispatch, Megatron's Python around it
-    // Batched pipeline sends and receives end in torch.cuda.synchronize (p2p_communication.py, under
-    // batch_p2p_comm and batch_p2p_sync): the host issues the next op only once the device has drained.
-    const bool pipeline_p2p =
-        op.stream == kRecvPrev || op.stream == kSendNext || op.stream == kRecvNext || op.stream == kSendPrev;
-    // Interleaved without overlap, Megatron receives the next forward's input and the next backward's
-    // gradient in the batch after the current pair of passes, before either runs; this builder issues each
-    // receive at the head of its pass. Left to the host's issue order, a receive would be posted only after
-    // passes that wait on the neighbour, which waits on it (a dropless dispatcher's host wait closes the
-    // cycle), so such receives go without a launch of their own and are posted in their stream's order.
-    if (early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext)) launch.launches = 0;
-    if (pipeline_p2p) {
-      sync_pending_ = sync_pending_ || sync_after_p2p_;
-    } else if (sync_pending_) {
-      launch.device_sync = true;
-      sync_pending_ = false;
-    }
-    host_.push_back(launch);
-    graph_region_.clear();
-    // The schedule's Python for the pass (or the combined pair) runs before the first op it issues that
-    // the host launches; receives posted ahead of the host (above) stay out of the host's order.
-    const bool posted_ahead = early_receives_ && (op.stream == kRecvPrev || op.stream == kRecvNext);
-    if (schedule_passes_ > 0 && !posted_ahead) {
-      schedule_costs_.push_back({static_cast<std::uint32_t>(host_.size() - 1), schedule_passes_});
-      schedule_passes_ = 0;
-    }
+    const bool send = op.stream == kSendNext || op.stream == kSendPrev;
+    const bool receive = op.stream == kRecvPrev || op.stream == kRecvNext;
+    host_.add(send ? PipelineRole::Send : receive ? PipelineRole::Receive : PipelineRole::None);
     return trace::append(program_, std::move(op));
-  }
-
-  // The captured CUDA graph a step runs in ("" for none): its layer's micro-batch, layer and pass (the
-  // prefix; a forward and a backward graph are never adjacent) and its region (a scope's router and
-  // preprocessing parts are one graph; whole-layer capture is one graph).
-  std::string graph_region(const LayerStep& step, const std::string& prefix) const {
-    const CudaGraphs& graphs = plan_.config->cuda_graphs;
-    if (!graphs.captures(step.graph)) return "";
-    CudaGraphModules region = graphs.modules & step.graph;
-    if (region & kGraphMoePreprocess) region = (region & ~kGraphMoePreprocess) | kGraphMoeRouter;
-    return prefix + "/" + std::to_string(region);
-  }
-
-  // What the host does for a step: its own dispatches, or inside a captured graph one launch of the graph
-  // (on the region's first step) and nothing for the rest; a host wait stays, between graphs.
-  void set_host_launch(std::uint32_t op, const LayerStep& step, const std::string& region, bool continues) {
-    const double python = plan_.config->host_overhead;  // Megatron-Core's Python around each dispatch
-    const bool device_sync = host_[op].device_sync;
-    host_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_dispatches,
-                                            step.looped_kernels, step.host_waits, device_sync}
-                               : HostLaunch{continues ? 0.0 : python, 0, step.host_waits, device_sync};
-    graph_region_ = region;
   }
 
   // A virtual stage with no layer (an uneven split's) passes on what it received as soon as it arrives.
@@ -269,7 +215,7 @@ class StageBuilder {
   }
 
   void run_pass(const Pass& pass) {
-    schedule_passes_ = 1;
+    host_.begin_passes(1);
     for (const Action& action : pass) action.emit();
   }
 
@@ -278,7 +224,7 @@ class StageBuilder {
   // against the other micro-batch's attention and experts. Each pass keeps its own lane; after the step the
   // kernels after it wait for what either left pending.
   void run_combined(const Pass& forward, const Pass& backward) {
-    schedule_passes_ = 2;
+    host_.begin_passes(2);
     Lane aside = lane_;  // the backward's, starting where the forward starts
     std::size_t next[2] = {0, 0};
     const Pass* passes[2] = {&forward, &backward};
@@ -315,10 +261,10 @@ class StageBuilder {
   }
 
   void run_step(const LayerStep& step, const std::string& prefix) {
-    const std::string region = graph_region(step, prefix);
-    const bool continues = !region.empty() && region == graph_region_;
+    const std::string region = host_.graph_region(step, prefix);
+    const bool continues = host_.continues(region);
     if (step.type == LayerStep::Type::Kernel) {
-      set_host_launch(kernel(prefix + step.name, step.kernel), step, region, continues);
+      host_.set_step(kernel(prefix + step.name, step.kernel), step, region, continues);
     } else if (step.chunked_with_gemm) {
       chunked_collective(step, prefix);
     } else if (step.type == LayerStep::Type::Collective) {
@@ -329,7 +275,7 @@ class StageBuilder {
       const Stream stream = expert_parallel && !step.on_compute_stream ? kEp : kTp;
       const std::uint32_t op = collective(prefix + step.name, step.collective, step.bytes, group, stream,
                                           after_last_kernel(), step.node_dedup);
-      set_host_launch(op, step, region, continues);
+      host_.set_step(op, step, region, continues);
       (step.overlaps_next_kernel ? lane_.deferred : lane_.pending).push_back(op);
     } else {
       ring_attention(step, prefix);
@@ -654,23 +600,20 @@ class StageBuilder {
   const GroupIds& g_;
   int stage_;
   trace::Program program_;
-  std::vector<HostLaunch> host_;  // per op of program_: what the host does for it
-  std::string graph_region_;      // the captured graph the last op ran in ("" when it ran outside any)
-  int schedule_passes_ = 0;       // passes begun whose schedule Python awaits the next op the host launches
-  struct ScheduleCost {
-    std::uint32_t op;  // the op whose host launch also runs the schedule's Python
-    int passes;        // for this many passes (two for a combined forward-and-backward step)
-  };
-  std::vector<ScheduleCost> schedule_costs_;
+  // What the host does for each op of program_. Megatron-LM batches the sends and receives it does not
+  // overlap (batch_p2p_comm = not overlap_p2p_comm), as Megatron-Bridge does for PP > 1 without virtual
+  // stages: the 1F1B schedule's batches are a pass's send and the next pass's receive, which this builder
+  // issues one after the other, and a device synchronisation follows each. Interleaved without overlap,
+  // Megatron's batches hold the receives of passes further on, which this builder posts ahead of the host; a
+  // synchronisation would then wait on those: not modelled.
+  StageHostLaunches host_{*plan_.config, /*sync_after_p2p=*/plan_.vpp == 1 && plan_.config->batch_p2p_sync,
+                          /*early_receives=*/plan_.vpp > 1 && !plan_.config->overlap_p2p_communication};
   std::vector<int> last_backward_ = std::vector<int>(static_cast<std::size_t>(plan_.vpp), -1);
   Lane lane_;  // the pass being built; under a combined step, the forward's while the backward's is aside
   bool gather_under_forward_ = false;     // --overlap-param-gather with the distributed optimizer
   std::vector<bool> gathered_chunk_ = std::vector<bool>(static_cast<std::size_t>(plan_.vpp), false);
   int param_buckets_ = 0;
   bool async_sends_ = false;  // interleaved schedule with --overlap-p2p-communication
-  bool sync_after_p2p_ = false;  // batched pipeline p2p followed by a device synchronisation
-  bool early_receives_ = false;  // interleaved without overlap: receives posted ahead of the host
-  bool sync_pending_ = false;    // a pipeline send or receive was issued since the last other op
   ActivationOffload offload_{plan_.model->layers, static_cast<int>(plan_.offload_bytes.size())};
   std::uint8_t offload_stream_ = 0;
   std::optional<std::uint32_t> tied_grad_ready_;
