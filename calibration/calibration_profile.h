@@ -129,6 +129,10 @@ struct Efficiencies {
   // tokens between the GPUs of a node with its own kernels: what their dispatch and combine reach of the
   // NVLink line there, called as Megatron calls them. 0 = not known: nccl_intra_node, as NCCL's all-to-all.
   double moe_flex_dispatch_intra_node = 0;
+  // What those kernels spend on each token row they move across NVLink beyond its bytes (routing it, its
+  // address and completion flags): HybridEP's FP8 dispatch moves half the bytes of its BF16 one but is only a
+  // third faster, so a row of a small hidden size costs more than its bytes say. 0 = not known: bytes only.
+  double moe_flex_dispatch_row_s = 0;
 
   bool operator==(const Efficiencies&) const = default;
 };

@@ -248,7 +248,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
                          "nccl_intra_node",
                          "nccl_inter_node",
                          "nccl_step_latency_s",
-                         "moe_flex_dispatch_intra_node"});
+                         "moe_flex_dispatch_intra_node",
+                         "moe_flex_dispatch_row_s"});
   eff.gemm = in.number("gemm", kFraction, eff.gemm);
   // Profiles written before the 8- and 4-bit figures had one tensor-core GEMM efficiency for all widths.
   eff.gemm_fp8 = in.number("gemm_fp8", kFraction, eff.gemm);
@@ -282,6 +283,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.nccl_inter_node = in.number("nccl_inter_node", kEfficiency, eff.nccl_inter_node);
   eff.nccl_step_latency_s = in.number("nccl_step_latency_s", kOptionalDuration, eff.nccl_step_latency_s);
   eff.moe_flex_dispatch_intra_node = in.number("moe_flex_dispatch_intra_node", kOptionalFraction, 0.0);
+  eff.moe_flex_dispatch_row_s = in.number("moe_flex_dispatch_row_s", kOptionalDuration, 0.0);
   return eff;
 }
 
@@ -436,7 +438,8 @@ json to_json(const CalibrationProfile& profile) {
         {"nccl_intra_node", eff.nccl_intra_node},
         {"nccl_inter_node", eff.nccl_inter_node},
         {"nccl_step_latency_s", eff.nccl_step_latency_s},
-        {"moe_flex_dispatch_intra_node", eff.moe_flex_dispatch_intra_node}}},
+        {"moe_flex_dispatch_intra_node", eff.moe_flex_dispatch_intra_node},
+        {"moe_flex_dispatch_row_s", eff.moe_flex_dispatch_row_s}}},
       {"gemm", gemm},
       {"kernels", kernels},
       {"memory", memory},

@@ -85,7 +85,8 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 // - the flex MoE dispatcher inside a node 0.680: DeepEP's intranode dispatch and combine on H800 at EP 8
 //   (its README: 153 and 158 GB/s of received tokens; validation/reference/kernels/
 //   moe_flex_dispatch_nvlink.csv), 7/8 of which cross the H800's 200 GB/s NVLink per direction. The only
-//   Hopper measurement inside a node.
+//   Hopper measurement inside a node; with one width of one operation per precision it cannot tell a row's
+//   fixed cost from its bytes' (Blackwell's below), so Hopper's rows cost their bytes only.
 Efficiencies hopper_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.764;
@@ -123,11 +124,17 @@ Efficiencies hopper_efficiencies() {
 // FlashAttention-2 supports Ampere, Ada and Hopper GPUs (its README), so it runs as `attention` here.
 // Head sizes below 128 as on Hopper: the same softmax cost in exponential slots, against tensor cores twice
 // as fast per clock and SM, so a head of 64 loses more (no published Blackwell figure to check it on).
-// The flex MoE dispatcher inside a node (or NVL72 rack) 0.516: HybridEP's dispatch and combine of bf16 tokens
-// through its PyTorch API on GB200 (DeepEP's docs/README_Hybrid-EP.md: 8 to 36 ranks, 16 and 32 SMs; the
-// median of the 20, each its received bytes' (N-1)/N over NVLink 5's 900 GB/s per direction,
-// moe_flex_dispatch_nvlink.csv). It predicts HybridEP's one B200 row (8 ranks) within 1%. NCCL's own
-// all-to-all reaches 0.73 in OCI's GB300 rack (the NCCL validation's table).
+// The flex MoE dispatcher inside a node (or NVL72 rack): 0.693 of NVLink 5's 900 GB/s per direction for a
+// row's bytes plus 7.58 ns per row. HybridEP's FP8 dispatch through its PyTorch API on GB200 (DeepEP's
+// docs/README_Hybrid-EP.md, 32 SMs as Megatron-Bridge's recipes set, 8 to 36 ranks) moves 7,392 bytes a row
+// where its BF16 dispatch moves 14,336, yet takes 0.6 to 0.7 of its time: what a row costs besides its bytes
+// is the FP8 and BF16 times' difference extrapolated to no bytes (each run's pair solved, the medians of the
+// five, each over the (N-1)/N of the rows that cross NVLink; moe_flex_dispatch_nvlink.csv,
+// tools/derive_efficiencies.py; each run left out of the medians and predicted: 4.1% time MAPE). Held out:
+// the B200 run (16 SMs, 8 ranks), BF16 dispatch and combine within 1%, FP8 6% fast; the GB200 combines within
+// 8%. Bytes alone (the 20 runs' median, 0.516) price a row of DeepSeek-V3's hidden 7,168 the same, one of
+// Nemotron 3 Super's latent 1,024 a third of what it takes. NCCL's own all-to-all reaches 0.73 in OCI's GB300
+// rack (the NCCL validation's table).
 Efficiencies blackwell_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.727;
@@ -141,7 +148,8 @@ Efficiencies blackwell_efficiencies() {
   eff.attention = 0.493;
   eff.attention_head_dim = 128;
   eff.attention_softmax_cost = 1.53;
-  eff.moe_flex_dispatch_intra_node = 0.516;
+  eff.moe_flex_dispatch_intra_node = 0.693;
+  eff.moe_flex_dispatch_row_s = 7.58e-9;
   return eff;
 }
 

@@ -75,6 +75,7 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("nccl_inter_node", e.nccl_inter_node);
   w.field("nccl_step_latency_s", e.nccl_step_latency_s);
   w.field("moe_flex_dispatch_intra_node", e.moe_flex_dispatch_intra_node);
+  w.field("moe_flex_dispatch_row_s", e.moe_flex_dispatch_row_s);
   w.end_object();
 }
 

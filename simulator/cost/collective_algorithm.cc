@@ -60,6 +60,16 @@ double intra_node_all_to_all_share(const CollectiveLayout& layout, int ranks) {
   return node_dedup_fraction(layout.node_dedup.top_k, static_cast<int>(layout.node_dedup.experts), ranks);
 }
 
+// What the flex dispatcher's kernels spend on the token rows of `nvlink_bytes` beyond the bytes themselves
+// (Efficiencies::moe_flex_dispatch_row_s); 0 for NCCL's all-to-all and where the row size or the figure is
+// unknown.
+double flex_dispatch_rows_s(double nvlink_bytes, const CollectiveLayout& layout,
+                            const calibration::Efficiencies& efficiencies) {
+  const trace::NodeDedupRouting& routing = layout.node_dedup;
+  if (routing.top_k == 0 || routing.row_bytes == 0) return 0;
+  return nvlink_bytes / routing.row_bytes * efficiencies.moe_flex_dispatch_row_s;
+}
+
 // A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
 // under the forced protocol or the fastest one the platform has.
 struct IntraNodeRing {
@@ -186,6 +196,7 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
     plan.intra_node_before_s = nvlink_bytes / (layout.intra_node_bandwidth_Bps *
                                                intra_node_all_to_all_efficiency(layout, efficiencies)) +
+                               flex_dispatch_rows_s(nvlink_bytes, layout, efficiencies) +
                                layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
   // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L. Where a node
   // has at least twice as many GPUs as there are nodes, each pair's flow is split into c = floor(L / M)
@@ -413,9 +424,10 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
   if (kind == trace::CollectiveKind::AllToAll && nodes == 1 && layout.intra_node_bandwidth_Bps > 0 &&
       !layout.pairwise_all_to_all) {
     plan.algorithm = NcclAlgorithm::Ring;
-    plan.intra_node_before_s =
-        (n - 1.0) / n * bytes * intra_node_all_to_all_share(layout, n) /
-        (layout.intra_node_bandwidth_Bps * intra_node_all_to_all_efficiency(layout, efficiencies));
+    const double nvlink_bytes = (n - 1.0) / n * bytes * intra_node_all_to_all_share(layout, n);
+    plan.intra_node_before_s = nvlink_bytes / (layout.intra_node_bandwidth_Bps *
+                                               intra_node_all_to_all_efficiency(layout, efficiencies)) +
+                               flex_dispatch_rows_s(nvlink_bytes, layout, efficiencies);
     plan.intra_node_latency_s = layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
     return plan;
   }

@@ -181,7 +181,8 @@ struct CollectiveLayout {
 // Its bytes across nodes are divided by the point-to-point efficiency
 // (layout.point_to_point_inter_node_efficiency), as sendrecv's; its bytes inside a node, on one node or
 // many, by the flex dispatcher's own share of the NVLink line (moe_flex_dispatch_intra_node) where the
-// profile knows it, otherwise by nccl_intra_node as NCCL's all-to-all's.
+// profile knows it, otherwise by nccl_intra_node as NCCL's all-to-all's; and where the routing gives a row's
+// size, each row crossing NVLink adds the dispatcher's moe_flex_dispatch_row_s.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the

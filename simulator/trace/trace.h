@@ -87,10 +87,12 @@ struct ComputeSpec {
 // to every node that holds one of its experts and fans it out over NVLink there (DeepEP's and HybridEP's
 // hierarchical kernels, Megatron's flex dispatcher), where NCCL's all-to-all sends it once per chosen expert:
 // every token picks `top_k` of `experts` routed experts spread evenly over the communicator's ranks.
-// top_k 0: a plain all-to-all.
+// top_k 0: a plain all-to-all. `row_bytes`, a token row's bytes (hidden x element size), lets the
+// dispatcher's cost per row be priced (calibration::Efficiencies::moe_flex_dispatch_row_s); 0: unknown.
 struct NodeDedupRouting {
   std::uint16_t top_k = 0;
   std::uint32_t experts = 0;
+  std::uint32_t row_bytes = 0;
 
   friend bool operator==(const NodeDedupRouting&, const NodeDedupRouting&) = default;
 };

@@ -58,6 +58,8 @@ json op_to_json(const Op& op) {
       if (op.collective.node_dedup.top_k > 0) {
         j["node_dedup_top_k"] = op.collective.node_dedup.top_k;
         j["node_dedup_experts"] = op.collective.node_dedup.experts;
+        if (op.collective.node_dedup.row_bytes > 0)
+          j["node_dedup_row_bytes"] = op.collective.node_dedup.row_bytes;
       }
       break;
     case OpType::Send:
@@ -280,6 +282,9 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         op.collective.node_dedup.experts = static_cast<std::uint32_t>(
             get_integer(in.required("node_dedup_experts"), origin, in.path("node_dedup_experts"),
                         op.collective.node_dedup.top_k, 1 << 20));
+        if (const json* row_bytes = in.optional("node_dedup_row_bytes"))
+          op.collective.node_dedup.row_bytes = static_cast<std::uint32_t>(
+              get_integer(*row_bytes, origin, in.path("node_dedup_row_bytes"), 1, 1 << 24));
       }
       break;
     case OpType::Send:

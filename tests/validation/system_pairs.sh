@@ -18,12 +18,16 @@
 # NICs: its 26.02 pair 1.55 to 1.055 against 1.04 measured): B200/B300 12.4%, B200/GB200 3.9%, B200/GB300
 # 8.1%, B300/GB200 7.9%, B300/GB300 3.0%, GB200/GB300 5.1%. With pipeline sends across nodes as NCCL's
 # point-to-point too (the proxy's rate now holds B300's 800 Gb/s stage sends to B200's): B200/B300 13.1%
-# (DeepSeek-V3 PP 16 1.049 to 1.031 against 1.11 measured), the others unchanged. The guards sit just above those figures and catch regressions; they are
-# not a target.
+# (DeepSeek-V3 PP 16 1.049 to 1.031 against 1.11 measured), the others unchanged. Thirtieth session (the flex
+# dispatcher's cost per token row, spec_profiles.cc): B200/B300 11.9%, B200/GB200 4.7%, B200/GB300 10.9%,
+# B300/GB200 7.9%, B300/GB300 3.0%, GB200/GB300 4.9%: Nemotron 3 Super's dispatch inside a GB200 or GB300 rack
+# now pays for its narrow rows, but its B200 rows (EP 64 over 8 nodes, the network slower than the rows) still
+# run +28% and +52% fast, so their pairs come out 1.11 and 1.26 against 1.21 and 1.46 measured. The guards sit
+# just above those figures and catch regressions; they are not a target.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_system_pairs.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" \
-  --max-ratio-mape dgx-b200/dgx-b300=13.5 dgx-b200/dgx-gb200=4.5 dgx-b200/dgx-gb300=8.5 dgx-b300/dgx-gb200=8.5 \
+  --max-ratio-mape dgx-b200/dgx-b300=12.5 dgx-b200/dgx-gb200=5.0 dgx-b200/dgx-gb300=11.5 dgx-b300/dgx-gb200=8.5 \
   dgx-b300/dgx-gb300=3.5 dgx-gb200/dgx-gb300=5.5

@@ -146,29 +146,40 @@ TEST_CASE("Hopper slows FP8 GEMMs that split their accumulator; Blackwell accumu
   }
 }
 
-TEST_CASE("the flex MoE dispatcher's share of NVLink predicts HybridEP's and DeepEP's published runs") {
-  // Each run's bandwidth counts every token a rank receives, its own too: (N-1)/N of them cross NVLink. Its
-  // time at the profile's share, against the measured time: Blackwell's figure is the GB200 runs' median,
-  // whose spread is +-13%; the B200 run is held out of it. Hopper's is DeepEP's H800 row.
-  int checked = 0;
+TEST_CASE("the flex MoE dispatcher's figures are what HybridEP's and DeepEP's published runs give") {
+  // Blackwell: each GB200 run on 32 SMs moves the same rows as FP8 (7,168 bytes and a 4-byte scale per 128)
+  // and as BF16 (14,336 bytes); its two times solve for a cost per row and per byte. Both bandwidths count
+  // every row a rank receives, its own too: (N-1)/N of them cross NVLink. The profile holds the medians.
+  std::vector<double> row_s, shares;
+  double h800_share = 0;
   for (const CsvRow& row : reference_rows("kernels/moe_flex_dispatch_nvlink.csv")) {
     if (row.at("measurement") != "torch_api") continue;
-    const bool hopper = row.at("gpu") == "H800";
-    const double share =
-        spec_profile(hopper ? "h100-sxm5" : "b200")->efficiencies.moe_flex_dispatch_intra_node;
-    const double n = std::stod(row.at("ranks")), line = std::stod(row.at("nvlink_GBps"));
-    for (const char* column : {"dispatch_bf16_GBps", "dispatch_fp8_GBps", "combine_GBps"}) {
-      if (row.at(column).empty() || (!hopper && std::string(column) == "dispatch_fp8_GBps")) continue;
-      CAPTURE(row.at("gpu"));
-      CAPTURE(row.at("ranks"));
-      CAPTURE(column);
-      const double measured = std::stod(row.at(column)) * (n - 1) / n / line;
-      const double time_error = measured / share - 1;
-      CHECK(std::abs(time_error) < (row.at("gpu") == "GB200" ? 0.13 : 0.02));
-      ++checked;
+    const double n = std::stod(row.at("ranks")), line = std::stod(row.at("nvlink_GBps")) * 1e9;
+    if (row.at("gpu") == "H800") {
+      for (const char* column : {"dispatch_fp8_GBps", "combine_GBps"})
+        h800_share += std::stod(row.at(column)) * 1e9 * (n - 1) / n / line / 2;
+      continue;
     }
+    if (row.at("gpu") != "GB200" || row.at("sms") != "32") continue;
+    const double fp8_bytes = 7168 * (1 + 4.0 / 128), bf16_bytes = 7168 * 2;
+    const double fp8_s = fp8_bytes / (std::stod(row.at("dispatch_fp8_GBps")) * 1e9);
+    const double bf16_s = bf16_bytes / (std::stod(row.at("dispatch_bf16_GBps")) * 1e9);
+    const double per_byte_s = (bf16_s - fp8_s) / (bf16_bytes - fp8_bytes);
+    row_s.push_back((fp8_s - fp8_bytes * per_byte_s) * n / (n - 1));
+    shares.push_back((n - 1) / n / per_byte_s / line);
   }
-  CHECK(checked == 24);  // 20 GB200, 2 B200, 2 H800
+  REQUIRE(row_s.size() == 5);
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const Efficiencies blackwell = spec_profile("b200")->efficiencies;
+  CHECK(blackwell.moe_flex_dispatch_row_s == simtrain::testing::Approx(median(row_s)).epsilon(0.005));
+  CHECK(blackwell.moe_flex_dispatch_intra_node == simtrain::testing::Approx(median(shares)).epsilon(0.005));
+  // Hopper: DeepEP's one H800 run, its FP8 dispatch and BF16 combine averaged, bytes only.
+  const Efficiencies hopper = spec_profile("h100-sxm5")->efficiencies;
+  CHECK(hopper.moe_flex_dispatch_intra_node == simtrain::testing::Approx(h800_share).epsilon(0.005));
+  CHECK(hopper.moe_flex_dispatch_row_s == 0);
   // NCCL's all-to-all reaches more of the same NVLink (OCI's GB300 rack: 0.73), and older GPUs keep it.
   CHECK(spec_profile("gb200")->efficiencies.moe_flex_dispatch_intra_node <
         spec_profile("gb200")->efficiencies.nccl_intra_node);

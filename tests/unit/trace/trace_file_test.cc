@@ -166,19 +166,24 @@ TEST_CASE("a token all-to-all routed once per node carries its routing; others l
   Trace trace = two_stage_pipeline();
   Op& exchange = trace.programs[1].ops[2];
   exchange.collective.kind = CollectiveKind::AllToAll;
-  exchange.collective.node_dedup = {.top_k = 8, .experts = 256};
+  exchange.collective.node_dedup = {.top_k = 8, .experts = 256, .row_bytes = 14336};
   const json doc = trace_to_json(trace);
   CHECK(doc["programs"][1]["ops"][2]["node_dedup_top_k"] == 8);
   CHECK(doc["programs"][1]["ops"][2]["node_dedup_experts"] == 256);
+  CHECK(doc["programs"][1]["ops"][2]["node_dedup_row_bytes"] == 14336);
   CHECK_FALSE(trace_to_json(two_stage_pipeline())["programs"][1]["ops"][2].contains("node_dedup_top_k"));
   CHECK(trace_from_json(doc, "round trip") == trace);
-  // Fewer experts than picks, a routing without its experts, and a routed all-gather are errors.
+  // Fewer experts than picks, a routing without its experts, a row of no bytes and a routed all-gather are
+  // errors.
   json spoiled = doc;
   spoiled["programs"][1]["ops"][2]["node_dedup_experts"] = 4;
   CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_experts"), Error);
   spoiled = doc;
   spoiled["programs"][1]["ops"][2].erase("node_dedup_experts");
   CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_experts"), Error);
+  spoiled = doc;
+  spoiled["programs"][1]["ops"][2]["node_dedup_row_bytes"] = 0;
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_row_bytes"), Error);
   spoiled = doc;
   spoiled["programs"][1]["ops"][2]["op"] = "all_gather";
   CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_top_k"), Error);

@@ -360,13 +360,15 @@ TEST_CASE("padded to capacity the dispatcher gathers no token counts; the flex d
   CHECK(named(flex, "moe.token_counts_all_gather") + named(flex, "moe.probs_all_to_all") == 0);
 }
 
-TEST_CASE("under the flex dispatcher the token all-to-alls carry their routing, the bytes unchanged") {
+TEST_CASE(
+    "under the flex dispatcher the token all-to-alls carry their routing and row size, the bytes unchanged") {
   const LayerSteps nccl = ep4_mixtral_layer(1), flex = ep4_mixtral_layer(1, TokenDispatcher::Flex);
   int routed = 0;
   for (const std::vector<LayerStep>* steps : {&flex.forward, &flex.backward})
     for (const LayerStep& step : *steps) {
       if (step.type != LayerStep::Type::Collective) continue;
-      CHECK(step.node_dedup == trace::NodeDedupRouting{.top_k = 2, .experts = 8});
+      // A row is one token's hidden state (Llama 3 70B's 8,192) in bf16.
+      CHECK(step.node_dedup == trace::NodeDedupRouting{.top_k = 2, .experts = 8, .row_bytes = 8192 * 2});
       CHECK(step.bytes == find(step.name.ends_with(".bwd") ? nccl.backward : nccl.forward, step.name).bytes);
       ++routed;
     }
