@@ -63,9 +63,12 @@ TEST_CASE("a flex dispatch planned from its top-k copies takes the time HybridEP
       CAPTURE(row.at("sms"));
       CAPTURE(std::string(column));
       const double measured_s = counted_bytes / (std::stod(row.at(column)) * 1e9);
-      // Blackwell's figures are the medians of the GB200 runs' FP8 and BF16 dispatches on 32 SMs (within 8%
-      // of them); the combines, the 16-SM runs (within 14%) and B200's run are held out.
-      const double tolerance = hopper ? 0.02 : row.at("gpu") == "B200" ? (fp8 ? 0.07 : 0.02) : 0.14;
+      // Blackwell's figures are the medians of the GB200 runs' FP8 and BF16 dispatches on 32 SMs (within 10%
+      // of them, combines too); the 16-SM runs (within 14%) and B200's run are held out.
+      const double gb200_tolerance = row.at("sms") == "32" ? 0.10 : 0.14;
+      const double tolerance = hopper                    ? 0.02
+                               : row.at("gpu") == "B200" ? (fp8 ? 0.07 : 0.02)
+                                                         : gb200_tolerance;
       CHECK(std::abs(planned_s / measured_s - 1) < tolerance);
       ++checked;
     }
