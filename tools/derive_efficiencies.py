@@ -325,8 +325,15 @@ def moe_flex_dispatch(kernels):
     table = rows(os.path.join(kernels, "moe_flex_dispatch_nvlink.csv"))
     api = [r for r in table if r["measurement"] == "torch_api"]
     fp8_bytes, bf16_bytes = 7168 * (1 + 4 / 128), 7168 * 2
+
+    def predicted_s(r, row_bytes, row, share):
+        """A counted row's time in run r: (N-1)/N of the rows cross NVLink, each its cost and its bytes."""
+        n = int(r["ranks"])
+        return (n - 1) / n * (row + row_bytes / (share * float(r["nvlink_GBps"]) * 1e9))
+
+    fitted = [r for r in api if r["gpu"] == "GB200" and r["sms"] == "32"]
     row_s, shares = [], []
-    for r in (r for r in api if r["gpu"] == "GB200" and r["sms"] == "32"):
+    for r in fitted:
         n = int(r["ranks"])
         fp8_s = fp8_bytes / (float(r["dispatch_fp8_GBps"]) * 1e9)  # per counted row
         bf16_s = bf16_bytes / (float(r["dispatch_bf16_GBps"]) * 1e9)
@@ -334,34 +341,27 @@ def moe_flex_dispatch(kernels):
         row_s.append((fp8_s - fp8_bytes * per_byte_s) * n / (n - 1))
         shares.append((n - 1) / n / per_byte_s / float(r["nvlink_GBps"]) / 1e9)
     row, share = statistics.median(row_s), statistics.median(shares)
+    columns = (("dispatch_bf16_GBps", bf16_bytes), ("dispatch_fp8_GBps", fp8_bytes), ("combine_GBps", bf16_bytes))
     # Each run left out: the other four's medians predict its FP8 and BF16 dispatches and its combine.
-    fitted = [r for r in api if r["gpu"] == "GB200" and r["sms"] == "32"]
     held_out = []
     for i, r in enumerate(fitted):
-        n = int(r["ranks"])
         rest_row = statistics.median(v for j, v in enumerate(row_s) if j != i)
         rest_share = statistics.median(v for j, v in enumerate(shares) if j != i)
-        for column, row_bytes in (("dispatch_fp8_GBps", fp8_bytes), ("dispatch_bf16_GBps", bf16_bytes),
-                                  ("combine_GBps", bf16_bytes)):
-            predicted_s = (n - 1) / n * (rest_row + row_bytes / (rest_share * float(r["nvlink_GBps"]) * 1e9))
-            held_out.append(abs(row_bytes / (float(r[column]) * 1e9) / predicted_s - 1))
-    print(f"blackwell moe_flex_dispatch_intra_node {share:.3f}, moe_flex_dispatch_row_s {row * 1e9:.2f} ns"
-          f"  medians of "
-          f"{len(shares)} HybridEP GB200 runs on 32 SMs ({min(shares):.3f} to {max(shares):.3f}, "
+        for column, row_bytes in columns:
+            measured_s = row_bytes / (float(r[column]) * 1e9)
+            held_out.append(abs(measured_s / predicted_s(r, row_bytes, rest_row, rest_share) - 1))
+    print(f"blackwell moe_flex_dispatch_intra_node {share:.3f}, moe_flex_dispatch_row_s {row * 1e9:.2f} ns  "
+          f"medians of {len(shares)} HybridEP GB200 runs on 32 SMs ({min(shares):.3f} to {max(shares):.3f}, "
           f"{min(row_s) * 1e9:.2f} to {max(row_s) * 1e9:.2f} ns); each run left out: time MAPE "
           f"{statistics.mean(held_out):.1%} over its {len(held_out)} dispatches and combines")
     for r in (r for r in api if r["gpu"] in ("B200", "GB200")):
-        n = int(r["ranks"])
-        for column, row_bytes in (("dispatch_bf16_GBps", bf16_bytes), ("dispatch_fp8_GBps", fp8_bytes),
-                                  ("combine_GBps", bf16_bytes)):
+        for column, row_bytes in columns:
             fitted_on = r["sms"] == "32" and column != "combine_GBps"
             if r["gpu"] == "GB200" and (fitted_on or column == "dispatch_fp8_GBps"):
                 continue  # fitted on, or (FP8 on 16 SMs) short of SMs
-            crossing = (n - 1) / n
-            predicted_s = crossing * (row + row_bytes / (share * float(r["nvlink_GBps"]) * 1e9))
             measured_s = row_bytes / (float(r[column]) * 1e9)
-            print(f"  held out: HybridEP {r['gpu']} {n} ranks {r['sms']} SMs {column[:-5]} "
-                  f"{measured_s / predicted_s - 1:+.1%} fast")
+            print(f"  held out: HybridEP {r['gpu']} {r['ranks']} ranks {r['sms']} SMs {column[:-5]} "
+                  f"{measured_s / predicted_s(r, row_bytes, row, share) - 1:+.1%} fast")
     h800 = [flex_dispatch_share(r, c) for r in api if r["gpu"] == "H800"
             for c in ("dispatch_fp8_GBps", "combine_GBps")]
     print(f"hopper moe_flex_dispatch_intra_node {statistics.mean(h800):.3f}  DeepEP H800 EP 8, the mean of its "
