@@ -20,11 +20,13 @@ the H200 host's costs times r; per model family the r of least ratio MAPE over t
 predicts the family's pairs.
 
 With --pass-grid it fits the overhead jointly with the schedule's host cost per pass
-(kMegatronCorePassOverhead, `--host-pass-overhead`, in the profile's eager dispatches): every pair of a grid
-value of each is run, and each fold chooses the pair of least MAPE over the other families.
+(kMegatronCorePassOverhead, `--host-pass-overhead`, in the profile's eager dispatches), and with --moe-grid
+jointly with the host cost of a MoE layer's Python per forward and per backward pass
+(kMegatronCoreMoeLayerOverhead, `--host-moe-layer-overhead`, in the same unit): every combination of the
+grids' values is run, and each fold chooses the one of least MAPE over the other families.
 
-usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [--pass-grid 0 50 100 150] [-j 2] [--simtrain PATH]
-                                  [--reference CSV]
+usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [--pass-grid 0 50 100 150] [--moe-grid 0 5 10 20]
+                                  [-j 2] [--simtrain PATH] [--reference CSV]
        tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
 """
 import concurrent.futures
@@ -37,6 +39,7 @@ import validate_system_pairs
 
 SHIPPED = 4.0  # kMegatronCoreHostOverhead
 SHIPPED_PASS = 0.0  # kMegatronCorePassOverhead
+SHIPPED_MOE_LAYER = 80.0  # kMegatronCoreMoeLayerOverhead
 SHIPPED_GRACE = 1.0  # validate_megatron_bridge.host_profile: Grace takes the x86 host's costs
 
 
@@ -102,16 +105,17 @@ def pairs_ratio_mape(args, pool, tmp, value):
 
 
 def host_options(value):
-    overhead, per_pass = value
-    return ["--host-overhead", f"{overhead:g}", "--host-pass-overhead", f"{per_pass:g}"]
+    overhead, per_pass, moe_layer = value
+    return ["--host-overhead", f"{overhead:g}", "--host-pass-overhead", f"{per_pass:g}",
+            "--host-moe-layer-overhead", f"{moe_layer:g}"]
 
 
 def label(value):
-    return f"{value[0]:g}/{value[1]:g}"
+    return "/".join(f"{v:g}" for v in value)
 
 
 def file_tag(value):
-    return f"{value[0]:g}x{value[1]:g}"
+    return "x".join(f"{v:g}" for v in value)
 
 
 def main():
@@ -119,6 +123,8 @@ def main():
     parser.add_argument("--grid", type=float, nargs="+")
     parser.add_argument("--pass-grid", type=float, nargs="+",
                         help="values of the schedule's cost per pass to fit jointly with the overhead")
+    parser.add_argument("--moe-grid", type=float, nargs="+",
+                        help="values of a MoE layer's cost per pass to fit jointly with the overhead")
     parser.add_argument("--grace", action="store_true",
                         help="fit Grace's host cost over x86's on the x86/Grace pairs instead")
     args = parser.parse_args()
@@ -127,13 +133,14 @@ def main():
         return
     overheads = sorted(set(args.grid or [3.0, 4.0, 5.0, 6.0, 8.0]) | {SHIPPED})
     passes = sorted(set(args.pass_grid or [SHIPPED_PASS]) | {SHIPPED_PASS})
-    shipped, measured = (SHIPPED, SHIPPED_PASS), (1.0, 0.0)
-    grid = sorted({(o, p) for o in overheads for p in passes} | {measured})
+    moe_layers = sorted(set(args.moe_grid or [SHIPPED_MOE_LAYER]) | {SHIPPED_MOE_LAYER})
+    shipped, measured = (SHIPPED, SHIPPED_PASS, SHIPPED_MOE_LAYER), (1.0, 0.0, 0.0)
+    grid = sorted({(o, p, m) for o in overheads for p in passes for m in moe_layers} | {measured})
     _, _, configs = bridge.parse(args.reference)
     configs = [row for row in configs if bridge.layout_options(row) is not None]
 
-    # predictions[value][i]: row i's predicted tokens/s per GPU at that (overhead, pass cost) (None: not
-    # expressible).
+    # predictions[value][i]: row i's predicted tokens/s per GPU at that (overhead, pass cost, MoE layer cost)
+    # (None: not expressible).
     predictions = {}
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -142,12 +149,12 @@ def main():
                                    f"{file_tag(value)}-{i}", host_options(value), True)
                        for i, row in enumerate(configs)]
             predictions[value] = [f.result()[0] for f in futures]
-            print(f"overhead/pass {label(value)}: ran {len(configs)} configurations", flush=True)
+            print(f"overhead/pass/MoE layer {label(value)}: ran {len(configs)} configurations", flush=True)
 
     expressible = [i for i in range(len(configs)) if all(predictions[v][i] is not None for v in grid)]
     scored = {v: [(bridge.family(configs[i]["base_model"]), predictions[v][i][0],
                    float(configs[i]["Tokens_per_sec_per_GPU"])) for i in expressible] for v in grid}
-    print(f"\nleave one model family out ({len(expressible)} configurations), overhead/pass cost:")
+    print(f"\nleave one model family out ({len(expressible)} configurations), overhead/pass/MoE layer cost:")
     held = leave_family_out(grid, scored, shipped, measured, label)
 
     def error(rows, value=None):
@@ -164,7 +171,7 @@ def main():
     everything = min(grid, key=lambda v: bridge.mape([x[1:] for x in scored[v]]))
     print(f"\nfitted on every family: {label(everything)} (shipped: {label(shipped)})")
 
-    print("\nthe same-release pairs of systems (hardware only), ratio MAPE at each overhead/pass cost:")
+    print("\nthe same-release pairs of systems (hardware only), ratio MAPE at each overhead/pass/MoE layer cost:")
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for value in grid:

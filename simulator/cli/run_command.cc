@@ -102,6 +102,7 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
   // Megatron schedule's Python per pass, unless asked.
   if (!vm.count("host-overhead")) base.host_overhead = 1;
   if (!vm.count("host-pass-overhead")) base.host_pass_overhead = 0;
+  if (!vm.count("host-moe-layer-overhead")) base.host_moe_layer_overhead = 0;
   if (deepspeed) {
     workload::DeepSpeedPlan plan =
         workload::read_deepspeed_config(vm["deepspeed-config"].as<std::string>(), base);

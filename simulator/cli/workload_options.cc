@@ -81,7 +81,8 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "cuda-graph-impl",
                                             "cuda-graph-scope",
                                             "host-overhead",
-                                            "host-pass-overhead"};
+                                            "host-pass-overhead",
+                                            "host-moe-layer-overhead"};
 
 }  // namespace
 
@@ -207,6 +208,10 @@ void add_parallel_options(po::options_description& options) {
       "the host time Megatron's pipeline schedule takes per pass (a micro-batch's forward or backward "
       "through one model chunk) besides its ops, in the --host profile's eager dispatches (default 0: "
       "the Megatron-Bridge runs fit 100, NeMo's contradict it; README \"Host dispatch\")")(
+      "host-moe-layer-overhead", po::value<double>(),
+      "the host time Megatron-Core's Python for a MoE layer takes per forward pass besides its ops, after "
+      "the dispatcher's sync point, in the --host profile's eager dispatches (default: Megatron-Core's 80, "
+      "fitted on Megatron-Bridge's runs; README \"Host dispatch\")")(
       "mtp-layers", po::value<int>(),
       "multi-token-prediction modules instead of the model's own (Megatron's --mtp-num-layers; 0 = none)");
 }
@@ -245,6 +250,15 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
     c.host_pass_overhead = vm["host-pass-overhead"].as<double>();
     if (!(c.host_pass_overhead >= 0 && c.host_pass_overhead <= 10000))
       throw Error("--host-pass-overhead: must be in [0, 10000], got " + std::to_string(c.host_pass_overhead));
+  }
+  c.host_moe_layer_overhead = workload::kMegatronCoreMoeLayerOverhead;
+  if (vm.count("host-moe-layer-overhead")) {
+    if (!c.host)
+      throw Error("--host-moe-layer-overhead: needs --host (the profile whose dispatches it counts)");
+    c.host_moe_layer_overhead = vm["host-moe-layer-overhead"].as<double>();
+    if (!(c.host_moe_layer_overhead >= 0 && c.host_moe_layer_overhead <= 10000))
+      throw Error("--host-moe-layer-overhead: must be in [0, 10000], got " +
+                  std::to_string(c.host_moe_layer_overhead));
   }
   const std::string precision = vm["precision"].as<std::string>();
   if (precision == "fp8" || precision == "nvfp4") {

@@ -106,6 +106,7 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
     j["host"] = host_inputs(*c.host);
     j["host"]["overhead"] = c.host_overhead;
     j["host"]["pass_overhead"] = c.host_pass_overhead;
+    j["host"]["moe_layer_overhead"] = c.host_moe_layer_overhead;
     if (!c.batch_p2p_sync) j["host"]["batch_p2p_sync"] = false;
   }
   if (c.moe_pad_to_capacity) j["moe_pad_expert_input_to_capacity"] = true;

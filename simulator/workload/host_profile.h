@@ -45,6 +45,16 @@ constexpr double kMegatronCoreHostOverhead = 4.0;
 // (README "Host dispatch").
 constexpr double kMegatronCorePassOverhead = 0.0;
 
+// What Megatron-Core's Python for one MoE layer's forward pass costs the host beyond the dispatches simtrain
+// counts, in eager dispatches of the host profile (80 x the H200 profile's 31.9 us = 2.6 ms): the
+// dispatcher's split-size bookkeeping after its sync point and the grouped linears' per-expert preparation in
+// Python (LayerStep::moe_layer_python). A dropless dispatcher's host has just waited for the GPU there, so
+// nothing queued hides it; the backward pass runs in autograd's C++ engine and pays none. Fitted on the
+// Megatron-Bridge table leaving one model family out (tools/fit_host_overhead.py --moe-grid): 12.2% held out
+// against 14.1% without it, and the same-release pairs of systems, which the fit does not see, go from 6.3%
+// to 5.4%; a cost in both passes fits worse (13.3%). Dense layers (NeMo 24.07's table) do not pay it.
+constexpr double kMegatronCoreMoeLayerOverhead = 80.0;
+
 // Reads and checks a host profile; throws Error(path, 0, field, why) naming the offending field.
 HostProfile load_host_profile(const std::string& path);
 // The same from JSON text, `origin` naming it in errors.

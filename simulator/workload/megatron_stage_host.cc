@@ -44,7 +44,8 @@ void StageHostLaunches::set_step(std::uint32_t op, const LayerStep& step, const 
                                  bool continues) {
   const double python = config_.host_overhead;  // Megatron-Core's Python around each dispatch
   const bool device_sync = launches_[op].device_sync;
-  launches_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_dispatches,
+  const double moe_layer = step.moe_layer_python ? config_.host_moe_layer_overhead : 0.0;
+  launches_[op] = region.empty() ? HostLaunch{python * step.launches + step.looped_dispatches + moe_layer,
                                               step.looped_kernels, step.host_waits, device_sync}
                                  : HostLaunch{continues ? 0.0 : python, 0, step.host_waits, device_sync};
   graph_region_ = region;

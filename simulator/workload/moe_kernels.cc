@@ -188,7 +188,9 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
     comm(forward, "moe.tp_all_gather", CollectiveKind::AllGather);
   }
   if (sort_chunks) move_rows(forward, "moe.sort_chunks.fwd", Pass::Forward, arriving);
+  const std::size_t fc1_forward = forward.size();
   gemm_forward(forward, fc1, d, d.shard.gemm);
+  forward[fc1_forward].moe_layer_python = true;  // the layer's Python after the sync point (host_profile.h)
   const bool pytorch_experts = !d.shard.te_op_fuser;  // TEGroupedMLP's own code between the grouped GEMMs
   if (m.clamped_quick_geglu && pytorch_experts)
     clamp_activation_input(forward, backward_clamp, d, arriving, ffn / etp * gated(m));

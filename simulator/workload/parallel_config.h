@@ -182,6 +182,10 @@ struct ParallelConfig {
   // one model chunk, beside the dispatches of its ops: in the profile's dispatch_per_kernel_s (the CLI sets
   // kMegatronCorePassOverhead; 0 = none). A full-iteration CUDA graph replays the schedule with the rest.
   double host_pass_overhead = 0;
+  // What Megatron-Core's Python for a MoE layer costs the host per forward pass beside the dispatches of its
+  // ops, in the profile's dispatch_per_kernel_s (LayerStep::moe_layer_python; the CLI sets
+  // kMegatronCoreMoeLayerOverhead; 0 = none). A CUDA graph capturing the experts replays it with them.
+  double host_moe_layer_overhead = 0;
   // Megatron's CUDA graphs (cuda_graphs.h; --cuda-graph-impl, --cuda-graph-scope): a captured region costs
   // the host one graph launch instead of a dispatch per kernel, and a full-iteration graph none at all.
   CudaGraphs cuda_graphs;

@@ -108,6 +108,9 @@ struct LayerStep {
   double looped_dispatches = 0;
   double looped_kernels = 0;
   bool host_waits = false;
+  // The routed experts' first step of a MoE layer's forward pass: the layer's Python that launches nothing
+  // (ParallelConfig::host_moe_layer_overhead) runs before its launch, after the dispatcher's sync point.
+  bool moe_layer_python = false;
   // A latency-bound control message of the MoE token dispatcher (its token counts, the routing
   // probabilities) rather than the token exchange itself: it does not delimit the pieces of the combined
   // 1F1B schedule, which Megatron-Core cuts at the tokens' dispatch and combine.

@@ -178,6 +178,10 @@ expect_error "a schedule cost per pass without a host profile" "--host-pass-over
   run --model llama3-8b --gpus 8 --pp 2 --host-pass-overhead 50
 expect_error "a schedule cost per pass out of range" "--host-pass-overhead: must be in [0, 10000]" \
   run --model llama3-8b --gpus 8 --pp 2 --host "$root/calibration/hosts/h200-run-a.json" --host-pass-overhead 20000
+expect_error "a MoE layer's host cost without a host profile" "--host-moe-layer-overhead: needs --host" \
+  run --model qwen3-30b-a3b --gpus 8 --ep 8 --host-moe-layer-overhead 10
+expect_error "a MoE layer's host cost out of range" "--host-moe-layer-overhead: must be in [0, 10000]" \
+  run --model qwen3-30b-a3b --gpus 8 --ep 8 --host "$root/calibration/hosts/h200-run-a.json" --host-moe-layer-overhead -1
 expect_error "padding to capacity without a capacity" "--moe-pad-expert-input-to-capacity: needs --moe-expert-capacity-factor" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity
 expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: must be in (0, 64], got 0.000000" \

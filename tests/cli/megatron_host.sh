@@ -102,6 +102,15 @@ check "the Result records it" python3 -c 'import json, sys
 assert json.load(open(sys.argv[1]))["inputs"]["workload"]["host"]["pass_overhead"] == 100' \
   "$work/interleaved_pass.json"
 
+# A MoE layer's Python costs the host per forward pass after the dispatcher's sync point, where the GPU has
+# nothing queued: a larger cost than the default lengthens the step, and the Result records it.
+"$simtrain" run "${inter[@]}" --host-moe-layer-overhead 160 --json "$work/interleaved_moe_layer.json" >/dev/null
+check "a MoE layer's host cost lengthens the step" \
+  less "$(field "$work/interleaved.json" iteration_time_s)" "$(field "$work/interleaved_moe_layer.json" iteration_time_s)"
+check "the Result records the MoE layer's host cost" python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["inputs"]["workload"]["host"]["moe_layer_overhead"] == 160' \
+  "$work/interleaved_moe_layer.json"
+
 # Micro-batch 8: the GPU work per launch is eight times larger and hides most of the host's. (Its activations
 # do not fit a B200's memory, which is why Megatron-Bridge runs micro-batch 8 on B300 and GB300 only: simulated
 # anyway.)

@@ -280,3 +280,36 @@ TEST_CASE("a schedule cost per pass is paid once per micro-batch, model chunk an
   CHECK(launch_of(second, op_named(second, "mb0.c0.layer1.input_norm.fwd"))->compute.duration_s ==
         testing::Approx(11 * kDispatch));
 }
+
+TEST_CASE("a MoE layer's Python is paid once per forward pass, before its experts; dense layers pay none") {
+  ParallelConfig c = expert_parallel(false);
+  c.host_overhead = kMegatronCoreHostOverhead;
+  const trace::Trace without = generate_megatron_trace(small_moe(), "moe", c);
+  c.host_moe_layer_overhead = 10;
+  const trace::Trace with = generate_megatron_trace(small_moe(), "moe", c);
+  const trace::Program &before = without.programs[0], &after = with.programs[0];
+  // Two MoE layers, one micro-batch: two forward passes.
+  CHECK(host_seconds(after) - host_seconds(before) == testing::Approx(2 * 10 * kDispatch));
+  const auto added = [&](const char* name) {
+    return launch_of(after, op_named(after, name))->compute.duration_s -
+           launch_of(before, op_named(before, name))->compute.duration_s;
+  };
+  CHECK(added("layer1.moe.experts.fc1.fp8_cast") == testing::Approx(10 * kDispatch));
+  CHECK(added("layer1.moe.experts.fc2.grad.fp8_cast") == testing::Approx(0));
+
+  ParallelConfig dense = testing::megatron_plan(1, 1, 2, 1);
+  dense.host = c.host;
+  const trace::Trace gpt = generate_megatron_trace(testing::small_gpt(), "gpt-small", dense);
+  dense.host_moe_layer_overhead = 10;
+  CHECK(host_seconds(generate_megatron_trace(testing::small_gpt(), "gpt-small", dense).programs[0]) ==
+        host_seconds(gpt.programs[0]));
+
+  // Captured with the experts in a drop-and-pad MoE block's graph, the Python is replayed with them.
+  c.moe_pad_to_capacity = true;
+  c.capacity_factor = 1;
+  c.cuda_graphs = *parse_cuda_graphs("local", "attn moe");
+  const trace::Trace graphed = generate_megatron_trace(small_moe(), "moe", c);
+  c.host_moe_layer_overhead = 0;
+  CHECK(host_seconds(generate_megatron_trace(small_moe(), "moe", c).programs[0]) ==
+        testing::Approx(host_seconds(graphed.programs[0])));
+}
