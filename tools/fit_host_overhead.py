@@ -7,10 +7,10 @@ Every configuration tools/validate_megatron_bridge.py can express is run once pe
 `--host-overhead VALUE` (its host profile as that script chooses it: the H200 machine's for every system).
 For each model family F the value of least MAPE over the other families' rows is chosen and F's rows are
 predicted with it; the printed per-family and per-system MAPEs are those held-out predictions, next to the
-value each fold chose, the errors at overhead 1 without a cost per pass (the profile as measured) and at
-the shipped values. Then, as a check the table's own fit cannot make, the ratio MAPE of the same-release
-pairs of systems (tools/validate_system_pairs.py: one configuration measured on two systems, whose ratio
-depends on the hardware alone) at each value.
+value each fold chose, the errors at overhead 1 without a cost per pass or per MoE layer (the profile as
+measured) and at the shipped values. Then, as a check the table's own fit cannot make, the ratio MAPE of
+the same-release pairs of systems (tools/validate_system_pairs.py: one configuration measured on two
+systems, whose ratio depends on the hardware alone) at each value.
 
 With --grace it fits the other host figure, Grace's per-launch cost against x86's (GB200's and GB300's
 hosts against DGX H100's, B200's and B300's), on the configurations the table measured on an x86 and a Grace
@@ -21,11 +21,11 @@ predicts the family's pairs.
 
 With --pass-grid it fits the overhead jointly with the schedule's host cost per pass
 (kMegatronCorePassOverhead, `--host-pass-overhead`, in the profile's eager dispatches), and with --moe-grid
-jointly with the host cost of a MoE layer's Python per forward and per backward pass
+jointly with the host cost of a MoE layer's Python per forward pass
 (kMegatronCoreMoeLayerOverhead, `--host-moe-layer-overhead`, in the same unit): every combination of the
 grids' values is run, and each fold chooses the one of least MAPE over the other families.
 
-usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [--pass-grid 0 50 100 150] [--moe-grid 0 5 10 20]
+usage: tools/fit_host_overhead.py [--grid 3 4 5 6 8] [--pass-grid 0 50 100 150] [--moe-grid 0 40 80 120]
                                   [-j 2] [--simtrain PATH] [--reference CSV]
        tools/fit_host_overhead.py --grace [--grid 0.75 1 1.5 2 2.75] [-j 2]
 """
@@ -124,7 +124,7 @@ def main():
     parser.add_argument("--pass-grid", type=float, nargs="+",
                         help="values of the schedule's cost per pass to fit jointly with the overhead")
     parser.add_argument("--moe-grid", type=float, nargs="+",
-                        help="values of a MoE layer's cost per pass to fit jointly with the overhead")
+                        help="values of a MoE layer's cost per forward pass to fit jointly with the overhead")
     parser.add_argument("--grace", action="store_true",
                         help="fit Grace's host cost over x86's on the x86/Grace pairs instead")
     args = parser.parse_args()
