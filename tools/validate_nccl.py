@@ -104,6 +104,12 @@ TABLES = [
           why_not_counted="underperforming cluster (nccl-tests#290)"),
     Table(M + "issue290ndr_h100_2node8gpu_all_reduce_ring.csv", "dgx-h100", [(2, 16, 2)],
           forced=["--nccl-algo", "ring"], counted=False, why_not_counted="underperforming cluster (nccl-tests#290)"),
+    # AWS p5 with EFA v2 (32 x 100 Gb/s per node) at 2 to 32 nodes, the run's NCCL 2.28 and its buffer and
+    # point-to-point chunk settings; aws-ofi-nccl's tuner plugin chose the algorithms (not modelled).
+    *[Table(M + f"aws_p5_h100_2to32node8gpu_efa_{operation}.csv", "aws-p5",
+            [(n, 8 * n, n) for n in (2, 4, 8, 16, 32)], operation=operation,
+            forced=V228 + ["--nccl-buffsize", "8388608", "--nccl-p2p-net-chunksize", "524288"])
+      for operation in ("all_reduce", "all_gather", "alltoall")],
     Table(M + "oci_gb200_32node4gpu_all_reduce.csv", "oci-gb200-nvl72", [(32, 128, 2)], forced=V229),
     Table(GB300, "oci-gb300-nvl72", GB300_RUNS, collective_column="all_reduce_perf", forced=V228),
     Table(GB300, "oci-gb300-nvl72", GB300_RUNS, operation="alltoall", collective_column="alltoall_perf",
@@ -174,6 +180,10 @@ GUARDS = {
     ("multinode/anoncluster01_h100_10node8gpu_sendrecv.csv", "sendrecv"): (8, 25),
     ("multinode/anoncluster01_h100_10node1to4gpu_sendrecv.csv", "sendrecv"): (11, 25),
     ("multinode/anonroce_h100_128node8gpu_all_reduce_ring_ll128.csv", "all_reduce"): (8, 25),
+    # AWS p5 over EFA v2: nothing fitted to it (the EFA figures are aws-p4de's; README, "Collectives").
+    ("multinode/aws_p5_h100_2to32node8gpu_efa_all_reduce.csv", "all_reduce"): (13, 25),
+    ("multinode/aws_p5_h100_2to32node8gpu_efa_all_gather.csv", "all_gather"): (36, 25),
+    ("multinode/aws_p5_h100_2to32node8gpu_efa_alltoall.csv", "alltoall"): (17, 25),
     ("multinode/oci_gb200_32node4gpu_all_reduce.csv", "all_reduce"): (19, 13),
     ("multinode/oci_gb300_1to32node4gpu_scaling_allreduce_alltoall.csv", "all_reduce"): (6, 25),
     # The two-rack rows: 178.6 GB/s of bus bandwidth against the 47.6 OCI measured (+275%; README).

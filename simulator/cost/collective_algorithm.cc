@@ -232,6 +232,10 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   }
   plan.steps = 1;
   plan.software_latency_s = efficiencies.nccl_step_latency_s;
+  // NCCL's all-to-all is a send and a receive per peer, and the proxy posts and completes at least one chunk
+  // for each peer on another node however few bytes it gets: per peer, a chunk's time that the chunk rate
+  // above does not count. The flex dispatcher sends per node from the GPU, without NCCL's proxy.
+  if (!dedup) plan.software_latency_s += (n - per_node) * layout.point_to_point_proxy_chunk_s;
 }
 
 }  // namespace
@@ -593,6 +597,13 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       break;
   }
   plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
+  if (kind == trace::CollectiveKind::AllToAll && layout.node_dedup.top_k == 0 && layout.gpus_per_node > 0) {
+    // The proxy's chunk per peer on another node, as in plan_node_aggregated_all_to_all.
+    const auto remote = std::count_if(members.begin(), members.end(), [&](int member) {
+      return member / layout.gpus_per_node != self / layout.gpus_per_node;
+    });
+    plan.software_latency_s += static_cast<double>(remote) * layout.point_to_point_proxy_chunk_s;
+  }
   return plan;
 }
 

@@ -123,6 +123,9 @@ struct CollectiveLayout {
   // The share of a GPU's NIC line its NCCL proxy's chunk rate sustains for point-to-point traffic
   // (nccl_p2p_proxy.h), which caps the efficiency above; 0 = no cap.
   double point_to_point_proxy_line_share = 0;
+  // The proxy's time per point-to-point chunk (nccl_p2p_proxy_chunk_s), which NCCL's all-to-all across nodes
+  // also pays once per peer on another node, however few bytes that peer gets; 0 = not modelled.
+  double point_to_point_proxy_chunk_s = 0;
   // The network's switches reduce (InfiniBand SHARP, platform spec nics.sharp). With forced.collnet (NCCL's
   // CollNet enabled) NCCL's tuner also weighs CollNet Direct, CollNet Chain and NVLS across nodes.
   bool network_reduces = false;

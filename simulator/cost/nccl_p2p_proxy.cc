@@ -17,10 +17,11 @@ double nccl_p2p_net_chunk_bytes(bool arm_blackwell_host, double param_bytes, dou
   return std::min(chunk, buffer_bytes / kNcclSteps);
 }
 
+double nccl_p2p_proxy_chunk_s(double chunk_s) { return chunk_s > 0 ? chunk_s : kNcclP2pProxyChunkDefault_s; }
+
 double nccl_p2p_proxy_line_share(double chunk_s, double chunk_bytes, double gpu_line_Bps) {
   if (gpu_line_Bps <= 0) return 0;
-  const double period_s = chunk_s > 0 ? chunk_s : kNcclP2pProxyChunkDefault_s;
-  return chunk_bytes / period_s / gpu_line_Bps;
+  return chunk_bytes / nccl_p2p_proxy_chunk_s(chunk_s) / gpu_line_Bps;
 }
 
 }  // namespace simtrain::cost

@@ -37,6 +37,9 @@ bool nccl_doubles_p2p_chunk(std::string_view gpu);
 double nccl_p2p_net_chunk_bytes(bool arm_blackwell_host, double param_bytes = 0,
                                 double buffer_bytes = kNcclDefaultBufferBytes);
 
+// The proxy's time per point-to-point chunk: `chunk_s`, or kNcclP2pProxyChunkDefault_s where it is 0.
+double nccl_p2p_proxy_chunk_s(double chunk_s);
+
 // The share of one GPU's NIC line rate (`gpu_line_Bps`: its NICs' bandwidth per direction over the GPUs
 // sharing them) that its proxy sustains each way at `chunk_s` per chunk (0: kNcclP2pProxyChunkDefault_s) of
 // `chunk_bytes` (nccl_p2p_net_chunk_bytes). It may exceed 1, where the line is the cap. 0 when the GPU has no

@@ -95,6 +95,7 @@ cost::CollectiveLayout ReplayState::collective_layout(int group, int rank, const
       cost::nccl_p2p_net_chunk_bytes(cost::nccl_doubles_p2p_chunk(platform.gpu), nccl.p2p_net_chunk_bytes,
                                      nccl.buffer_bytes),
       platform.gpu_nic_line_Bps);
+  layout.point_to_point_proxy_chunk_s = cost::nccl_p2p_proxy_chunk_s(platform.nccl_p2p_chunk_s);
   layout.network_reduces = platform.sharp;
   return layout;
 }

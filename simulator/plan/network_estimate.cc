@@ -76,6 +76,7 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
   layout.point_to_point_proxy_line_share = cost::nccl_p2p_proxy_line_share(
       spec_.nics.nccl_p2p_chunk_s, cost::nccl_p2p_net_chunk_bytes(cost::nccl_doubles_p2p_chunk(spec_.gpu)),
       spec_.nics.line_per_gpu_Bps(spec_.gpus_per_node));
+  layout.point_to_point_proxy_chunk_s = cost::nccl_p2p_proxy_chunk_s(spec_.nics.nccl_p2p_chunk_s);
   layout.network_reduces = spec_.nics.sharp;
   if (kind == trace::CollectiveKind::AllToAll && placement.nodes > 1 && placement.per_node > 0) {
     // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),

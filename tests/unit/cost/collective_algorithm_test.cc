@@ -399,6 +399,30 @@ TEST_CASE(
         simtrain::testing::Approx(s / kInterEff).epsilon(kRel));
 }
 
+TEST_CASE("NCCL's all-to-all across nodes pays the proxy's chunk once per peer on another node") {
+  // 5 nodes of 2 GPUs: each GPU has 8 peers on other nodes; the flows do not change.
+  const MultiNode c{ranks(10), 2};
+  const double s = 10e6, chunk_s = 3e-6;
+  cost::CollectiveLayout layout = c.layout(3);
+  const auto without = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+  layout.point_to_point_proxy_chunk_s = chunk_s;
+  const auto with = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+  CHECK(with.software_latency_s ==
+        simtrain::testing::Approx(without.software_latency_s + 8 * chunk_s).epsilon(kRel));
+  REQUIRE(with.sends.size() == without.sends.size());
+  for (std::size_t i = 0; i < with.sends.size(); ++i) CHECK(with.sends[i].bytes == without.sends[i].bytes);
+  // Whatever the bytes: a hundredth of the buffer pays the same.
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s / 100, layout, efficiencies()).software_latency_s ==
+        with.software_latency_s);
+  // The flex dispatcher's kernels send per node without NCCL's proxy: no such cost.
+  layout.node_dedup = {.top_k = 4, .experts = 20};
+  layout.point_to_point_proxy_chunk_s = 0;
+  const auto flex_without = cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies());
+  layout.point_to_point_proxy_chunk_s = chunk_s;
+  CHECK(cost::plan_collective(CollectiveKind::AllToAll, s, layout, efficiencies()).software_latency_s ==
+        flex_without.software_latency_s);
+}
+
 TEST_CASE("the proxy's chunk rate caps point-to-point efficiency across nodes, not the rings'") {
   // A proxy share below the efficiency replaces it for all-to-all and sendrecv flows across nodes; one above
   // it changes nothing; rings never see it.

@@ -36,3 +36,8 @@ TEST_CASE("the proxy's share of the line is its chunk rate over the GPU's NIC li
         doctest::Approx(131072 / cost::kNcclP2pProxyChunkDefault_s / 100e9));
   CHECK(cost::nccl_p2p_proxy_line_share(chunk_s, 131072, 0) == 0);
 }
+
+TEST_CASE("the proxy's chunk time is the platform's, or the default where it gives none") {
+  CHECK(cost::nccl_p2p_proxy_chunk_s(2.5e-6) == 2.5e-6);
+  CHECK(cost::nccl_p2p_proxy_chunk_s(0) == cost::kNcclP2pProxyChunkDefault_s);
+}
