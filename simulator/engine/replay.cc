@@ -284,12 +284,18 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
     t.end_s = r.end_s;
     t.compute_s = union_length(r.compute_busy);
     t.exposed_comm_s = uncovered_length(r.comm_busy, r.compute_busy);
-    // Waiting on a pipeline neighbour with neither compute nor a collective going on is the bubble.
+    // A stream held back by its own launch waits for the host, whatever pipeline transfer is open beside it:
+    // the time is host-bound (under a host-bound schedule the receives were posted long before, and counting
+    // them first showed the host's time as a bubble). Waiting on a neighbour with nothing else going on, the
+    // launches done, is the bubble; the host still working with the GPU idle otherwise (its work after the
+    // last kernel) is host-bound again.
     std::vector<Interval> busy = r.compute_busy;
     busy.insert(busy.end(), r.comm_busy.begin(), r.comm_busy.end());
+    t.host_bound_s = uncovered_length(r.launch_wait, busy);
+    busy.insert(busy.end(), r.launch_wait.begin(), r.launch_wait.end());
     t.pipeline_bubble_s = uncovered_length(r.p2p_busy, busy);
     busy.insert(busy.end(), r.p2p_busy.begin(), r.p2p_busy.end());
-    t.host_bound_s = uncovered_length(r.host_busy, busy);
+    t.host_bound_s += uncovered_length(r.host_busy, busy);
     busy.insert(busy.end(), r.host_busy.begin(), r.host_busy.end());
     t.offload_bound_s = uncovered_length(r.copy_busy, busy);
     for (const auto& [group, intervals] : r.comm_by_group)

@@ -69,11 +69,13 @@ struct OpEvent {
 };
 
 // Where one rank's iteration time went. compute_s: time its compute stream was busy; exposed_comm_s: time a
-// collective was in flight while the compute stream was not busy; pipeline_bubble_s: time spent sending to or
-// waiting on a pipeline neighbour with neither compute nor a collective going on; host_bound_s: time the
-// host thread was still working on the next launch with the GPU doing nothing (an imported trace's host
-// ops); offload_bound_s: time a host copy (activation offloading) was running with nothing else going on,
-// the GPU waiting for it; idle_s: the rest up to the makespan.
+// collective was in flight while the compute stream was not busy; host_bound_s: time a device stream waited
+// for the host to launch its next op, every other dependency of that op met, with neither compute nor a
+// collective going on (the host's launches: an imported trace's host ops, or --host's), and time the host
+// thread worked with nothing else going on at all (its work after the last kernel); pipeline_bubble_s: time
+// spent sending to or waiting on a pipeline neighbour with no compute, collective or launch wait going on;
+// offload_bound_s: time a host copy (activation offloading) was running with nothing else going on, the GPU
+// waiting for it; idle_s: the rest up to the makespan.
 struct RankTimes {
   double end_s = 0;
   double compute_s = 0;

@@ -46,6 +46,8 @@ struct RankState {
   std::unordered_map<std::uint32_t, std::vector<simgrid::s4u::Actor*>> waiting;  // op -> suspended actors
   std::vector<Interval> compute_busy;
   std::vector<Interval> host_busy;  // the launching thread's work (ComputeKind::Host ops)
+  // A device stream idle because the host has not yet launched its next op (every other dependency met).
+  std::vector<Interval> launch_wait;
   std::vector<Interval> copy_busy;  // host copies (ProgramPlan::copy_stream)
   std::vector<Interval> comm_busy;  // collectives
   std::vector<Interval> p2p_busy;   // sends and receives (pipeline stages)

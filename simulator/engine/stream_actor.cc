@@ -97,8 +97,11 @@ class StreamActor {
       if (!self_.done[dep]) {
         flush_compute();
         if (!self_.done[dep]) {  // it did not end while this stream's last kernels ran
+          const double from = sg4::Engine::get_clock();
           self_.waiting[dep].push_back(sg4::Actor::self());
           sg4::this_actor::suspend();  // until mark_done(dep)
+          // A host op the host has not reached yet (it waits on a synchronisation): waiting for the launch.
+          if (plan_.host_stream[stream]) note_launch_wait(from, sg4::Engine::get_clock());
         }
       }
       if (plan_.host_stream[stream]) wait_for_launch(self_.host_ready_s[dep]);
@@ -108,15 +111,21 @@ class StreamActor {
   // A host op is done once the host has reached it, possibly ahead of the clock: the op after it starts no
   // earlier than its end. Idle until then, not busy. The pending kernels end before that launch and nothing
   // else waits on them (those awaited were flushed when they were queued), so one sleep covers both.
+  // The host's launch is a dependency like the others but comes last (host_launch.h), so the time slept here
+  // is what the launch alone held the stream back: host-bound time in the breakdown.
   void wait_for_launch(double ready_s) {
     const double now = sg4::Engine::get_clock();
     if (ready_s <= now + pending_s_) return;
     if (contended_) {  // the kernels' end is known only once they have run
       flush_compute();
       const double after = sg4::Engine::get_clock();
-      if (ready_s > after) sg4::this_actor::sleep_for(ready_s - after);
+      if (ready_s > after) {
+        note_launch_wait(after, ready_s);
+        sg4::this_actor::sleep_for(ready_s - after);
+      }
       return;
     }
+    note_launch_wait(now + pending_s_, ready_s);
     record_pending_compute(now);
     sg4::this_actor::sleep_for(ready_s - now);
   }
@@ -153,6 +162,11 @@ class StreamActor {
     }
     record_pending_compute(sg4::Engine::get_clock());
     sg4::this_actor::sleep_for(pending_s);
+  }
+
+  // A device stream's wait for a launch (another host thread's op, on a host stream, is not the device's).
+  void note_launch_wait(double from, double to) {
+    if (!host_stream_) self_.launch_wait.push_back({from, to});
   }
 
   // Books the pending kernels as busy from `now` on; the caller sleeps at least that long.

@@ -68,6 +68,47 @@ engine::RankTimes replayed(const Scenario& s, double& makespan) {
   return t;
 }
 
+// Two single-GPU nodes: rank 0's host takes 1 ms to launch a 0.25 ms kernel while its send to rank 1,
+// posted at once on a stream of its own, waits for rank 1's host to post the receive after 2 ms.
+struct TwoRankTimes {
+  double makespan_s, host_bound_s, pipeline_bubble_s;
+};
+TwoRankTimes send_beside_a_late_launch() {
+  const std::vector<double> v = testing::run_in_child([] {
+    trace::Trace t;
+    t.world_size = 2;
+    trace::Op send;
+    send.name = "activations";
+    send.type = trace::OpType::Send;
+    send.stream = kSecondGpuStream;
+    send.p2p.peer_offset = 1;
+    send.p2p.bytes = 8;
+    t.programs.push_back({"stage 0", {"host", "cuda:7", "pp"}, {host_op(), kernel(0), send}});
+    trace::Op receive = send;
+    receive.type = trace::OpType::Recv;
+    receive.stream = kGpu;
+    receive.p2p.peer_offset = -1;
+    receive.deps = {0};
+    t.programs.push_back({"stage 1", {"host", "pp"}, {host_op(), receive}});
+    t.rank_program = {0, 1};
+    t.groups.push_back({"pp", {{0, 1}}});
+    cost::ProgramCosts costs;
+    costs.duration_s = {{1e-3, 0.25e-3, 0}, {2e-3, 0}};
+    engine::PlatformSource source;
+    platform::ClusterSpec spec;
+    spec.name = "two-nodes";
+    spec.nodes = 2;
+    spec.gpus_per_node = 1;
+    spec.gpu = "h200-sxm";
+    spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 450e9, 0.0};
+    spec.nics = {1, 50e9, 1e-6};
+    source.spec = spec;
+    const engine::ReplayResult r = engine::replay(t, costs, calibration::Efficiencies{}, source, {});
+    return std::vector<double>{r.makespan_s, r.ranks[0].host_bound_s, r.ranks[0].pipeline_bubble_s};
+  });
+  return {v[0], v[1], v[2]};
+}
+
 }  // namespace
 
 TEST_CASE("a GPU the host cannot feed waits for each launch, and that wait is host-bound time") {
@@ -113,6 +154,15 @@ TEST_CASE("the host runs ahead of the clock: a later stream's kernel still waits
   CHECK(makespan == simtrain::testing::Approx(4e-3));
   CHECK(t.compute_s == simtrain::testing::Approx(3e-3));  // the union of the two kernels' intervals
   CHECK(t.host_bound_s == simtrain::testing::Approx(1e-3));
+}
+
+TEST_CASE("waiting for its own launch is host-bound even while a pipeline send is open beside it") {
+  const TwoRankTimes t = send_beside_a_late_launch();
+  // Rank 0's compute stream waits 1 ms for its launch with the send already open: the host's time, not a
+  // bubble; after its kernel the send waits for rank 1's receive until 2 ms: that is the bubble.
+  CHECK(t.host_bound_s == simtrain::testing::Approx(1e-3));
+  CHECK(t.pipeline_bubble_s == simtrain::testing::Approx(2e-3 - 1.25e-3).epsilon(0.01));
+  CHECK(t.makespan_s >= 2e-3);
 }
 
 }  // namespace simtrain
