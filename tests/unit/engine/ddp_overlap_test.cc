@@ -11,12 +11,14 @@
 #include "simulator/cost/compute_cost.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
+#include "tests/support/uniform_cluster.h"
 
 namespace simtrain {
 namespace {
 
-constexpr double kNicBandwidth = 25e9;  // bytes/s: the bottleneck of every route
-constexpr double kRouteLatency = 4e-6;  // seconds: node uplink latency counted once up, once down
+// tests/support/uniform_cluster.h's network: every route's bottleneck and latency.
+constexpr double kNicBandwidth = testing::kUniformNicBandwidth;
+constexpr double kRouteLatency = testing::kUniformRouteLatency;
 constexpr double kGradientBytes = 25e6;
 // The all-reduce of kGradientBytes over two ranks: 2 * 4 us + 1 ms.
 constexpr double kAllReduceS = 2 * kRouteLatency + kGradientBytes / kNicBandwidth;
@@ -25,19 +27,6 @@ constexpr double kAllReduceS = 2 * kRouteLatency + kGradientBytes / kNicBandwidt
 constexpr double kRel = 1e-9;
 
 constexpr std::uint8_t kCompute = 0, kComm = 1;
-
-// One GPU per node, GPU links 10x faster than the NIC and without latency: every route has latency
-// kRouteLatency and bottleneck kNicBandwidth (as in ring_allreduce_test.cc).
-platform::ClusterSpec uniform_cluster(int nodes) {
-  platform::ClusterSpec spec;
-  spec.name = "uniform-star";
-  spec.nodes = nodes;
-  spec.gpus_per_node = 1;
-  spec.gpu = "a100-sxm4-80gb";
-  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 10 * kNicBandwidth, 0.0};
-  spec.nics = {1, kNicBandwidth, kRouteLatency / 2};
-  return spec;
-}
 
 trace::Op compute_op(std::string name, std::vector<std::uint32_t> deps = {}) {
   trace::Op op;
@@ -88,7 +77,7 @@ double replayed(const Scenario& s, const std::function<double(const engine::Repl
     ideal.nccl_intra_node = ideal.nccl_inter_node = 1.0;
     ideal.nccl_step_latency_s = 0;
     engine::PlatformSource source;
-    source.spec = uniform_cluster(s.trace.world_size);
+    source.spec = testing::uniform_cluster(s.trace.world_size);
     engine::ReplayOptions options;
     options.timeline_ranks = timeline_ranks;
     options.gpu_sm_count = gpu_sms;
@@ -185,7 +174,7 @@ TEST_CASE("a receive that no rank sends to makes the replay throw an Error") {
     try {
       calibration::Efficiencies e;
       engine::PlatformSource source;
-      source.spec = uniform_cluster(2);
+      source.spec = testing::uniform_cluster(2);
       engine::replay(s.trace, s.costs, e, source, {});
     } catch (const Error&) {
       return 1.0;

@@ -10,6 +10,7 @@
 #include "simulator/cost/compute_cost.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
+#include "tests/support/uniform_cluster.h"
 
 namespace simtrain {
 namespace {
@@ -47,15 +48,15 @@ Scenario one_rank(std::vector<trace::Op> ops, std::vector<double> durations_s) {
   return s;
 }
 
+engine::PlatformSource one_gpu_nodes(int nodes) {
+  engine::PlatformSource source;
+  source.spec = testing::uniform_cluster(nodes);
+  return source;
+}
+
 engine::RankTimes replayed(const Scenario& s, double& makespan) {
   const std::vector<double> v = testing::run_in_child([&] {
-    engine::PlatformSource source;
-    platform::ClusterSpec spec;
-    spec.name = "one-gpu";
-    spec.nodes = 1;
-    spec.gpus_per_node = 1;
-    spec.gpu = "h200-sxm";
-    source.spec = spec;
+    const engine::PlatformSource source = one_gpu_nodes(1);
     const engine::ReplayResult r = engine::replay(s.trace, s.costs, calibration::Efficiencies{}, source, {});
     const engine::RankTimes& t = r.ranks[0];
     return std::vector<double>{r.makespan_s, t.compute_s, t.host_bound_s, t.idle_s};
@@ -94,16 +95,8 @@ TwoRankTimes send_beside_a_late_launch() {
     t.groups.push_back({"pp", {{0, 1}}});
     cost::ProgramCosts costs;
     costs.duration_s = {{1e-3, 0.25e-3, 0}, {2e-3, 0}};
-    engine::PlatformSource source;
-    platform::ClusterSpec spec;
-    spec.name = "two-nodes";
-    spec.nodes = 2;
-    spec.gpus_per_node = 1;
-    spec.gpu = "h200-sxm";
-    spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 450e9, 0.0};
-    spec.nics = {1, 50e9, 1e-6};
-    source.spec = spec;
-    const engine::ReplayResult r = engine::replay(t, costs, calibration::Efficiencies{}, source, {});
+    const engine::ReplayResult r =
+        engine::replay(t, costs, calibration::Efficiencies{}, one_gpu_nodes(2), {});
     return std::vector<double>{r.makespan_s, r.ranks[0].host_bound_s, r.ranks[0].pipeline_bubble_s};
   });
   return {v[0], v[1], v[2]};

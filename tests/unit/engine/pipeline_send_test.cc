@@ -9,23 +9,18 @@
 #include "simulator/cost/nccl_p2p_proxy.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
+#include "tests/support/uniform_cluster.h"
 
 namespace simtrain {
 namespace {
 
-constexpr double kNicBandwidth = 25e9;  // bytes/s: the bottleneck of the route between the two nodes
-constexpr double kRouteLatency = 4e-6;  // seconds: the NIC latency, once up and once down
+constexpr double kNicBandwidth = testing::kUniformNicBandwidth;  // bytes/s: the route's bottleneck
+constexpr double kRouteLatency = testing::kUniformRouteLatency;  // seconds: the NIC latency, up and down
 constexpr double kBytes = 256.0 * 1024 * 1024;
 
-// Two nodes of one GPU each; the GPU's own link is 10x the NIC, switches add no latency.
+// Two nodes of one GPU each (tests/support/uniform_cluster.h) whose proxy takes proxy_chunk_s per chunk.
 platform::ClusterSpec two_nodes(double proxy_chunk_s) {
-  platform::ClusterSpec spec;
-  spec.name = "two-nodes";
-  spec.nodes = 2;
-  spec.gpus_per_node = 1;
-  spec.gpu = "a100-sxm4-80gb";
-  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 10 * kNicBandwidth, 0.0};
-  spec.nics = {1, kNicBandwidth, kRouteLatency / 2};
+  platform::ClusterSpec spec = testing::uniform_cluster(2, "two-nodes");
   spec.nics.nccl_p2p_chunk_s = proxy_chunk_s;
   return spec;
 }

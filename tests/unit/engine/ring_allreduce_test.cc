@@ -9,23 +9,19 @@
 #include "simulator/cost/double_binary_tree.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
+#include "tests/support/uniform_cluster.h"
 
 namespace simtrain {
 namespace {
 
-constexpr double kNicBandwidth = 25e9;  // bytes/s: the bottleneck of every route
-constexpr double kRouteLatency = 4e-6;  // seconds: node uplink latency counted once up, once down
+constexpr double kNicBandwidth = testing::kUniformNicBandwidth;  // bytes/s: the bottleneck of every route
+constexpr double kRouteLatency =
+    testing::kUniformRouteLatency;  // seconds: uplink latency, once up, once down
 
-// N nodes of one GPU each. The GPU's own link is 10x faster than the NIC and has no latency, switches add
-// no latency, so every GPU-to-GPU route has latency kRouteLatency and bottleneck kNicBandwidth.
+// N nodes of one GPU each (tests/support/uniform_cluster.h), on a star or a two-level fat tree.
 platform::ClusterSpec uniform_cluster(int nodes, bool fat_tree) {
-  platform::ClusterSpec spec;
-  spec.name = fat_tree ? "uniform-fat-tree" : "uniform-star";
-  spec.nodes = nodes;
-  spec.gpus_per_node = 1;
-  spec.gpu = "a100-sxm4-80gb";
-  spec.intra_node = {platform::IntraNodeFabric::NVSwitch, 10 * kNicBandwidth, 0.0};
-  spec.nics = {1, kNicBandwidth, kRouteLatency / 2};
+  platform::ClusterSpec spec =
+      testing::uniform_cluster(nodes, fat_tree ? "uniform-fat-tree" : "uniform-star");
   if (fat_tree) {
     spec.fabric.topology = platform::FabricTopology::FatTree;
     spec.fabric.levels = 2;
