@@ -164,7 +164,8 @@ class StreamActor {
     sg4::this_actor::sleep_for(pending_s);
   }
 
-  // A device stream's wait for a launch (another host thread's op, on a host stream, is not the device's).
+  // A wait for a launch, as the breakdown counts it: a device stream's only (a host stream waiting on another
+  // host thread's op is the host's own wait).
   void note_launch_wait(double from, double to) {
     if (!host_stream_) self_.launch_wait.push_back({from, to});
   }
