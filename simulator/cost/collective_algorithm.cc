@@ -70,6 +70,15 @@ double flex_dispatch_rows_s(double nvlink_bytes, const CollectiveLayout& layout,
   return nvlink_bytes / routing.row_bytes * efficiencies.moe_flex_dispatch_row_s;
 }
 
+// What NCCL's proxy adds to an all-to-all with `remote_peers` peers on other nodes: an all-to-all is a send
+// and a receive per peer, and the proxy posts and completes at least one chunk for each such peer however few
+// bytes it gets, a chunk's time per peer that the chunk rate (point_to_point_inter_node_efficiency) does not
+// count. None for the flex dispatcher, whose kernels send per node from the GPU without NCCL's proxy.
+double all_to_all_proxy_peers_s(int remote_peers, const CollectiveLayout& layout) {
+  if (layout.node_dedup.top_k > 0) return 0;
+  return remote_peers * layout.point_to_point_proxy_chunk_s;
+}
+
 // A ring over the GPUs of one node moving `volume` bytes per rank in `steps` steps, priced analytically
 // under the forced protocol or the fastest one the platform has.
 struct IntraNodeRing {
@@ -231,11 +240,8 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
     }
   }
   plan.steps = 1;
-  plan.software_latency_s = efficiencies.nccl_step_latency_s;
-  // NCCL's all-to-all is a send and a receive per peer, and the proxy posts and completes at least one chunk
-  // for each peer on another node however few bytes it gets: per peer, a chunk's time that the chunk rate
-  // above does not count. The flex dispatcher sends per node from the GPU, without NCCL's proxy.
-  if (!dedup) plan.software_latency_s += (n - per_node) * layout.point_to_point_proxy_chunk_s;
+  plan.software_latency_s =
+      efficiencies.nccl_step_latency_s + all_to_all_proxy_peers_s(static_cast<int>(n) - per_node, layout);
 }
 
 }  // namespace
@@ -597,12 +603,11 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
       break;
   }
   plan.software_latency_s = plan.steps * efficiencies.nccl_step_latency_s;
-  if (kind == trace::CollectiveKind::AllToAll && layout.node_dedup.top_k == 0 && layout.gpus_per_node > 0) {
-    // The proxy's chunk per peer on another node, as in plan_node_aggregated_all_to_all.
+  if (kind == trace::CollectiveKind::AllToAll && layout.gpus_per_node > 0) {
     const auto remote = std::count_if(members.begin(), members.end(), [&](int member) {
       return member / layout.gpus_per_node != self / layout.gpus_per_node;
     });
-    plan.software_latency_s += static_cast<double>(remote) * layout.point_to_point_proxy_chunk_s;
+    plan.software_latency_s += all_to_all_proxy_peers_s(static_cast<int>(remote), layout);
   }
   return plan;
 }

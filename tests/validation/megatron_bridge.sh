@@ -17,6 +17,8 @@
 # Thirty-first session, Megatron-Core's Python per MoE layer's forward pass (host_profile.h): H100 10.5%, B200
 # 15.7%, B300 13.7%, GB200 11.1%, GB300 8.6%, all 11.6% (held out by family: 12.2%; Qwen3 16.0%, GPT-OSS 20.4%,
 # Nemotron 10.2%, DeepSeek-V3 and Kimi K2 7.0%, Llama 5.4%).
+# Thirty-second session, NCCL's all-to-all paying its proxy's chunk per remote peer (cost/collective_algorithm.cc):
+# H100 10.3%, B200 15.5%, B300 13.5%, GB200 11.1%, GB300 8.6%, all 11.5%.
 # Twenty-fifth session, with the loss's fp32 gradient: H100 14.2%, B200 18.3%, B300 26.6%, all 16.2%.
 # Twentieth session, at the TDP: GB200 23.3%, GB300 16.4%, all 19.3%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above
