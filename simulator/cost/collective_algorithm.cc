@@ -119,7 +119,10 @@ IntraNodeRing intra_node_ring(double volume, int steps, const CollectiveLayout& 
 
 // The network part of an all-reduce, all-gather or reduce-scatter across the nodes as `algorithm` runs it
 // under `protocol` (or the faster): the protocol's costs, and the busiest node's volume over its NICs at
-// the protocol's share of their bandwidth.
+// the protocol's share of their bandwidth. A flat ring's chunk pays the network's costs on the steps that
+// leave a node, 2(M-1) for an all-reduce (its NVLink hops are the intra-node phases' steps);
+// `as_tuner_ranks` counts all 2(N-1) of its steps instead, as NCCL's tuner does when it ranks the ring
+// (tuning.cc: nsteps, the NVLink ones at no less than the network overhead under Simple).
 struct NetworkEstimate {
   NetworkPhase phase;
   double transfer_s = 0;
@@ -129,7 +132,7 @@ struct NetworkEstimate {
 
 NetworkEstimate network_part(NcclAlgorithm algorithm, trace::CollectiveKind kind, double bytes,
                              const CollectiveLayout& layout, const calibration::Efficiencies& efficiencies,
-                             std::optional<NcclProtocol> protocol) {
+                             std::optional<NcclProtocol> protocol, bool as_tuner_ranks = false) {
   const CommunicatorPlacement& placement = *layout.placement;
   const int m = placement.nodes, n = m * placement.per_node;
   NetworkShape shape;
@@ -145,14 +148,15 @@ NetworkEstimate network_part(NcclAlgorithm algorithm, trace::CollectiveKind kind
   } else {
     const int passes = kind == trace::CollectiveKind::AllReduce ? 2 : 1;
     shape.node_volume = passes * (n - 1.0) / n * bytes;
-    shape.network_steps = passes * (n - 1);
+    shape.network_steps = passes * ((as_tuner_ranks ? n : m) - 1);
   }
   const NetworkPhase phase = network_phase(shape, layout.network, protocol);
   return {phase, shape.node_volume / (shape.node_bandwidth_Bps * phase.bandwidth_fraction)};
 }
 
 // The estimates NCCL's tuner would compare for the part across nodes of an all-reduce: the route and
-// software latency of each step, the protocol's costs and the busiest node's transfer.
+// software latency of each step, the protocol's costs (a ring's over all its steps) and the busiest node's
+// transfer.
 bool tree_is_faster(double bytes, const CollectiveLayout& layout,
                     const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;
@@ -160,9 +164,9 @@ bool tree_is_faster(double bytes, const CollectiveLayout& layout,
   const int m = placement.nodes;
   const double step_s = layout.inter_node_latency_s + efficiencies.nccl_step_latency_s;
   const auto kind = trace::CollectiveKind::AllReduce;
-  const double ring_s =
-      2 * (m - 1) * step_s +
-      network_part(NcclAlgorithm::Ring, kind, bytes, layout, efficiencies, layout.forced.protocol).total_s();
+  const double ring_s = 2 * (m - 1) * step_s + network_part(NcclAlgorithm::Ring, kind, bytes, layout,
+                                                            efficiencies, layout.forced.protocol, true)
+                                                   .total_s();
   const double tree_s =
       2 * binary_tree_depth(m) * step_s +
       network_part(NcclAlgorithm::Tree, kind, bytes, layout, efficiencies, layout.forced.protocol).total_s();

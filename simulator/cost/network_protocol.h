@@ -39,8 +39,8 @@ struct NetworkShape {
   double node_volume = 0;                         // bytes a node sends over its NICs, all channels together
   double node_bandwidth_Bps = 0;                  // what the node's NICs achieve together
   int ranks = 0, nodes = 0;                       // the communicator's
-  // Steps in which a channel sends over the network: a flat ring's every step (2(N-1) for an all-reduce: a
-  // chunk crosses each node boundary at each), a tree's 2 log2 M levels.
+  // Steps in which a channel's chunk crosses the network: those of a flat ring that leave a node (2(M-1) for
+  // an all-reduce; its other steps are NVLink hops), a tree's 2 log2 M levels.
   int network_steps = 0;
 };
 

@@ -572,4 +572,23 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
   CHECK(plain.sends[0].bytes == simtrain::testing::Approx(share / 2 / kInterEff).epsilon(kRel));
 }
 
+TEST_CASE("a flat ring across nodes pays the network's chunk costs only on the steps that leave a node") {
+  // 4 nodes of 8 GPUs with EFA-like costs. A ring's chunk crosses 32 ranks per pass, but only 4 of its hops
+  // leave a node (3 before the pass ends); the NVLink hops are the intra-node phases' steps.
+  const MultiNode c{ranks(32), 8};
+  cost::CollectiveLayout layout = c.layout(5);
+  layout.intra_node_protocols = kNvlinkProtocols;
+  layout.network = {8, 15e-6, 4e-6, cost::kNcclDefaultBufferBytes};
+  layout.forced.protocol = cost::NcclProtocol::Simple;
+  // 64 kB: one Simple chunk per channel, so the network steps set the chunk count: (3 + 1) x 15 us.
+  const auto gather = cost::plan_collective(CollectiveKind::AllGather, 64e3, layout, efficiencies());
+  CHECK(gather.steps == 3);
+  CHECK(gather.software_latency_s == simtrain::testing::Approx(3 * kStepLatency + 4 * 15e-6).epsilon(kRel));
+  // An all-reduce's two passes: (6 + 1) x 15 us, not the (62 + 1) of every step of the flat ring.
+  layout.forced.algorithm = cost::NcclAlgorithm::Ring;
+  const auto reduce = cost::plan_collective(CollectiveKind::AllReduce, 64e3, layout, efficiencies());
+  CHECK(reduce.steps == 6);
+  CHECK(reduce.software_latency_s == simtrain::testing::Approx(6 * kStepLatency + 7 * 15e-6).epsilon(kRel));
+}
+
 }  // namespace simtrain
