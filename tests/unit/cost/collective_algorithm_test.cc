@@ -525,12 +525,18 @@ TEST_CASE(
 
 namespace simtrain {
 
-TEST_CASE("where the network's protocols are priced, one protocol runs the whole collective") {
-  // 2 nodes of 8 GPUs with EFA-like costs: 8 channels, 15 us per Simple chunk, 4 us per LL channel and step.
-  const MultiNode c{ranks(16), 8};
-  cost::CollectiveLayout layout = c.layout(3);
+// The layout of rank `position` of `c` on NVLink nodes whose network prices NCCL's protocols as EFA does:
+// 8 channels, 15 us per Simple chunk, 4 us per LL channel and network step.
+cost::CollectiveLayout efa_like_layout(const MultiNode& c, int position) {
+  cost::CollectiveLayout layout = c.layout(position);
   layout.intra_node_protocols = kNvlinkProtocols;
   layout.network = {8, 15e-6, 4e-6, cost::kNcclDefaultBufferBytes};
+  return layout;
+}
+
+TEST_CASE("where the network's protocols are priced, one protocol runs the whole collective") {
+  const MultiNode c{ranks(16), 8};  // 2 nodes of 8 GPUs
+  cost::CollectiveLayout layout = efa_like_layout(c, 3);
   layout.forced.algorithm = cost::NcclAlgorithm::Tree;
   const double share = 8e3 / 8;
 
@@ -573,12 +579,10 @@ TEST_CASE("where the network's protocols are priced, one protocol runs the whole
 }
 
 TEST_CASE("a flat ring across nodes pays the network's chunk costs only on the steps that leave a node") {
-  // 4 nodes of 8 GPUs with EFA-like costs. A ring's chunk crosses 32 ranks per pass, but only 4 of its hops
-  // leave a node (3 before the pass ends); the NVLink hops are the intra-node phases' steps.
+  // 4 nodes of 8 GPUs. A ring's chunk crosses 32 ranks per pass, but only 4 of its hops leave a node (3
+  // before the pass ends); the NVLink hops are the intra-node phases' steps.
   const MultiNode c{ranks(32), 8};
-  cost::CollectiveLayout layout = c.layout(5);
-  layout.intra_node_protocols = kNvlinkProtocols;
-  layout.network = {8, 15e-6, 4e-6, cost::kNcclDefaultBufferBytes};
+  cost::CollectiveLayout layout = efa_like_layout(c, 5);
   layout.forced.protocol = cost::NcclProtocol::Simple;
   // 64 kB: one Simple chunk per channel, so the network steps set the chunk count: (3 + 1) x 15 us.
   const auto gather = cost::plan_collective(CollectiveKind::AllGather, 64e3, layout, efficiencies());
