@@ -3,6 +3,7 @@
 #include "simulator/cost/collective_algorithm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -142,9 +143,12 @@ NetworkEstimate network_part(NcclAlgorithm algorithm, trace::CollectiveKind kind
   shape.nodes = m;
   shape.node_bandwidth_Bps =
       layout.inter_node_bandwidth_Bps * efficiencies.nccl_inter_node * placement.per_node;
-  if (algorithm == NcclAlgorithm::Tree) {
+  if (algorithm == NcclAlgorithm::Tree || algorithm == NcclAlgorithm::NVLSTree) {
+    shape.algorithm = NcclAlgorithm::Tree;
     shape.node_volume = placement.tree_peak_volume * bytes;
     shape.network_steps = 2 * binary_tree_depth(m);
+    const int chain = algorithm == NcclAlgorithm::NVLSTree ? 0 : placement.per_node - 1;
+    shape.tree_depth = chain + static_cast<int>(std::floor(std::log2(m)));
   } else {
     const int passes = kind == trace::CollectiveKind::AllReduce ? 2 : 1;
     shape.node_volume = passes * (n - 1.0) / n * bytes;
@@ -157,7 +161,7 @@ NetworkEstimate network_part(NcclAlgorithm algorithm, trace::CollectiveKind kind
 // The estimates NCCL's tuner would compare for the part across nodes of an all-reduce: the route and
 // software latency of each step, the protocol's costs (a ring's over all its steps) and the busiest node's
 // transfer.
-bool tree_is_faster(double bytes, const CollectiveLayout& layout,
+bool tree_is_faster(double bytes, bool nvls, const CollectiveLayout& layout,
                     const calibration::Efficiencies& efficiencies) {
   const CommunicatorPlacement& placement = *layout.placement;
   if (layout.inter_node_bandwidth_Bps <= 0) return false;
@@ -167,9 +171,10 @@ bool tree_is_faster(double bytes, const CollectiveLayout& layout,
   const double ring_s = 2 * (m - 1) * step_s + network_part(NcclAlgorithm::Ring, kind, bytes, layout,
                                                             efficiencies, layout.forced.protocol, true)
                                                    .total_s();
-  const double tree_s =
-      2 * binary_tree_depth(m) * step_s +
-      network_part(NcclAlgorithm::Tree, kind, bytes, layout, efficiencies, layout.forced.protocol).total_s();
+  const double tree_s = 2 * binary_tree_depth(m) * step_s +
+                        network_part(nvls ? NcclAlgorithm::NVLSTree : NcclAlgorithm::Tree, kind, bytes,
+                                     layout, efficiencies, layout.forced.protocol)
+                            .total_s();
   return tree_s < ring_s;
 }
 
@@ -504,7 +509,7 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     } else {
       // NVLS when its pipeline beats the ring's two intra-node phases (small buffers go round the ring).
       nvls = nvls_s < 2 * intra_ring.total_s();
-      tree = nodes > 1 && tree_is_faster(bytes, layout, efficiencies);
+      tree = nodes > 1 && tree_is_faster(bytes, nvls && nvls_available, layout, efficiencies);
     }
     nvls = nvls && nvls_available;
     tree = tree && nodes > 1;
@@ -518,7 +523,8 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
     // cross NCCL's networks: forced, it holds inside the nodes and the network takes the faster of the two.
     const bool priced_network = nodes > 1 && layout.network.has_costs();
     const int phases = (reduce_scatter_part ? 1 : 0) + (all_gather_part ? 1 : 0);
-    const NcclAlgorithm across = tree ? NcclAlgorithm::Tree : NcclAlgorithm::Ring;
+    const NcclAlgorithm across =
+        tree ? (nvls ? NcclAlgorithm::NVLSTree : NcclAlgorithm::Tree) : NcclAlgorithm::Ring;
     std::optional<NetworkPhase> network;
     if (priced_network) {
       struct Priced {

@@ -18,11 +18,9 @@ double simple_latency_s(const NetworkShape& shape, const NetworkTransport& trans
   const double per_channel = shape.node_volume / transport.channels;
   double chunks = 0;
   if (shape.algorithm == NcclAlgorithm::Tree) {
-    const int per_node = shape.ranks / shape.nodes;
-    const int depth = per_node - 1 + static_cast<int>(std::floor(std::log2(shape.nodes)));
-    chunks =
-        std::ceil(shape.bytes / (transport.channels * nccl_tree_chunk_bytes(shape.bytes, transport.channels,
-                                                                            depth, transport.buffer_bytes)));
+    chunks = std::ceil(
+        shape.bytes / (transport.channels * nccl_tree_chunk_bytes(shape.bytes, transport.channels,
+                                                                  shape.tree_depth, transport.buffer_bytes)));
   } else {
     chunks = std::max<double>(shape.network_steps, std::ceil(per_channel / step));
   }

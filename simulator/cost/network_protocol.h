@@ -42,6 +42,10 @@ struct NetworkShape {
   // Steps in which a channel's chunk crosses the network: those of a flat ring that leave a node (2(M-1) for
   // an all-reduce; its other steps are NVLink hops), a tree's 2 log2 M levels.
   int network_steps = 0;
+  // A tree's depth for NCCL's chunk rule: the hops a chunk takes inside a node before the network (the chain
+  // through its L GPUs, L-1; none under NVLS-tree, whose NVLS reduces the node in one step) and the tree's
+  // floor(log2 M) levels across nodes.
+  int tree_depth = 0;
 };
 
 // NCCL's tree chunk for Simple (enqueue.cc, tree up/down pattern): the step (buffer / 8) halved while a

@@ -595,4 +595,24 @@ TEST_CASE("a flat ring across nodes pays the network's chunk costs only on the s
   CHECK(reduce.software_latency_s == simtrain::testing::Approx(6 * kStepLatency + 7 * 15e-6).epsilon(kRel));
 }
 
+TEST_CASE(
+    "under NVLS-tree a chunk meets no chain of GPUs inside its node: NCCL's tree chunk rule at its depth") {
+  // 2 nodes of 8 GPUs, 32 MB under Simple with NCCL's default 4 MiB buffer (512 KiB steps), 8 channels.
+  // NCCL's tree passes a chunk through the node's 7 other GPUs and 1 network level (depth 8): chunks halve
+  // to 64 KiB, 62 per channel. NVLS-tree reduces the node in one NVLS step (depth 1): 256 KiB, 16.
+  const MultiNode c{ranks(16), 8};
+  cost::CollectiveLayout layout = efa_like_layout(c, 3);
+  layout.nvls_bandwidth_Bps = 250e9;
+  layout.nvls_latency_s = 20e-6;
+  layout.forced.protocol = cost::NcclProtocol::Simple;
+  layout.forced.algorithm = cost::NcclAlgorithm::Tree;
+  const auto tree = cost::plan_collective(CollectiveKind::AllReduce, 32e6, layout, efficiencies());
+  layout.forced.algorithm = cost::NcclAlgorithm::NVLSTree;
+  const auto nvls_tree = cost::plan_collective(CollectiveKind::AllReduce, 32e6, layout, efficiencies());
+  CHECK(tree.algorithm == cost::NcclAlgorithm::Tree);
+  CHECK(nvls_tree.algorithm == cost::NcclAlgorithm::NVLSTree);
+  CHECK(tree.software_latency_s - nvls_tree.software_latency_s ==
+        simtrain::testing::Approx((63 - 17) * 15e-6).epsilon(kRel));
+}
+
 }  // namespace simtrain
