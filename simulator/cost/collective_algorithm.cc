@@ -410,6 +410,17 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
   }
   const int nodes = layout.placement->nodes;
   const int per_node = layout.placement->per_node;
+  if (layout.tuner_plugin != NcclTunerPlugin::None && per_node > 0 && !layout.forced.algorithm &&
+      !layout.forced.protocol) {
+    const auto choice =
+        tuner_plugin_choice(layout.tuner_plugin, kind, bytes, n, nodes, layout.nvls_bandwidth_Bps > 0);
+    if (choice) {
+      CollectiveLayout chosen = layout;
+      chosen.forced.algorithm = choice->algorithm;
+      chosen.forced.protocol = choice->protocol;
+      return plan_collective(kind, bytes, chosen, efficiencies);
+    }
+  }
   const bool pat_runs = layout.nccl_tuner && per_node == 1 && layout.inter_node_bandwidth_Bps > 0 &&
                         nccl_pat_runs(kind, n, nodes, layout.forced.version_minor);
   if (layout.forced.algorithm == NcclAlgorithm::PAT && !pat_runs) {
@@ -527,6 +538,13 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
         tree ? (nvls ? NcclAlgorithm::NVLSTree : NcclAlgorithm::Tree) : NcclAlgorithm::Ring;
     std::optional<NetworkPhase> network;
     if (priced_network) {
+      // A ring across nodes runs its NVLink phases on every channel the NICs give it, not on the few of a
+      // ring inside one node that the spec's LL128 figure was fitted to: LL128 there moves NCCL's tuner
+      // share of the bandwidth (0.92), as the tuner's terms price it on other fabrics.
+      CollectiveLayout across_nodes = layout;
+      if (layout.intra_node_protocols.ll128_bandwidth_fraction > 0)
+        across_nodes.intra_node_protocols.ll128_bandwidth_fraction = nccl_tuner_bandwidth_factor(
+            NcclAlgorithm::Ring, NcclProtocol::LL128, kind, nodes, layout.forced.version_minor);
       struct Priced {
         double total_s;
         IntraNodeRing intra;
@@ -536,8 +554,9 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
         const NcclProtocol inside =
             layout.forced.protocol == NcclProtocol::LL128 ? NcclProtocol::LL128 : protocol;
         const IntraNodeRing intra =
-            hierarchical && !nvls ? intra_node_ring(intra_volume, per_node - 1, layout, efficiencies, inside)
-                                  : IntraNodeRing{};
+            hierarchical && !nvls
+                ? intra_node_ring(intra_volume, per_node - 1, across_nodes, efficiencies, inside)
+                : IntraNodeRing{};
         const NetworkEstimate net = network_part(across, kind, bytes, layout, efficiencies, protocol);
         return Priced{phases * intra.total_s() + net.total_s(), intra, net.phase};
       };

@@ -9,6 +9,7 @@
 #include "calibration/calibration_profile.h"
 #include "simulator/cost/nccl_choice.h"
 #include "simulator/cost/network_protocol.h"
+#include "simulator/cost/ofi_tuner_regions.h"
 #include "simulator/trace/trace.h"
 
 namespace simtrain::cost {
@@ -129,6 +130,9 @@ struct CollectiveLayout {
   // The network's switches reduce (InfiniBand SHARP, platform spec nics.sharp). With forced.collnet (NCCL's
   // CollNet enabled) NCCL's tuner also weighs CollNet Direct, CollNet Chain and NVLS across nodes.
   bool network_reduces = false;
+  // The tuner plugin the system loads (platform spec nics.nccl_tuner_plugin): where its regions hold a
+  // collective, its algorithm and protocol are taken as forced ones; the user's forced ones come first.
+  NcclTunerPlugin tuner_plugin = NcclTunerPlugin::None;
 };
 
 // All-reduce, all-gather and reduce-scatter are hierarchical when every node holds the same number L of

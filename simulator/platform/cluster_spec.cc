@@ -122,7 +122,7 @@ IntraNodeSpec read_intra_node(const Section& section, int gpus_per_node) {
 NicSpec read_nics(const Section& section, int gpus_per_node) {
   section.only_keys({"count", "bandwidth_Gbps", "latency_us", "nccl_efficiency", "nccl_chunk_latency_us",
                      "nccl_channel_latency_us", "nccl_net_overhead_us", "nccl_channel_GBps",
-                     "nccl_p2p_efficiency", "nccl_p2p_chunk_us", "sharp"});
+                     "nccl_p2p_efficiency", "nccl_p2p_chunk_us", "sharp", "nccl_tuner_plugin"});
   NicSpec spec;
   spec.count = section.positive_int("count");
   // Either each NIC serves the same number of GPUs (DGX: one per GPU; p4de: one per two), or each GPU has
@@ -145,6 +145,11 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
     if (spec.nccl_p2p_chunk_s > 1e-3) section.fail("nccl_p2p_chunk_us", "must be in (0, 1000]");
   }
   spec.sharp = section.boolean_or("sharp", false);
+  if (section.has("nccl_tuner_plugin")) {
+    static const std::map<std::string, NcclTunerPlugin, std::less<>> kPlugins = {
+        {"none", NcclTunerPlugin::None}, {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5}};
+    spec.tuner_plugin = section.choice("nccl_tuner_plugin", kPlugins);
+  }
   return spec;
 }
 

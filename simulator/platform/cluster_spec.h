@@ -7,6 +7,9 @@
 
 namespace simtrain::platform {
 
+// NCCL tuner plugins whose choices simtrain models (spec key nics.nccl_tuner_plugin).
+enum class NcclTunerPlugin { None, AwsOfiNcclP5 };
+
 enum class IntraNodeFabric { NVSwitch, NVLinkMesh, PCIe };
 enum class FabricTopology { Star, FatTree, Dragonfly, Torus };
 
@@ -91,6 +94,9 @@ struct NicSpec {
   // The network's switches reduce in the network (InfiniBand SHARP), which NCCL reaches through its CollNet
   // plugin where the run enables it (NCCL_COLLNET_ENABLE=1, simtrain's --nccl-collnet-enable).
   bool sharp = false;
+  // The NCCL tuner plugin the system loads, which overrides NCCL's choice of algorithm and protocol where
+  // its regions hold a collective (cost/ofi_tuner_regions.h): aws-ofi-nccl's for AWS p5/p5e, or none.
+  NcclTunerPlugin tuner_plugin = NcclTunerPlugin::None;
 
   // NCCL's channels across the network (nic_channels.cc): its ring search finds one ring per NIC, duplicates
   // them unless they are slow or (Hopper and later) more than four, and setup doubles them again; at most 32.

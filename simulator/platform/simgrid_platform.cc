@@ -99,6 +99,7 @@ BuiltPlatform build_platform(const ClusterSpec& spec, sg4::Engine& engine) {
   built.nccl_p2p_chunk_s = spec.nics.nccl_p2p_chunk_s;
   built.gpu_nic_line_Bps = spec.nics.line_per_gpu_Bps(spec.gpus_per_node);
   built.sharp = spec.nics.sharp;
+  built.tuner_plugin = spec.nics.tuner_plugin;
   built.gpu = spec.gpu;
   built.gpu_hosts.reserve(static_cast<size_t>(spec.gpu_count()));
 

@@ -39,6 +39,7 @@ struct BuiltPlatform {
   double nccl_p2p_chunk_s = 0;            // NicSpec::nccl_p2p_chunk_s
   double gpu_nic_line_Bps = 0;            // a GPU's share of its node's NICs, per direction
   bool sharp = false;                     // NicSpec::sharp
+  NcclTunerPlugin tuner_plugin = NcclTunerPlugin::None;  // NicSpec::tuner_plugin
   std::string gpu;                    // profile name from the spec, empty for XML platforms
 
   int node_of(int rank) const { return rank / gpus_per_node; }

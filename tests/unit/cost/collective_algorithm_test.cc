@@ -615,4 +615,25 @@ TEST_CASE(
         simtrain::testing::Approx((63 - 17) * 15e-6).epsilon(kRel));
 }
 
+TEST_CASE("a tuner plugin's region forces the collective's algorithm and protocol; the user's come first") {
+  // 8 nodes of 8 GPUs under aws-ofi-nccl's p5 regions: 128 MB is the LL128 ring's.
+  const MultiNode c{ranks(64), 8};
+  cost::CollectiveLayout layout = efa_like_layout(c, 9);
+  layout.tuner_plugin = cost::NcclTunerPlugin::AwsOfiNcclP5;
+  const auto plugin = cost::plan_collective(CollectiveKind::AllReduce, 128e6, layout, efficiencies());
+  CHECK(plugin.algorithm == cost::NcclAlgorithm::Ring);
+  CHECK(plugin.protocol == cost::NcclProtocol::LL128);
+  // Its NVLink phases run LL128 at NCCL's tuner share (0.92), not at the node's own ring figure.
+  CHECK(layout.intra_node_protocols.ll128_bandwidth_fraction != 0.92);
+  CHECK(plugin.intra_node_before_s ==
+        simtrain::testing::Approx(7.0 / 8 * 128e6 / (kNvlinkBandwidth * kIntraEff * 0.92)).epsilon(kRel));
+  layout.forced.algorithm = cost::NcclAlgorithm::Tree;
+  CHECK(cost::plan_collective(CollectiveKind::AllReduce, 128e6, layout, efficiencies()).algorithm ==
+        cost::NcclAlgorithm::Tree);
+  // The all-gather has no regions: NCCL's own ring.
+  layout.forced.algorithm.reset();
+  CHECK(cost::plan_collective(CollectiveKind::AllGather, 128e6, layout, efficiencies()).protocol ==
+        cost::NcclProtocol::Simple);
+}
+
 }  // namespace simtrain

@@ -208,6 +208,14 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
               "nics.nccl_channel_latency_us", "finite");
   check_error(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_net_overhead_us = -1"), 13,
               "nics.nccl_net_overhead_us", "positive");
+  CHECK(plain.nics.tuner_plugin == NcclTunerPlugin::None);
+  CHECK(parse_cluster_spec(
+            replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_tuner_plugin = \"aws-ofi-nccl-p5\""),
+            "p5.toml")
+            .nics.tuner_plugin == NcclTunerPlugin::AwsOfiNcclP5);
+  check_error(
+      replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_tuner_plugin = \"aws-ofi-nccl-p9\""), 13,
+      "nics.nccl_tuner_plugin", "aws-ofi-nccl-p5");
   CHECK(plain.nics.nccl_channel_bandwidth_Bps == 0);
   CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_channel_GBps = 20.5"),
                            "cx7.toml")
