@@ -44,7 +44,10 @@ void add_nccl_options(po::options_description& options) {
       "chunk per the platform's nccl_p2p_chunk_us each way")(
       "nccl-version", po::value<std::string>(),
       "the NCCL release whose tuner constants price collectives across NVLink nodes, 2.18 to 2.29 (default "
-      "2.29)")(
+      "2.29)")("nccl-tuner-plugin", po::value<std::string>(),
+               "none | aws-ofi-nccl-p5: the NCCL tuner plugin the run loads, in place of the platform's "
+               "(nics.nccl_tuner_plugin; aws-p5 loads aws-ofi-nccl's): its regions choose the algorithm and "
+               "protocol where --nccl-algo and --nccl-proto do not")(
       "nccl-min-nchannels", po::value<int>(),
       "at least this many channels across nodes, as NCCL_MIN_NCHANNELS or NCCL_MIN_CTAS sets it, 1 to "
       "64 (default: NCCL's two per NIC); where the platform gives a channel's rate "
@@ -58,6 +61,9 @@ cost::NcclOverride nccl_override_from_options(const po::variables_map& vm) {
   if (vm.count("nccl-proto"))
     nccl.protocol = cost::parse_nccl_protocol(vm["nccl-proto"].as<std::string>(), "--nccl-proto");
   nccl.collnet = vm.count("nccl-collnet-enable") > 0;
+  if (vm.count("nccl-tuner-plugin"))
+    nccl.tuner_plugin =
+        cost::parse_nccl_tuner_plugin(vm["nccl-tuner-plugin"].as<std::string>(), "--nccl-tuner-plugin");
   if (vm.count("nccl-version"))
     nccl.version_minor = cost::parse_nccl_version(vm["nccl-version"].as<std::string>(), "--nccl-version");
   if (nccl.algorithm == cost::NcclAlgorithm::PAT && nccl.version_minor < cost::kNcclPatFirstMinor)

@@ -410,10 +410,10 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
   }
   const int nodes = layout.placement->nodes;
   const int per_node = layout.placement->per_node;
-  if (layout.tuner_plugin != NcclTunerPlugin::None && per_node > 0 && !layout.forced.algorithm &&
+  const NcclTunerPlugin plugin = layout.forced.tuner_plugin.value_or(layout.tuner_plugin);
+  if (plugin != NcclTunerPlugin::None && per_node > 0 && !layout.forced.algorithm &&
       !layout.forced.protocol) {
-    const auto choice =
-        tuner_plugin_choice(layout.tuner_plugin, kind, bytes, n, nodes, layout.nvls_bandwidth_Bps > 0);
+    const auto choice = tuner_plugin_choice(plugin, kind, bytes, n, nodes, layout.nvls_bandwidth_Bps > 0);
     if (choice) {
       CollectiveLayout chosen = layout;
       chosen.forced.algorithm = choice->algorithm;

@@ -130,8 +130,9 @@ struct CollectiveLayout {
   // The network's switches reduce (InfiniBand SHARP, platform spec nics.sharp). With forced.collnet (NCCL's
   // CollNet enabled) NCCL's tuner also weighs CollNet Direct, CollNet Chain and NVLS across nodes.
   bool network_reduces = false;
-  // The tuner plugin the system loads (platform spec nics.nccl_tuner_plugin): where its regions hold a
-  // collective, its algorithm and protocol are taken as forced ones; the user's forced ones come first.
+  // The tuner plugin the system loads (platform spec nics.nccl_tuner_plugin; forced.tuner_plugin replaces
+  // it): where its regions hold a collective, its algorithm and protocol are taken as forced ones; the
+  // user's forced ones come first.
   NcclTunerPlugin tuner_plugin = NcclTunerPlugin::None;
 };
 

@@ -20,6 +20,8 @@ constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {
     {"collnetchain", NcclAlgorithm::CollNetChain}};
 constexpr std::pair<const char*, NcclProtocol> kProtocols[] = {
     {"ll", NcclProtocol::LL}, {"ll128", NcclProtocol::LL128}, {"simple", NcclProtocol::Simple}};
+constexpr std::pair<const char*, NcclTunerPlugin> kTunerPlugins[] = {
+    {"none", NcclTunerPlugin::None}, {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5}};
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -87,6 +89,10 @@ NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& o
 
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option) {
   return parse(kProtocols, text, option);
+}
+
+NcclTunerPlugin parse_nccl_tuner_plugin(const std::string& text, const std::string& option) {
+  return parse(kTunerPlugins, text, option);
 }
 
 }  // namespace simtrain::cost

@@ -32,6 +32,9 @@ bool reduces_in_network(NcclAlgorithm algorithm);
 // copies behind a fence per step, the most bandwidth after the longest latency.
 enum class NcclProtocol { LL, LL128, Simple };
 
+// The tuner plugins whose choices simtrain models (ofi_tuner_regions.h); None: NCCL's own tuner decides.
+enum class NcclTunerPlugin { None, AwsOfiNcclP5 };
+
 // NCCL_BUFFSIZE's default: 4 MiB per channel and peer.
 inline constexpr double kNcclDefaultBufferBytes = 4 << 20;
 
@@ -49,6 +52,7 @@ struct NcclOverride {
   int version_minor = kNcclNewestMinor;           // the NCCL release: 2.<version_minor>
   int min_channels = 0;                           // NCCL_MIN_NCHANNELS (NCCL_MIN_CTAS); 0 = unset
   bool collnet = false;  // NCCL_COLLNET_ENABLE=1: CollNet (SHARP) where the network reduces in its switches
+  std::optional<NcclTunerPlugin> tuner_plugin;  // the run's tuner plugin, in place of the platform's
 };
 
 // "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", "collnetchain"; "ll", "ll128", "simple".
@@ -59,6 +63,8 @@ const char* to_string(NcclProtocol protocol);
 // Error naming `option` and the accepted values otherwise.
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
+// "none" or "aws-ofi-nccl-p5"; Error naming `option` and the accepted values otherwise.
+NcclTunerPlugin parse_nccl_tuner_plugin(const std::string& text, const std::string& option);
 // Parse an NCCL version, "2.26" or "2.26.2", into its minor number. Throw Error naming `option` and the
 // known range (2.18 to 2.29) for anything else.
 int parse_nccl_version(const std::string& text, const std::string& option);

@@ -15,9 +15,6 @@
 
 namespace simtrain::cost {
 
-// The plugin's region sets simtrain knows; None: NCCL's own tuner decides.
-enum class NcclTunerPlugin { None, AwsOfiNcclP5 };
-
 // What the plugin's region sets for one collective.
 struct TunerPluginChoice {
   NcclAlgorithm algorithm;

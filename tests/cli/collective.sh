@@ -54,6 +54,25 @@ assert default[0]["protocol"] == "ll" and default[-1]["protocol"] == "simple", d
 assert large[-1]["time_us"] < default[-1]["time_us"], (large[-1], default[-1])
 assert large[0]["time_us"] == default[0]["time_us"], (large[0], default[0])
 PY
+# aws-p5 loads aws-ofi-nccl's tuner plugin: on 8 nodes its regions put 128 MiB on the LL128 ring and 32 MiB
+# on the LL128 tree; without the plugin NCCL's own choice holds, and the user's protocol before the plugin's.
+for plugin in aws-ofi-nccl-p5 none; do
+  "$simtrain" collective all_reduce --platform aws-p5 --nodes 8 -b 32M -e 128M -f 4 --nccl-tuner-plugin "$plugin" \
+    --json "$work/p5-$plugin.json" >/dev/null
+done
+"$simtrain" collective all_reduce --platform aws-p5 --nodes 8 -b 128M -e 128M --nccl-proto simple \
+  --json "$work/p5-simple.json" >/dev/null
+check "aws-p5: the plugin's tree/LL128 and ring/LL128, NCCL's own choice without it, the user's first" \
+  python3 - "$work" <<'PY'
+import json, sys
+plugin, none, simple = (json.load(open(f"{sys.argv[1]}/p5-{name}.json"))
+                        for name in ("aws-ofi-nccl-p5", "none", "simple"))
+assert [(r["algorithm"], r["protocol"]) for r in plugin] == [("tree", "ll128"), ("ring", "ll128")], plugin
+assert all(r["protocol"] != "ll128" for r in none), none
+assert simple[0]["protocol"] == "simple", simple
+PY
+expect_error "an unknown tuner plugin" "--nccl-tuner-plugin: unknown value 'p9' (none, aws-ofi-nccl-p5)" \
+  collective all_reduce --nccl-tuner-plugin p9
 # NCCL's ring is flat: it carries 2(N-1)/N of the buffer through each node's NICs, so across nodes its bus
 # bandwidth is the node's NIC bandwidth x the inter-node efficiency (8 x 200 Gb/s x 0.9 on dgx-a100).
 "$simtrain" collective all_reduce --platform dgx-a100 --nodes 2 -b 8G -e 8G --nccl-algo ring --json "$work/flat.json" >/dev/null
