@@ -2,8 +2,8 @@
 // region_init_internal_p5_p5e, v1.16.3), in its units: message bytes and ranks; the geometry is simtrain's.
 #include "simulator/cost/ofi_tuner_regions.h"
 
-#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 namespace simtrain::cost {
@@ -66,6 +66,7 @@ bool holds(const Region& region, Point p) {
   return inside;
 }
 
+// The plugin's vertices, given in bytes and ranks, as log2 points.
 std::vector<Point> polygon(std::initializer_list<Point> raw) {
   std::vector<Point> points;
   for (const Point& p : raw) points.push_back(log2_point(p.x, p.y));
