@@ -538,8 +538,8 @@ RankCollectivePlan plan_collective(trace::CollectiveKind kind, double bytes, con
         tree ? (nvls ? NcclAlgorithm::NVLSTree : NcclAlgorithm::Tree) : NcclAlgorithm::Ring;
     std::optional<NetworkPhase> network;
     if (priced_network) {
-      // A ring across nodes runs its NVLink phases on every channel the NICs give it, not on the few of a
-      // ring inside one node that the spec's LL128 figure was fitted to: LL128 there moves NCCL's tuner
+      // A ring across nodes runs its NVLink phases on the channels the NICs give it (32 on AWS p5), not as
+      // the rings inside one node the spec's LL128 figure was fitted on: LL128 there moves NCCL's tuner
       // share of the bandwidth (0.92), as the tuner's terms price it on other fabrics.
       CollectiveLayout across_nodes = layout;
       if (layout.intra_node_protocols.ll128_bandwidth_fraction > 0)
