@@ -45,9 +45,10 @@ void add_nccl_options(po::options_description& options) {
       "nccl-version", po::value<std::string>(),
       "the NCCL release whose tuner constants price collectives across NVLink nodes, 2.18 to 2.29 (default "
       "2.29)")("nccl-tuner-plugin", po::value<std::string>(),
-               "none | aws-ofi-nccl-p5: the NCCL tuner plugin the run loads, in place of the platform's "
-               "(nics.nccl_tuner_plugin; aws-p5 loads aws-ofi-nccl's): its regions choose the algorithm and "
-               "protocol where --nccl-algo and --nccl-proto do not")(
+               "none | aws-ofi-nccl-p5 | aws-ofi-nccl-p5en | aws-ofi-nccl-p6-b200: the NCCL tuner plugin "
+               "the run loads, in place of the platform's (nics.nccl_tuner_plugin; the aws-p5, aws-p5en "
+               "and aws-p6-b200 specs load aws-ofi-nccl's): its regions for that instance type choose the "
+               "algorithm and protocol where --nccl-algo and --nccl-proto do not")(
       "nccl-min-nchannels", po::value<int>(),
       "at least this many channels across nodes, as NCCL_MIN_NCHANNELS or NCCL_MIN_CTAS sets it, 1 to "
       "64 (default: NCCL's two per NIC); where the platform gives a channel's rate "

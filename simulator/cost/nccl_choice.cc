@@ -21,7 +21,10 @@ constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {
 constexpr std::pair<const char*, NcclProtocol> kProtocols[] = {
     {"ll", NcclProtocol::LL}, {"ll128", NcclProtocol::LL128}, {"simple", NcclProtocol::Simple}};
 constexpr std::pair<const char*, NcclTunerPlugin> kTunerPlugins[] = {
-    {"none", NcclTunerPlugin::None}, {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5}};
+    {"none", NcclTunerPlugin::None},
+    {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5},
+    {"aws-ofi-nccl-p5en", NcclTunerPlugin::AwsOfiNcclP5en},
+    {"aws-ofi-nccl-p6-b200", NcclTunerPlugin::AwsOfiNcclP6B200}};
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),

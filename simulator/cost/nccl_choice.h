@@ -33,7 +33,8 @@ bool reduces_in_network(NcclAlgorithm algorithm);
 enum class NcclProtocol { LL, LL128, Simple };
 
 // The tuner plugins whose choices simtrain models (ofi_tuner_regions.h); None: NCCL's own tuner decides.
-enum class NcclTunerPlugin { None, AwsOfiNcclP5 };
+// One value per instance type whose regions the plugin carries (AWS p5/p5e, p5en, p6-b200).
+enum class NcclTunerPlugin { None, AwsOfiNcclP5, AwsOfiNcclP5en, AwsOfiNcclP6B200 };
 
 // NCCL_BUFFSIZE's default: 4 MiB per channel and peer.
 inline constexpr double kNcclDefaultBufferBytes = 4 << 20;
@@ -63,7 +64,8 @@ const char* to_string(NcclProtocol protocol);
 // Error naming `option` and the accepted values otherwise.
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
-// "none" or "aws-ofi-nccl-p5"; Error naming `option` and the accepted values otherwise.
+// "none", "aws-ofi-nccl-p5", "aws-ofi-nccl-p5en" or "aws-ofi-nccl-p6-b200"; Error naming `option` and the
+// accepted values otherwise.
 NcclTunerPlugin parse_nccl_tuner_plugin(const std::string& text, const std::string& option);
 // Parse an NCCL version, "2.26" or "2.26.2", into its minor number. Throw Error naming `option` and the
 // known range (2.18 to 2.29) for anything else.

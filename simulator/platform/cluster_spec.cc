@@ -147,7 +147,10 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   spec.sharp = section.boolean_or("sharp", false);
   if (section.has("nccl_tuner_plugin")) {
     static const std::map<std::string, NcclTunerPlugin, std::less<>> kPlugins = {
-        {"none", NcclTunerPlugin::None}, {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5}};
+        {"none", NcclTunerPlugin::None},
+        {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5},
+        {"aws-ofi-nccl-p5en", NcclTunerPlugin::AwsOfiNcclP5en},
+        {"aws-ofi-nccl-p6-b200", NcclTunerPlugin::AwsOfiNcclP6B200}};
     spec.tuner_plugin = section.choice("nccl_tuner_plugin", kPlugins);
   }
   return spec;

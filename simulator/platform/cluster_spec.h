@@ -8,7 +8,7 @@
 namespace simtrain::platform {
 
 // NCCL tuner plugins whose choices simtrain models (spec key nics.nccl_tuner_plugin).
-enum class NcclTunerPlugin { None, AwsOfiNcclP5 };
+enum class NcclTunerPlugin { None, AwsOfiNcclP5, AwsOfiNcclP5en, AwsOfiNcclP6B200 };
 
 enum class IntraNodeFabric { NVSwitch, NVLinkMesh, PCIe };
 enum class FabricTopology { Star, FatTree, Dragonfly, Torus };

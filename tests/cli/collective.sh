@@ -71,7 +71,20 @@ assert [(r["algorithm"], r["protocol"]) for r in plugin] == [("tree", "ll128"), 
 assert all(r["protocol"] != "ll128" for r in none), none
 assert simple[0]["protocol"] == "simple", simple
 PY
-expect_error "an unknown tuner plugin" "--nccl-tuner-plugin: unknown value 'p9' (none, aws-ofi-nccl-p5)" \
+# aws-p6-b200 loads the plugin's p6 regions, which also choose the all-gather's protocol: on 4 nodes LL at
+# 1 MiB, LL128 at 32 MiB (NCCL alone takes Simple there), Simple at 1 GiB.
+for plugin in aws-ofi-nccl-p6-b200 none; do
+  "$simtrain" collective all_gather --platform aws-p6-b200 --nodes 4 -b 1M -e 1G -f 32 \
+    --nccl-tuner-plugin "$plugin" --json "$work/p6-$plugin.json" >/dev/null
+done
+check "aws-p6-b200: the plugin's all-gather protocols by size, NCCL's own without it" python3 - "$work" <<'PY'
+import json, sys
+plugin, none = (json.load(open(f"{sys.argv[1]}/p6-{name}.json")) for name in ("aws-ofi-nccl-p6-b200", "none"))
+assert [r["protocol"] for r in plugin] == ["ll", "ll128", "simple"], plugin
+assert none[1]["protocol"] != "ll128", none
+PY
+expect_error "an unknown tuner plugin" \
+  "--nccl-tuner-plugin: unknown value 'p9' (none, aws-ofi-nccl-p5, aws-ofi-nccl-p5en, aws-ofi-nccl-p6-b200)" \
   collective all_reduce --nccl-tuner-plugin p9
 # NCCL's ring is flat: it carries 2(N-1)/N of the buffer through each node's NICs, so across nodes its bus
 # bandwidth is the node's NIC bandwidth x the inter-node efficiency (8 x 200 Gb/s x 0.9 on dgx-a100).

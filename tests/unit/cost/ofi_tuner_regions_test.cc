@@ -1,5 +1,6 @@
-// Specification of aws-ofi-nccl's p5 regions as simtrain reads them: the plugin's (algorithm, protocol) by
-// message size and scale for all-reduces over 8 GPUs per node, NCCL's own choice everywhere else.
+// Specification of aws-ofi-nccl's regions as simtrain reads them: the plugin's (algorithm, protocol) by
+// message size and scale over 8 GPUs per node (p5: all-reduces; p5en and p6-b200: all-reduces, all-gathers
+// and reduce-scatters), NCCL's own choice everywhere else.
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -77,6 +78,64 @@ TEST_CASE("NCCL's own tuner decides on 2 nodes or fewer, off the plugin's shapes
                                    true));
   // Beyond the plugin's largest size (100 GiB) it leaves the choice to NCCL.
   CHECK(!p5(200.0 * 1024 * kMiB, 8));
+}
+
+// What a plugin's regions give a collective of `mib` MiB on `nodes` nodes of 8 GPUs.
+struct ExpectedOf {
+  cost::NcclTunerPlugin plugin;
+  CollectiveKind kind;
+  double mib;
+  int nodes;
+  NcclAlgorithm algorithm;
+  NcclProtocol protocol;
+};
+
+TEST_CASE("p5en and p6-b200: each size band of the regions at 4 and 16 nodes") {
+  using cost::NcclTunerPlugin;
+  const auto all_reduce = CollectiveKind::AllReduce;
+  const ExpectedOf expected[] = {
+      // p5en all-reduce at 32 ranks: tree/LL to 192 KiB, tree/LL128 to ~27 MiB, ring/LL128 to 280 MiB,
+      // NVLS-tree to 486 MiB, then ring/Simple.
+      {NcclTunerPlugin::AwsOfiNcclP5en, all_reduce, 0.0625, 4, NcclAlgorithm::Tree, NcclProtocol::LL},
+      {NcclTunerPlugin::AwsOfiNcclP5en, all_reduce, 16, 4, NcclAlgorithm::Tree, NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP5en, all_reduce, 64, 4, NcclAlgorithm::Ring, NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP5en, all_reduce, 384, 4, NcclAlgorithm::NVLSTree, NcclProtocol::Simple},
+      {NcclTunerPlugin::AwsOfiNcclP5en, all_reduce, 1024, 4, NcclAlgorithm::Ring, NcclProtocol::Simple},
+      // p5en reduce-scatter at 128 ranks: LL to 4.5 MiB, LL128 to 2.25 GiB, then Simple.
+      {NcclTunerPlugin::AwsOfiNcclP5en, CollectiveKind::ReduceScatter, 4, 16, NcclAlgorithm::Ring,
+       NcclProtocol::LL},
+      {NcclTunerPlugin::AwsOfiNcclP5en, CollectiveKind::ReduceScatter, 1024, 16, NcclAlgorithm::Ring,
+       NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP5en, CollectiveKind::ReduceScatter, 4096, 16, NcclAlgorithm::Ring,
+       NcclProtocol::Simple},
+      // p6-b200 all-reduce at 32 ranks: tree/LL to 384 KiB, tree/LL128 to 17.5 MiB, ring/LL128 (a small
+      // island) to 127.5 MiB, NVLS-tree to 415 MiB, then ring/Simple.
+      {NcclTunerPlugin::AwsOfiNcclP6B200, all_reduce, 0.25, 4, NcclAlgorithm::Tree, NcclProtocol::LL},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, all_reduce, 8, 4, NcclAlgorithm::Tree, NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, all_reduce, 64, 4, NcclAlgorithm::Ring, NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, all_reduce, 256, 4, NcclAlgorithm::NVLSTree, NcclProtocol::Simple},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, all_reduce, 1024, 4, NcclAlgorithm::Ring, NcclProtocol::Simple},
+      // p6-b200 all-gather at 32 ranks: LL to 1.5 MiB, LL128 to 435 MiB, then Simple.
+      {NcclTunerPlugin::AwsOfiNcclP6B200, CollectiveKind::AllGather, 1, 4, NcclAlgorithm::Ring,
+       NcclProtocol::LL},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, CollectiveKind::AllGather, 64, 4, NcclAlgorithm::Ring,
+       NcclProtocol::LL128},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, CollectiveKind::AllGather, 1024, 4, NcclAlgorithm::Ring,
+       NcclProtocol::Simple},
+  };
+  for (const ExpectedOf& e : expected) {
+    CAPTURE(cost::to_string(e.algorithm));
+    CAPTURE(e.mib);
+    CAPTURE(e.nodes);
+    CHECK(is(cost::tuner_plugin_choice(e.plugin, e.kind, e.mib * kMiB, 8 * e.nodes, e.nodes, true),
+             e.algorithm, e.protocol));
+  }
+  // Their regions too leave 2 nodes, all-to-alls and other shapes to NCCL.
+  for (const auto plugin : {NcclTunerPlugin::AwsOfiNcclP5en, NcclTunerPlugin::AwsOfiNcclP6B200}) {
+    CHECK(!cost::tuner_plugin_choice(plugin, all_reduce, 64 * kMiB, 16, 2, true));
+    CHECK(!cost::tuner_plugin_choice(plugin, CollectiveKind::AllToAll, 64 * kMiB, 32, 4, true));
+    CHECK(!cost::tuner_plugin_choice(plugin, all_reduce, 64 * kMiB, 16, 4, true));
+  }
 }
 
 }  // namespace simtrain

@@ -213,6 +213,10 @@ TEST_CASE("NCCL's efficiencies and network costs are optional, and checked where
             replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_tuner_plugin = \"aws-ofi-nccl-p5\""),
             "p5.toml")
             .nics.tuner_plugin == NcclTunerPlugin::AwsOfiNcclP5);
+  CHECK(parse_cluster_spec(replace(kValid, "latency_us = 1.0",
+                                   "latency_us = 1.0\nnccl_tuner_plugin = \"aws-ofi-nccl-p6-b200\""),
+                           "p6.toml")
+            .nics.tuner_plugin == NcclTunerPlugin::AwsOfiNcclP6B200);
   check_error(
       replace(kValid, "latency_us = 1.0", "latency_us = 1.0\nnccl_tuner_plugin = \"aws-ofi-nccl-p9\""), 13,
       "nics.nccl_tuner_plugin", "aws-ofi-nccl-p5");

@@ -1,0 +1,53 @@
+// The plane aws-ofi-nccl's tuner plugin divides into regions (ofi_tuner_regions.h), and the region tables of
+// the instance types simtrain carries. The plugin gives each region's vertices in message bytes and ranks
+// and compares points in log2 coordinates; a Region keeps its vertices in both the plugin's units and log2.
+#pragma once
+
+#include <initializer_list>
+#include <vector>
+
+#include "simulator/cost/nccl_choice.h"
+#include "simulator/trace/trace.h"
+
+namespace simtrain::cost::ofi_tuner {
+
+// The plugin's bounds: beyond them it leaves the choice to NCCL.
+inline constexpr double kMaxBytes = 100.0 * 1024 * 1024 * 1024;
+inline constexpr double kMaxRanks = 1024.0 * 1024;
+
+// A point of the plane in the plugin's units: message bytes (an all-gather's or reduce-scatter's whole
+// output) and ranks.
+struct Point {
+  double bytes, ranks;
+};
+
+// Where the line from a through b, drawn in log2 coordinates, meets the plugin's bounds (its extend_region):
+// straight up from a vertical line, straight right from a horizontal one, else at the largest size unless
+// the line leaves by the largest rank count first. In the plugin's units.
+Point extended(Point a, Point b);
+
+// A point in the log2 coordinates the plugin compares in (log2 of bytes, log2 of ranks; 0 stands for 1e-6).
+struct Log2Point {
+  double x, y;
+};
+
+// One region: the (algorithm, protocol) the plugin sets for the points it holds.
+struct Region {
+  NcclAlgorithm algorithm;
+  NcclProtocol protocol;
+  std::vector<Log2Point> log2_vertices;  // the polygon
+
+  Region(NcclAlgorithm algorithm, NcclProtocol protocol, std::initializer_list<Point> vertices);
+  // Inside or on the edge, as the plugin counts both; a region of collinear vertices holds only its edge.
+  bool holds(double bytes, double ranks) const;
+};
+
+// The regions of one instance type for one collective over 8 GPUs per node, in the plugin's order (the first
+// region holding a point wins); empty where the plugin has none. The vertices are aws-ofi-nccl's
+// (src/tuner/nccl_ofi_regions.cpp at its August 2026 head, 2daf7d3: region_init_internal_p5_p5e,
+// region_init_internal_p5en, region_init_internal_p6).
+std::vector<Region> p5_regions(trace::CollectiveKind kind);
+std::vector<Region> p5en_regions(trace::CollectiveKind kind);
+std::vector<Region> p6_b200_regions(trace::CollectiveKind kind);
+
+}  // namespace simtrain::cost::ofi_tuner
