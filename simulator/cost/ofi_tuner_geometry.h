@@ -42,12 +42,16 @@ struct Region {
   bool holds(double bytes, double ranks) const;
 };
 
-// The regions of one instance type for one collective over 8 GPUs per node, in the plugin's order (the first
-// region holding a point wins); empty where the plugin has none. The vertices are aws-ofi-nccl's
-// (src/tuner/nccl_ofi_regions.cpp at its August 2026 head, 2daf7d3: region_init_internal_p5_p5e,
-// region_init_internal_p5en, region_init_internal_p6).
-std::vector<Region> p5_regions(trace::CollectiveKind kind);
-std::vector<Region> p5en_regions(trace::CollectiveKind kind);
-std::vector<Region> p6_b200_regions(trace::CollectiveKind kind);
+// The regions of one instance type over 8 GPUs per node, per collective, each in the plugin's order (the
+// first region holding a point wins); empty where the plugin has none.
+struct RegionTables {
+  std::vector<Region> all_reduce, all_gather, reduce_scatter;
+};
+
+// The vertices are aws-ofi-nccl's (src/tuner/nccl_ofi_regions.cpp at its August 2026 head, 2daf7d3:
+// region_init_internal_p5_p5e, region_init_internal_p5en, region_init_internal_p6).
+RegionTables p5_tables();
+RegionTables p5en_tables();
+RegionTables p6_b200_tables();
 
 }  // namespace simtrain::cost::ofi_tuner

@@ -70,13 +70,6 @@ std::vector<Region> all_reduce() {
 
 }  // namespace
 
-std::vector<Region> p5_regions(trace::CollectiveKind kind) {
-  switch (kind) {
-    case trace::CollectiveKind::AllReduce:
-      return all_reduce();
-    default:
-      return {};
-  }
-}
+RegionTables p5_tables() { return {all_reduce(), {}, {}}; }
 
 }  // namespace simtrain::cost::ofi_tuner

@@ -136,17 +136,6 @@ std::vector<Region> reduce_scatter() {
 
 }  // namespace
 
-std::vector<Region> p6_b200_regions(trace::CollectiveKind kind) {
-  switch (kind) {
-    case trace::CollectiveKind::AllReduce:
-      return all_reduce();
-    case trace::CollectiveKind::AllGather:
-      return all_gather();
-    case trace::CollectiveKind::ReduceScatter:
-      return reduce_scatter();
-    default:
-      return {};
-  }
-}
+RegionTables p6_b200_tables() { return {all_reduce(), all_gather(), reduce_scatter()}; }
 
 }  // namespace simtrain::cost::ofi_tuner

@@ -14,23 +14,23 @@ using ofi_tuner::Region;
 // The regions one plugin build uses for one collective over 8 GPUs per node (empty where it has none), built
 // once.
 const std::vector<Region>& regions(NcclTunerPlugin plugin, trace::CollectiveKind kind) {
-  using Kind = trace::CollectiveKind;
-  using Tables = std::map<Kind, std::vector<Region>>;
-  const auto tables = [](auto regions_of) {
-    Tables by_kind;
-    for (const Kind kind : {Kind::AllReduce, Kind::AllGather, Kind::ReduceScatter})
-      by_kind[kind] = regions_of(kind);
-    return by_kind;
-  };
-  static const std::map<NcclTunerPlugin, Tables> plugins = {
-      {NcclTunerPlugin::AwsOfiNcclP5, tables(ofi_tuner::p5_regions)},
-      {NcclTunerPlugin::AwsOfiNcclP5en, tables(ofi_tuner::p5en_regions)},
-      {NcclTunerPlugin::AwsOfiNcclP6B200, tables(ofi_tuner::p6_b200_regions)}};
+  static const std::map<NcclTunerPlugin, ofi_tuner::RegionTables> plugins = {
+      {NcclTunerPlugin::AwsOfiNcclP5, ofi_tuner::p5_tables()},
+      {NcclTunerPlugin::AwsOfiNcclP5en, ofi_tuner::p5en_tables()},
+      {NcclTunerPlugin::AwsOfiNcclP6B200, ofi_tuner::p6_b200_tables()}};
   static const std::vector<Region> none;
   const auto found = plugins.find(plugin);
   if (found == plugins.end()) return none;
-  const auto by_kind = found->second.find(kind);
-  return by_kind == found->second.end() ? none : by_kind->second;
+  switch (kind) {
+    case trace::CollectiveKind::AllReduce:
+      return found->second.all_reduce;
+    case trace::CollectiveKind::AllGather:
+      return found->second.all_gather;
+    case trace::CollectiveKind::ReduceScatter:
+      return found->second.reduce_scatter;
+    default:
+      return none;
+  }
 }
 
 }  // namespace
