@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <map>
 #include <vector>
 
 #include "simulator/cost/nccl_choice.h"
@@ -42,16 +43,22 @@ struct Region {
   bool holds(double bytes, double ranks) const;
 };
 
-// The regions of one instance type over 8 GPUs per node, per collective, each in the plugin's order (the
-// first region holding a point wins); empty where the plugin has none.
+// The regions of one instance type for communicators of one shape, per collective, each in the plugin's order
+// (the first region holding a point wins); empty where the plugin has none.
 struct RegionTables {
   std::vector<Region> all_reduce, all_gather, reduce_scatter;
 };
 
+// An instance type's tables by GPUs per node: the communicator shapes the plugin has regions for (8 or 2
+// GPUs on every node; a communicator of another shape is left to NCCL). Its regions for 1 GPU per node are
+// not carried: there its rings run LL128 and its all-gathers PAT, and simtrain's EFA model prices neither
+// for communicators of one GPU per node (its flat rings take Simple), so NCCL's own choice is modelled.
+using PluginTables = std::map<int, RegionTables>;
+
 // The vertices are aws-ofi-nccl's (src/tuner/nccl_ofi_regions.cpp at its August 2026 head, 2daf7d3:
 // region_init_internal_p5_p5e, region_init_internal_p5en, region_init_internal_p6).
-RegionTables p5_tables();
-RegionTables p5en_tables();
-RegionTables p6_b200_tables();
+PluginTables p5_tables();
+PluginTables p5en_tables();
+PluginTables p6_b200_tables();
 
 }  // namespace simtrain::cost::ofi_tuner

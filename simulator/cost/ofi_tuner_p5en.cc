@@ -1,12 +1,12 @@
-// aws-ofi-nccl's tuner regions for AWS p5en (8 H200, EFA v3 16 x 200 Gb/s) over 8 GPUs per node: all-reduce,
-// all-gather and reduce-scatter. The vertices are the plugin's (src/tuner/nccl_ofi_regions.cpp,
-// region_init_internal_p5en, at 2daf7d3), in its units.
+// aws-ofi-nccl's tuner regions for AWS p5en (8 H200, EFA v3 16 x 200 Gb/s): all-reduces, all-gathers and
+// reduce-scatters over 8 GPUs per node. The vertices are the plugin's
+// (src/tuner/nccl_ofi_regions.cpp, region_init_internal_p5en, at 2daf7d3), in its units.
 #include "simulator/cost/ofi_tuner_geometry.h"
 
 namespace simtrain::cost::ofi_tuner {
 namespace {
 
-std::vector<Region> all_reduce() {
+std::vector<Region> all_reduce_8_per_node() {
   const Point tree_ll = extended({196608, 192}, {196608, 1024});
   const Point tree_ll128 = extended({129499136, 127}, {218103808, 1024});
   const Point nvls_tree_simple = extended({7516192768, 256}, {17179869184, 448});
@@ -46,7 +46,7 @@ std::vector<Region> all_reduce() {
   };
 }
 
-std::vector<Region> all_gather() {
+std::vector<Region> all_gather_8_per_node() {
   const Point ring_ll = extended({28305408, 768}, {33554432, 1024});
   const Point ring_ll128 = extended({7247754240, 384}, {17179865088, 896});
   return {
@@ -84,7 +84,7 @@ std::vector<Region> all_gather() {
   };
 }
 
-std::vector<Region> reduce_scatter() {
+std::vector<Region> reduce_scatter_8_per_node() {
   const Point ring_ll = extended({7340032, 256}, {18874368, 512});
   const Point ring_ll128 = extended({7247757312, 256}, {17179869184, 640});
   return {
@@ -116,6 +116,8 @@ std::vector<Region> reduce_scatter() {
 
 }  // namespace
 
-RegionTables p5en_tables() { return {all_reduce(), all_gather(), reduce_scatter()}; }
+PluginTables p5en_tables() {
+  return {{8, {all_reduce_8_per_node(), all_gather_8_per_node(), reduce_scatter_8_per_node()}}};
+}
 
 }  // namespace simtrain::cost::ofi_tuner

@@ -1,12 +1,12 @@
-// aws-ofi-nccl's tuner regions for AWS p6-b200 (8 B200, EFA v4 8 x 400 Gb/s) over 8 GPUs per node:
-// all-reduce, all-gather and reduce-scatter. The vertices are the plugin's (src/tuner/nccl_ofi_regions.cpp,
-// region_init_internal_p6, at 2daf7d3), in its units.
+// aws-ofi-nccl's tuner regions for AWS p6-b200 (8 B200, EFA v4 8 x 400 Gb/s): all-reduces, all-gathers and
+// reduce-scatters over 8 GPUs per node. The vertices are the plugin's
+// (src/tuner/nccl_ofi_regions.cpp, region_init_internal_p6, at 2daf7d3), in its units.
 #include "simulator/cost/ofi_tuner_geometry.h"
 
 namespace simtrain::cost::ofi_tuner {
 namespace {
 
-std::vector<Region> all_reduce() {
+std::vector<Region> all_reduce_8_per_node() {
   const Point tree_ll = extended({393216, 16}, {393216, 1024});
   const Point tree_ll128 = extended({96993280, 1024}, {106430464, 2048});
   const Point nvls_tree_simple = extended({10737418240, 512}, {34359738368, 1500});
@@ -50,7 +50,7 @@ std::vector<Region> all_reduce() {
   };
 }
 
-std::vector<Region> all_gather() {
+std::vector<Region> all_gather_8_per_node() {
   const Point ring_ll = extended({74973184, 1024}, {213385216, 2048});
   const Point ring_ll128 = extended({8321499136, 512}, {32212254720, 2048});
   return {
@@ -91,7 +91,7 @@ std::vector<Region> all_gather() {
   };
 }
 
-std::vector<Region> reduce_scatter() {
+std::vector<Region> reduce_scatter_8_per_node() {
   const Point ring_ll = extended({73924608, 1024}, {209190912, 2048});
   const Point ring_ll128 = extended({4294967296, 256}, {8589934592, 512});
   return {
@@ -136,6 +136,8 @@ std::vector<Region> reduce_scatter() {
 
 }  // namespace
 
-RegionTables p6_b200_tables() { return {all_reduce(), all_gather(), reduce_scatter()}; }
+PluginTables p6_b200_tables() {
+  return {{8, {all_reduce_8_per_node(), all_gather_8_per_node(), reduce_scatter_8_per_node()}}};
+}
 
 }  // namespace simtrain::cost::ofi_tuner

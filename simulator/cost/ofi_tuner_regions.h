@@ -4,10 +4,9 @@
 // region a polygon in log2 coordinates naming one (algorithm, protocol) pair, the first region holding the
 // point wins, and a point outside every region, a communicator of 2 nodes or fewer, or a collective the
 // platform has no regions for is left to NCCL's tuner (aws-ofi-nccl src/tuner/nccl_ofi_regions.cpp, read at
-// v1.16.3 and at its August 2026 head, 2daf7d3). simtrain carries the regions of communicators of 8 GPUs per
-// node (ofi_tuner_geometry.h): p5/p5e's for all-reduces (those the AWS p5 tables of
-// validation/reference/nccl/multinode/ ran), p5en's and p6-b200's for all-reduces, all-gathers and
-// reduce-scatters.
+// v1.16.3 and at its August 2026 head, 2daf7d3). simtrain carries (ofi_tuner_geometry.h) p5/p5e's regions
+// for all-reduces over 8 GPUs per node (those the AWS p5 tables of validation/reference/nccl/multinode/ ran)
+// and over 2, and p5en's and p6-b200's for all-reduces, all-gathers and reduce-scatters over 8.
 #pragma once
 
 #include <optional>

@@ -67,6 +67,20 @@ TEST_CASE("p5 all-reduces: tree/LL128 while small, then ring/LL128, then ring/Si
   CHECK(!(without && without->algorithm == NcclAlgorithm::NVLSTree));
 }
 
+TEST_CASE(
+    "p5 all-reduces over 2 GPUs per node: tree/LL128 to 1 MiB, ring/LL128 to 40 MB, NVLS-tree to 263 MiB") {
+  const auto p5_two = [](double mib, bool nvls = true) {
+    return cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce,
+                                     mib * kMiB, 8, 4, nvls);  // 4 nodes of 2
+  };
+  CHECK(is(p5_two(0.5), NcclAlgorithm::Tree, NcclProtocol::LL128));
+  CHECK(is(p5_two(16), NcclAlgorithm::Ring, NcclProtocol::LL128));
+  CHECK(is(p5_two(128), NcclAlgorithm::NVLSTree, NcclProtocol::Simple));
+  CHECK(is(p5_two(1024), NcclAlgorithm::Ring, NcclProtocol::Simple));
+  // Without NVLS no other region holds 128 MiB at 8 ranks: NCCL decides.
+  CHECK(!p5_two(128, false));
+}
+
 TEST_CASE("NCCL's own tuner decides on 2 nodes or fewer, off the plugin's shapes and for other collectives") {
   CHECK(!p5(32 * kMiB, 2));
   CHECK(!p5(8192 * kMiB, 1));
@@ -74,6 +88,8 @@ TEST_CASE("NCCL's own tuner decides on 2 nodes or fewer, off the plugin's shapes
   CHECK(!p5(128 * kMiB, 8, true, CollectiveKind::AllToAll));
   CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 128 * kMiB,
                                    4 * 8, 8, true));  // 4 GPUs per node: no regions here
+  CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 4 * kMiB,
+                                   8, 8, true));  // 1 GPU per node: left to NCCL (ofi_tuner_geometry.h)
   CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::None, CollectiveKind::AllReduce, 128 * kMiB, 64, 8,
                                    true));
   // Beyond the plugin's largest size (100 GiB) it leaves the choice to NCCL.
