@@ -1,6 +1,6 @@
 // The plane aws-ofi-nccl's tuner plugin divides into regions (ofi_tuner_regions.h), and the region tables of
 // the instance types simtrain carries. The plugin gives each region's vertices in message bytes and ranks
-// and compares points in log2 coordinates; a Region keeps its vertices in both the plugin's units and log2.
+// and compares points in log2 coordinates; a Region is built from the former and keeps the latter.
 #pragma once
 
 #include <initializer_list>
