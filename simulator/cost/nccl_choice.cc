@@ -55,6 +55,7 @@ const char* name_of(const std::pair<const char*, Enum> (&names)[N], Enum value) 
 
 const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, algorithm); }
 const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
+const char* to_string(NcclTunerPlugin plugin) { return name_of(kTunerPlugins, plugin); }
 
 bool reduces_in_network(NcclAlgorithm algorithm) {
   return algorithm == NcclAlgorithm::CollNetDirect || algorithm == NcclAlgorithm::CollNetChain ||

@@ -59,6 +59,8 @@ struct NcclOverride {
 // "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", "collnetchain"; "ll", "ll128", "simple".
 const char* to_string(NcclAlgorithm algorithm);
 const char* to_string(NcclProtocol protocol);
+// "none", "aws-ofi-nccl-p5", ...: the names --nccl-tuner-plugin and nics.nccl_tuner_plugin take.
+const char* to_string(NcclTunerPlugin plugin);
 
 // Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "PAT", "LL128", ...). Throw
 // Error naming `option` and the accepted values otherwise.

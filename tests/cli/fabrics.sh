@@ -16,6 +16,8 @@ done
 check "platforms show describes the torus" bash -c "'$simtrain' platforms show torus-h100 | grep -q 'torus 4x4x4'"
 check "platforms show says where the switches reduce" \
   bash -c "'$simtrain' platforms show dgx-h100-superpod | grep -q 'switches reducing in the network (SHARP'"
+check "platforms show names the tuner plugin an AWS system loads" \
+  bash -c "'$simtrain' platforms show aws-p6-b200 | grep -q 'NCCL tuner plugin aws-ofi-nccl-p6-b200'"
 check "platforms show describes the PCIe tree" \
   bash -c "'$simtrain' platforms show pcie-p100 | grep -q '2 GPUs per PCIe switch'"
 
