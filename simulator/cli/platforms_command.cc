@@ -7,9 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/nccl_tuner_plugin.h"
 #include "simulator/cli/commands.h"
-#include "simulator/cost/nccl_choice.h"
-#include "simulator/engine/replay.h"
 #include "simulator/platform/cluster_spec.h"
 
 namespace simtrain::cli {
@@ -91,9 +90,9 @@ int platforms_command(const Arguments& args) {
   std::cout << fmt::format(
       "  {} NIC(s) x {:.0f} Gb/s per node{}\n", s.nics.count, s.nics.bandwidth_Bps * 8 / 1e9,
       s.nics.sharp ? ", switches reducing in the network (SHARP: --nccl-collnet-enable)" : "");
-  if (s.nics.tuner_plugin != platform::NcclTunerPlugin::None)
+  if (s.nics.tuner_plugin != NcclTunerPlugin::None)
     std::cout << fmt::format("  NCCL tuner plugin {}: its regions choose algorithm and protocol\n",
-                             cost::to_string(engine::nccl_tuner_plugin(s.nics.tuner_plugin)));
+                             to_string(s.nics.tuner_plugin));
   if (s.intra_node.fabric == platform::IntraNodeFabric::PCIe) std::cout << describe_pcie(s.intra_node.pcie);
   std::cout << describe_fabric(s.fabric);
   return 0;

@@ -20,11 +20,6 @@ constexpr std::pair<const char*, NcclAlgorithm> kAlgorithms[] = {
     {"collnetchain", NcclAlgorithm::CollNetChain}};
 constexpr std::pair<const char*, NcclProtocol> kProtocols[] = {
     {"ll", NcclProtocol::LL}, {"ll128", NcclProtocol::LL128}, {"simple", NcclProtocol::Simple}};
-constexpr std::pair<const char*, NcclTunerPlugin> kTunerPlugins[] = {
-    {"none", NcclTunerPlugin::None},
-    {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5},
-    {"aws-ofi-nccl-p5en", NcclTunerPlugin::AwsOfiNcclP5en},
-    {"aws-ofi-nccl-p6-b200", NcclTunerPlugin::AwsOfiNcclP6B200}};
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -55,7 +50,6 @@ const char* name_of(const std::pair<const char*, Enum> (&names)[N], Enum value) 
 
 const char* to_string(NcclAlgorithm algorithm) { return name_of(kAlgorithms, algorithm); }
 const char* to_string(NcclProtocol protocol) { return name_of(kProtocols, protocol); }
-const char* to_string(NcclTunerPlugin plugin) { return name_of(kTunerPlugins, plugin); }
 
 bool reduces_in_network(NcclAlgorithm algorithm) {
   return algorithm == NcclAlgorithm::CollNetDirect || algorithm == NcclAlgorithm::CollNetChain ||
@@ -96,7 +90,7 @@ NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& opt
 }
 
 NcclTunerPlugin parse_nccl_tuner_plugin(const std::string& text, const std::string& option) {
-  return parse(kTunerPlugins, text, option);
+  return parse(kNcclTunerPluginNames, text, option);
 }
 
 }  // namespace simtrain::cost

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "common/nccl_tuner_plugin.h"
+
 namespace simtrain::cost {
 
 // How an all-reduce is organised. Ring: rings inside and across nodes. Tree: ring phases inside each node,
@@ -32,10 +34,6 @@ bool reduces_in_network(NcclAlgorithm algorithm);
 // copies behind a fence per step, the most bandwidth after the longest latency.
 enum class NcclProtocol { LL, LL128, Simple };
 
-// The tuner plugins whose choices simtrain models (ofi_tuner_regions.h); None: NCCL's own tuner decides.
-// One value per instance type whose regions the plugin carries (AWS p5/p5e, p5en, p6-b200).
-enum class NcclTunerPlugin { None, AwsOfiNcclP5, AwsOfiNcclP5en, AwsOfiNcclP6B200 };
-
 // NCCL_BUFFSIZE's default: 4 MiB per channel and peer.
 inline constexpr double kNcclDefaultBufferBytes = 4 << 20;
 
@@ -59,15 +57,13 @@ struct NcclOverride {
 // "ring", "tree", "nvls", "nvlstree", "pat", "collnetdirect", "collnetchain"; "ll", "ll128", "simple".
 const char* to_string(NcclAlgorithm algorithm);
 const char* to_string(NcclProtocol protocol);
-// "none", "aws-ofi-nccl-p5", ...: the names --nccl-tuner-plugin and nics.nccl_tuner_plugin take.
-const char* to_string(NcclTunerPlugin plugin);
 
 // Parse NCCL_ALGO / NCCL_PROTO values, case-insensitively ("Ring", "NVLSTree", "PAT", "LL128", ...). Throw
 // Error naming `option` and the accepted values otherwise.
 NcclAlgorithm parse_nccl_algorithm(const std::string& text, const std::string& option);
 NcclProtocol parse_nccl_protocol(const std::string& text, const std::string& option);
-// "none", "aws-ofi-nccl-p5", "aws-ofi-nccl-p5en" or "aws-ofi-nccl-p6-b200"; Error naming `option` and the
-// accepted values otherwise.
+// A name of common/nccl_tuner_plugin.h's kNcclTunerPluginNames; Error naming `option` and the accepted
+// values otherwise.
 NcclTunerPlugin parse_nccl_tuner_plugin(const std::string& text, const std::string& option);
 // Parse an NCCL version, "2.26" or "2.26.2", into its minor number. Throw Error naming `option` and the
 // known range (2.18 to 2.29) for anything else.

@@ -312,18 +312,4 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
   return result;
 }
 
-cost::NcclTunerPlugin nccl_tuner_plugin(platform::NcclTunerPlugin plugin) {
-  switch (plugin) {
-    case platform::NcclTunerPlugin::AwsOfiNcclP5:
-      return cost::NcclTunerPlugin::AwsOfiNcclP5;
-    case platform::NcclTunerPlugin::AwsOfiNcclP5en:
-      return cost::NcclTunerPlugin::AwsOfiNcclP5en;
-    case platform::NcclTunerPlugin::AwsOfiNcclP6B200:
-      return cost::NcclTunerPlugin::AwsOfiNcclP6B200;
-    case platform::NcclTunerPlugin::None:
-      break;
-  }
-  return cost::NcclTunerPlugin::None;
-}
-
 }  // namespace simtrain::engine

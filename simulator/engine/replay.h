@@ -114,8 +114,4 @@ ReplayResult replay(const trace::Trace& trace, const cost::ProgramCosts& costs,
                     const calibration::Efficiencies& efficiencies, const PlatformSource& platform,
                     const ReplayOptions& options);
 
-// The cost model's name for the tuner plugin a spec loads (nics.nccl_tuner_plugin): the spec says what the
-// system runs, the cost layer what that plugin chooses; the two enums name the same plugins.
-cost::NcclTunerPlugin nccl_tuner_plugin(platform::NcclTunerPlugin plugin);
-
 }  // namespace simtrain::engine

@@ -97,7 +97,7 @@ cost::CollectiveLayout ReplayState::collective_layout(int group, int rank, const
       platform.gpu_nic_line_Bps);
   layout.point_to_point_proxy_chunk_s = cost::nccl_p2p_proxy_chunk_s(platform.nccl_p2p_chunk_s);
   layout.network_reduces = platform.sharp;
-  layout.tuner_plugin = nccl_tuner_plugin(platform.tuner_plugin);
+  layout.tuner_plugin = platform.tuner_plugin;
   return layout;
 }
 

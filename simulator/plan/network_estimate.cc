@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "simulator/cost/nccl_p2p_proxy.h"
-#include "simulator/engine/replay.h"
 
 namespace simtrain::plan {
 namespace {
@@ -79,7 +78,7 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
       spec_.nics.line_per_gpu_Bps(spec_.gpus_per_node));
   layout.point_to_point_proxy_chunk_s = cost::nccl_p2p_proxy_chunk_s(spec_.nics.nccl_p2p_chunk_s);
   layout.network_reduces = spec_.nics.sharp;
-  layout.tuner_plugin = engine::nccl_tuner_plugin(spec_.nics.tuner_plugin);
+  layout.tuner_plugin = spec_.nics.tuner_plugin;
   if (kind == trace::CollectiveKind::AllToAll && placement.nodes > 1 && placement.per_node > 0) {
     // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),
     // which together share the node's NICs: the first node's off-node bytes over its uplink, beside the

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <utility>
 
 #include "common/error.h"
@@ -146,11 +147,8 @@ NicSpec read_nics(const Section& section, int gpus_per_node) {
   }
   spec.sharp = section.boolean_or("sharp", false);
   if (section.has("nccl_tuner_plugin")) {
-    static const std::map<std::string, NcclTunerPlugin, std::less<>> kPlugins = {
-        {"none", NcclTunerPlugin::None},
-        {"aws-ofi-nccl-p5", NcclTunerPlugin::AwsOfiNcclP5},
-        {"aws-ofi-nccl-p5en", NcclTunerPlugin::AwsOfiNcclP5en},
-        {"aws-ofi-nccl-p6-b200", NcclTunerPlugin::AwsOfiNcclP6B200}};
+    static const std::map<std::string, NcclTunerPlugin, std::less<>> kPlugins(
+        std::begin(kNcclTunerPluginNames), std::end(kNcclTunerPluginNames));
     spec.tuner_plugin = section.choice("nccl_tuner_plugin", kPlugins);
   }
   return spec;

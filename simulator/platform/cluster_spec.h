@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace simtrain::platform {
+#include "common/nccl_tuner_plugin.h"
 
-// NCCL tuner plugins whose choices simtrain models (spec key nics.nccl_tuner_plugin).
-enum class NcclTunerPlugin { None, AwsOfiNcclP5, AwsOfiNcclP5en, AwsOfiNcclP6B200 };
+namespace simtrain::platform {
 
 enum class IntraNodeFabric { NVSwitch, NVLinkMesh, PCIe };
 enum class FabricTopology { Star, FatTree, Dragonfly, Torus };

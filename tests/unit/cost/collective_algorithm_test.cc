@@ -619,7 +619,7 @@ TEST_CASE("a tuner plugin's region forces the collective's algorithm and protoco
   // 8 nodes of 8 GPUs under aws-ofi-nccl's p5 regions: 128 MB is the LL128 ring's.
   const MultiNode c{ranks(64), 8};
   cost::CollectiveLayout layout = efa_like_layout(c, 9);
-  layout.tuner_plugin = cost::NcclTunerPlugin::AwsOfiNcclP5;
+  layout.tuner_plugin = NcclTunerPlugin::AwsOfiNcclP5;
   const auto plugin = cost::plan_collective(CollectiveKind::AllReduce, 128e6, layout, efficiencies());
   CHECK(plugin.algorithm == cost::NcclAlgorithm::Ring);
   CHECK(plugin.protocol == cost::NcclProtocol::LL128);

@@ -18,7 +18,7 @@ constexpr double kMiB = 1 << 20;
 
 std::optional<cost::TunerPluginChoice> p5(double bytes, int nodes, bool nvls = true,
                                           CollectiveKind kind = CollectiveKind::AllReduce) {
-  return cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, kind, bytes, 8 * nodes, nodes, nvls);
+  return cost::tuner_plugin_choice(NcclTunerPlugin::AwsOfiNcclP5, kind, bytes, 8 * nodes, nodes, nvls);
 }
 
 bool is(const std::optional<cost::TunerPluginChoice>& choice, NcclAlgorithm algorithm,
@@ -70,8 +70,8 @@ TEST_CASE("p5 all-reduces: tree/LL128 while small, then ring/LL128, then ring/Si
 TEST_CASE(
     "p5 all-reduces over 2 GPUs per node: tree/LL128 to 1 MiB, ring/LL128 to 40 MB, NVLS-tree to 263 MiB") {
   const auto p5_two = [](double mib, bool nvls = true) {
-    return cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce,
-                                     mib * kMiB, 8, 4, nvls);  // 4 nodes of 2
+    return cost::tuner_plugin_choice(NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, mib * kMiB, 8,
+                                     4, nvls);  // 4 nodes of 2
   };
   CHECK(is(p5_two(0.5), NcclAlgorithm::Tree, NcclProtocol::LL128));
   CHECK(is(p5_two(16), NcclAlgorithm::Ring, NcclProtocol::LL128));
@@ -86,19 +86,19 @@ TEST_CASE("NCCL's own tuner decides on 2 nodes or fewer, off the plugin's shapes
   CHECK(!p5(8192 * kMiB, 1));
   CHECK(!p5(128 * kMiB, 8, true, CollectiveKind::AllGather));
   CHECK(!p5(128 * kMiB, 8, true, CollectiveKind::AllToAll));
-  CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 128 * kMiB,
+  CHECK(!cost::tuner_plugin_choice(NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 128 * kMiB,
                                    4 * 8, 8, true));  // 4 GPUs per node: no regions here
-  CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 4 * kMiB,
-                                   8, 8, true));  // 1 GPU per node: left to NCCL (ofi_tuner_geometry.h)
-  CHECK(!cost::tuner_plugin_choice(cost::NcclTunerPlugin::None, CollectiveKind::AllReduce, 128 * kMiB, 64, 8,
-                                   true));
+  CHECK(!cost::tuner_plugin_choice(NcclTunerPlugin::AwsOfiNcclP5, CollectiveKind::AllReduce, 4 * kMiB, 8, 8,
+                                   true));  // 1 GPU per node: left to NCCL (ofi_tuner_geometry.h)
+  CHECK(
+      !cost::tuner_plugin_choice(NcclTunerPlugin::None, CollectiveKind::AllReduce, 128 * kMiB, 64, 8, true));
   // Beyond the plugin's largest size (100 GiB) it leaves the choice to NCCL.
   CHECK(!p5(200.0 * 1024 * kMiB, 8));
 }
 
 // What a plugin's regions give a collective of `mib` MiB on `nodes` nodes of 8 GPUs.
 struct ExpectedOf {
-  cost::NcclTunerPlugin plugin;
+  NcclTunerPlugin plugin;
   CollectiveKind kind;
   double mib;
   int nodes;
@@ -107,7 +107,6 @@ struct ExpectedOf {
 };
 
 TEST_CASE("p5en and p6-b200: each size band of the regions at 4 and 16 nodes") {
-  using cost::NcclTunerPlugin;
   const auto all_reduce = CollectiveKind::AllReduce;
   const ExpectedOf expected[] = {
       // p5en all-reduce at 32 ranks: tree/LL to 192 KiB, tree/LL128 to ~27 MiB, ring/LL128 to 280 MiB,

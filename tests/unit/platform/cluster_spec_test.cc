@@ -18,6 +18,7 @@
 #include "tests/support/spec_text.h"
 
 using simtrain::Error;
+using simtrain::NcclTunerPlugin;
 using namespace simtrain::platform;
 using simtrain::testing::check_error;
 using simtrain::testing::replace;
