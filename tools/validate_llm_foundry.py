@@ -13,22 +13,22 @@ How a row is run (each decision is the source's, or says why):
   GELU MLP of 4 x d_model, no biases, learned positions up to the row's sequence length, embeddings tied to
   the LM head, vocabulary 50,368; written as a simtrain model TOML per row. The closed-form parameter count
   of those shapes is checked against the table's NumParams (within 0.1%) before anything runs.
-- Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`), the row's micro-batch and global
-  batch, activation checkpointing as `--recompute full` where the row has it; bf16 (FSDP's PURE mixed
-  precision) on `dgx-h100` and `dgx-a100` (the A100 table's cluster: 1,600 Gb/s RoCE per node). amp_fp8
-  is Composer's Transformer Engine autocast with its default DelayedScaling recipe: `--precision fp8
-  --fp8-recipe delayed`.
+- Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`) with each MPT block a unit, the row's
+  micro-batch and gradient accumulation, activation checkpointing of every block (`--recompute full`) where
+  the row has it; bf16 on `dgx-h100` and `dgx-a100` (the A100 table's cluster: 1,600 Gb/s RoCE per node).
+- Generator: BF16 rows run simtrain's eager PyTorch generator (`--impl hf`: autocast, separate LayerNorm,
+  GELU, residual and loss kernels, as llm-foundry's PyTorch code runs them; FSDP's mixed precision gathers
+  16-bit parameters and reduces gradients in fp32, the table's MP mode DEFAULT). amp_fp8 is Composer's
+  Transformer Engine autocast with its default DelayedScaling recipe, which only the Megatron-style
+  generator has: those rows run it (`--precision fp8 --fp8-recipe delayed`), with Transformer Engine's fused
+  kernels, so FP8's gain over BF16 below compares two generators.
 - Attention: FlashAttention-2's kernels (`--attention flash2`): llm-foundry runs the flash-attn package
   (attn_impl flash, MPT-13B) or its Triton port (attn_impl triton, the others), not Transformer Engine.
 - The host: every kernel launched by a host thread at the per-kernel cost measured on the H200 machine
   (calibration/hosts/h200-run-a.json), as the Megatron-Bridge validation does.
-Simulated with simtrain's Megatron-style generator (the one that runs FSDP), whose kernels are Transformer
-Engine's fused ones where llm-foundry's PyTorch code runs separate LayerNorm, GELU and residual kernels.
-The loss keeps simtrain's default, Megatron-LM's unfused fp32 passes (52 bytes per bf16 logit forward and
-backward), where llm-foundry runs flash-attn's fused cross-entropy (loss_fn fused_crossentropy, its
-default) and Composer evaluates its two train metrics (LanguageCrossEntropy, LanguagePerplexity: a torch
-cross-entropy each under autocast) on every micro-batch: about 34 bytes per logit together, a few percent
-of a small model's step and less of a large one's.
+The loss of the FP8 rows keeps the Megatron-style generator's default, Megatron-LM's unfused fp32 passes,
+where llm-foundry runs flash-attn's fused cross-entropy (loss_fn fused_crossentropy, its default) and
+Composer evaluates its two train metrics (a torch cross-entropy each under autocast) on every micro-batch.
 
 Exit status 1 when the H100 MAPE exceeds --max-mape or the A100 one --a100-max-mape, 2 on other failures.
 usage: tools/validate_llm_foundry.py [--simtrain PATH] [--reference CSV] [--a100-reference CSV] [-j 2]
@@ -89,13 +89,18 @@ PLATFORMS = {"h100": "dgx-h100", "a100": "dgx-a100"}
 
 
 def run_args(row, toml):
-    args = ["--model", toml, "--gpus", row["gpus"], "--platform", PLATFORMS[row["system"]], "--fsdp", "full",
-            "--micro-batch", row["micro_batch"], "--global-batch", row["global_batch"],
-            "--seq-len", row["seq_len"], *PRECISIONS[row["precision"]], "--attention", "flash2",
-            "--host", HOST_PROFILE, "--allow-oom"]
-    if row["activation_checkpointing"] == "True":
-        args += ["--recompute", "full"]
-    return args
+    """BF16 rows run the eager generator (llm-foundry's PyTorch code), FP8 rows the Megatron-style one (the
+    only one with Transformer Engine's FP8)."""
+    common = ["--model", toml, "--gpus", row["gpus"], "--platform", PLATFORMS[row["system"]], "--fsdp", "full",
+              "--seq-len", row["seq_len"], "--attention", "flash2", "--host", HOST_PROFILE, "--allow-oom"]
+    checkpointing = ["--recompute", "full"] if row["activation_checkpointing"] == "True" else []
+    if row["precision"] != "amp_fp8":
+        micro_batch, gpus = int(row["micro_batch"]), int(row["gpus"])
+        grad_accum = int(row["global_batch"]) // (micro_batch * gpus)
+        return [*common, "--impl", "hf", *PRECISIONS[row["precision"]], "--optimizer", "adam",
+                "--batch-per-gpu", str(micro_batch), "--grad-accum", str(grad_accum), *checkpointing]
+    return [*common, *PRECISIONS[row["precision"]], "--micro-batch", row["micro_batch"],
+            "--global-batch", row["global_batch"], *checkpointing]
 
 
 def predict(simtrain, row, index, tmp):

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -130,8 +131,9 @@ void add_parallel_options(po::options_description& options) {
       "may span the tensor-parallel ranks (Megatron's --expert-tensor-parallel-size)")(
       "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
       "zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")(
-      "fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid")("distributed-optimizer",
-                                                                       "Megatron's distributed optimizer")(
+      "fsdp", po::value<std::string>(),
+      "PyTorch FSDP: full | hybrid (with an eager --impl: full, in the eager generator)")(
+      "distributed-optimizer", "Megatron's distributed optimizer")(
       "micro-batch", po::value<int>()->default_value(1), "sequences per micro-batch")(
       "global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")(
       "recompute", po::value<std::string>()->default_value("none"),
@@ -218,8 +220,14 @@ void add_parallel_options(po::options_description& options) {
 
 bool wants_model_parallelism(const po::variables_map& vm) {
   if (vm.count("impl") && vm["impl"].as<std::string>() == "megatron") return true;
+  // An explicit eager implementation runs PyTorch FSDP and chooses its attention kernel in the eager
+  // generator (workload_from_options).
+  const bool eager = vm.count("impl") > 0;
+  const auto eager_option = [](std::string_view name) {
+    return name == "fsdp" || name == "attention" || name == "recompute";
+  };
   for (const char* name : kParallelOptions)
-    if (vm.count(name) && !vm[name].defaulted()) return true;
+    if (vm.count(name) && !vm[name].defaulted() && !(eager && eager_option(name))) return true;
   return vm.count("precision") &&
          (vm["precision"].as<std::string>() == "fp8" || vm["precision"].as<std::string>() == "nvfp4");
 }
@@ -433,6 +441,29 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
   // The eager generator builds torchvision's and Hugging Face's kernel lists; megatron goes through
   // parallel_from_options (wants_model_parallelism), but is still checked against the model here.
   if (vm.count("impl")) workload::parse_implementation(vm["impl"].as<std::string>(), model);
+  if (vm.count("fsdp")) {
+    const std::string sharding = vm["fsdp"].as<std::string>();
+    if (sharding != "full")
+      throw Error("--fsdp " + sharding + ": the eager generator (--impl " + vm["impl"].as<std::string>() +
+                  ") shards fully (full); hybrid runs with --impl megatron");
+    if (*framework == workload::Framework::DeepSpeed)
+      throw Error("--fsdp: PyTorch FSDP does not run under --framework deepspeed (its ZeRO is --zero)");
+    if (!vm["bucket-mb"].defaulted()) throw Error("--bucket-mb: DDP's buckets do not apply to --fsdp");
+    config.fsdp = true;
+  }
+  if (vm.count("recompute") && !vm["recompute"].defaulted()) {
+    const std::string recompute = vm["recompute"].as<std::string>();
+    if (recompute != "full" && recompute != "none")
+      throw Error("--recompute " + recompute +
+                  ": the eager generator checkpoints whole blocks (full) or none");
+    config.activation_checkpointing = recompute == "full";
+  }
+  if (vm.count("attention") && !vm["attention"].defaulted()) {
+    const std::string attention = vm["attention"].as<std::string>();
+    if (attention != "flash" && attention != "flash2")
+      throw Error("--attention " + attention + ": the eager generator runs flash (PyTorch's SDPA) or flash2");
+    config.flash_attention_2 = attention == "flash2";
+  }
   if (vm.count("host")) config.host = workload::load_host_profile(vm["host"].as<std::string>());
   return config;
 }

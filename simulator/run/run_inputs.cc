@@ -56,6 +56,12 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
             {"grad_accum", c.grad_accum},
             {"bucket_bytes", c.bucket_bytes},
             {"parallel", {{"dp", c.gpus}}}};
+  if (c.fsdp) {
+    j["parallel"]["fsdp"] = "full";
+    j.erase("bucket_bytes");
+  }
+  if (c.activation_checkpointing) j["recompute"] = "full";
+  if (c.flash_attention_2) j["flash_attention_2"] = true;
   if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0)
     j["seq_len"] = seq_len;
   if (c.host) j["host"] = host_inputs(*c.host);

@@ -34,6 +34,20 @@ struct DataParallelConfig {
   // backward ends (DeepSpeed's default, framework.h).
   bool overlap_allreduce = true;
   std::string framework = "ddp";  // the Result's parallelism label (framework.h)
+  // PyTorch FSDP's FULL_SHARD over every rank instead of DDP (--fsdp full with the eager generator): each
+  // repeated block is a unit (fsdp_wrap.h) whose parameters are all-gathered before its forward and again
+  // before its backward, and whose gradients are reduce-scattered after it, every micro-step; each rank
+  // steps the optimizer on its 1/N shard. Under autocast the parameters are gathered in its 16-bit dtype
+  // (FSDP's MixedPrecision with param_dtype and reduce_dtype set to it, as Composer's PURE and
+  // accelerate's mixed precision set them).
+  bool fsdp = false;
+  // Activation checkpointing of every repeated block (--recompute full with the eager generator; Hugging
+  // Face's gradient_checkpointing, Composer's activation_checkpointing): forward keeps each block's input
+  // only, and backward reruns the block's forward kernels before its own. Transformers only.
+  bool activation_checkpointing = false;
+  // Attention as the flash-attn package's FlashAttention-2 kernels (llm-foundry, older stacks) instead of
+  // PyTorch SDPA's cuDNN kernel.
+  bool flash_attention_2 = false;
   // When set, each kernel is launched by the rank's host thread after host->dispatch_per_kernel_s of CPU
   // work (a "host" stream of ComputeKind::Host ops, as imported traces have), so the GPU waits when the host
   // falls behind. Unset: kernels are issued as soon as the GPU can run them.
@@ -68,9 +82,11 @@ std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bu
                                              double bucket_bytes);
 
 // Throws Error on impossible configurations, naming the option: "--gpus", "--batch-per-gpu", "--grad-accum",
-// "--bucket-bytes", "--first-bucket-bytes". Ops are named
-// "step<micro-step>.<layer>.<fwd|bwd_data|bwd_weight>", "step<last>.bucket<i>.allreduce" and
-// "optimizer.step".
+// "--bucket-bytes", "--first-bucket-bytes", "--recompute" (a model without transformer blocks). Ops are named
+// "step<micro-step>.<layer>.<fwd|bwd_data|bwd_weight>" (a rerun forward "step<s>.recompute.<layer>.fwd"),
+// "step<last>.bucket<i>.allreduce" and
+// "optimizer.step"; under FSDP "step<s>.<unit>.all_gather.<fwd|bwd>" and "step<s>.<unit>.reduce_scatter",
+// where <unit> is the block's name ("model.layers.3") or "root".
 trace::Trace generate_data_parallel_trace(const DataParallelConfig& config);
 
 }  // namespace simtrain::workload

@@ -319,13 +319,13 @@ void add_workspace_memsets(std::vector<ComputeSpec>& kernels) {
 }
 
 LayerKernels eager_passes(LayerKernels kernels, const Layer& layer, const Model& model, int batch,
-                          Precision precision);
+                          Precision precision, bool sixteen_bit_parameters);
 
 }  // namespace
 
 LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer, const Model& model,
-                                       int batch, Precision precision) {
-  kernels = eager_passes(std::move(kernels), layer, model, batch, precision);
+                                       int batch, Precision precision, bool sixteen_bit_parameters) {
+  kernels = eager_passes(std::move(kernels), layer, model, batch, precision, sixteen_bit_parameters);
   add_workspace_memsets(kernels.forward);
   add_workspace_memsets(kernels.backward);
   return kernels;
@@ -334,7 +334,7 @@ LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer,
 namespace {
 
 LayerKernels eager_passes(LayerKernels kernels, const Layer& layer, const Model& model, int batch,
-                          Precision precision) {
+                          Precision precision, bool sixteen_bit_parameters) {
   const bool autocast = precision == Precision::AMP_FP16 || precision == Precision::AMP_BF16;
   const DType low = activation_dtype(precision);
   const double e = static_cast<double>(bytes_per_element(low));
@@ -459,7 +459,7 @@ LayerKernels eager_passes(LayerKernels kernels, const Layer& layer, const Model&
   }
   if (!autocast) return kernels;
 
-  if (type == "linear" || type == "conv") {
+  if ((type == "linear" || type == "conv") && !sixteen_bit_parameters) {
     // The fp32 weight (a tied LM head's too: it is the embedding's) and bias cast to 16 bits before the
     // GEMM in forward; their 16-bit gradients cast back after backward.
     const double weight = weight_elements(layer);

@@ -24,7 +24,9 @@
 namespace simtrain::workload {
 
 // `kernels` as kernels_for() made them for `layer`, with the eager-mode passes above added or enlarged.
+// `sixteen_bit_parameters`: the parameters the layers read are already in autocast's dtype (FSDP's mixed
+// precision gathers them so), so no weight or bias is cast in forward and no gradient cast back.
 LayerKernels with_eager_pytorch_passes(LayerKernels kernels, const Layer& layer, const Model& model,
-                                       int batch, Precision precision);
+                                       int batch, Precision precision, bool sixteen_bit_parameters = false);
 
 }  // namespace simtrain::workload

@@ -244,3 +244,163 @@ TEST_CASE("impossible configurations are errors naming the option") {
   config.model = "alexnet";
   CHECK_THROWS_AS(generate_data_parallel_trace(config), Error);
 }
+
+namespace {
+
+// Llama-2-7B in the eager generator under FSDP on 16 GPUs, two micro-steps of one sequence of 512 tokens.
+DataParallelConfig llama_fsdp() {
+  DataParallelConfig config;
+  config.model = "llama2-7b";
+  config.model_options.seq_len = 512;
+  config.gpus = 16;
+  config.batch_per_gpu = 1;
+  config.grad_accum = 2;
+  config.precision = Precision::AMP_BF16;
+  config.optimizer = Optimizer::Adam;
+  config.fsdp = true;
+  return config;
+}
+
+std::map<std::string, const trace::Op*> ops_by_name(const trace::Program& program) {
+  std::map<std::string, const trace::Op*> ops;
+  for (const trace::Op& op : program.ops) ops[op.name] = &op;
+  return ops;
+}
+
+std::uint32_t index_of(const trace::Program& program, const trace::Op* op) {
+  return static_cast<std::uint32_t>(op - program.ops.data());
+}
+
+}  // namespace
+
+TEST_CASE("FSDP gathers every block twice and reduce-scatters it once per micro-step, in 16 and 32 bits") {
+  const trace::Trace t = generate_data_parallel_trace(llama_fsdp());
+  CHECK_NOTHROW(trace::validate(t, "generated"));
+  const trace::Program& p = t.programs[0];
+  CHECK(p.name == "fsdp");
+  CHECK(p.streams == std::vector<std::string>{"compute", "reduce_scatter", "all_gather"});
+  CHECK(t.metadata.parallelism == "fsdp");
+  const double parameters = build_model("llama2-7b", {.seq_len = 512}).parameters();
+  double gathered = 0, reduced = 0;
+  int gathers = 0, reduce_scatters = 0;
+  for (const trace::Op& op : p.ops) {
+    if (op.type != trace::OpType::Collective) continue;
+    if (op.collective.kind == trace::CollectiveKind::AllGather) {
+      ++gathers;
+      CHECK(op.stream == 2);
+      CHECK(op.collective.dtype == DType::BF16);
+      gathered += op.collective.bytes;
+    } else {
+      REQUIRE(op.collective.kind == trace::CollectiveKind::ReduceScatter);
+      ++reduce_scatters;
+      CHECK(op.stream == 1);
+      CHECK(op.collective.dtype == DType::FP32);
+      reduced += op.collective.bytes;
+    }
+  }
+  // Per micro-step: the root once, each of the 32 blocks in forward and again in backward.
+  CHECK(gathers == 2 * (1 + 2 * 32));
+  CHECK(reduce_scatters == 2 * (1 + 32));
+  // Every parameter gathered in bf16 once per pass but the root's (kept from forward into backward).
+  const double root = 2.0 * 32000 * 4096 + 4096;
+  CHECK(gathered == doctest::Approx(2 * 2 * (2 * parameters - root)));
+  CHECK(reduced == doctest::Approx(2 * 4 * parameters));
+  // Nothing casts a weight: the gathered parameters are bf16 already.
+  const auto ops = ops_by_name(p);
+  CHECK(ops.count("step1.model.layers.0.self_attn.o_proj.cast.fwd") == 0);
+  CHECK(ops.count("step1.model.layers.0.self_attn.o_proj.fwd") == 1);
+}
+
+TEST_CASE(
+    "FSDP's kernels wait for their block's gather, prefetched two blocks deep, and gradients leave after") {
+  const trace::Trace t = generate_data_parallel_trace(llama_fsdp());
+  const trace::Program& p = t.programs[0];
+  const auto ops = ops_by_name(p);
+  const auto deps_of = [&](const std::string& name) {
+    REQUIRE(ops.count(name) == 1);
+    return ops.at(name)->deps;
+  };
+  const auto id = [&](const std::string& name) {
+    REQUIRE(ops.count(name) == 1);
+    return index_of(p, ops.at(name));
+  };
+  // Forward: block 3's first kernel waits for block 3's gather, which waited for block 1 to finish
+  // (its last forward kernel, the residual add) so that two blocks' parameters are alive at once.
+  CHECK(deps_of("step1.model.layers.3.input_layernorm.fwd") ==
+        std::vector<std::uint32_t>{id("step1.model.layers.3.all_gather.fwd")});
+  CHECK(deps_of("step1.model.layers.3.all_gather.fwd") ==
+        std::vector<std::uint32_t>{id("step1.model.layers.1.add_2.fwd")});
+  CHECK(deps_of("step1.model.embed_tokens.fwd") ==
+        std::vector<std::uint32_t>{id("step1.root.all_gather.fwd")});
+  // The second micro-step's root gather comes after the first micro-step's backward.
+  const std::vector<std::uint32_t> after_step1 = deps_of("step2.root.all_gather.fwd");
+  REQUIRE(after_step1.size() == 1);
+  CHECK(p.ops[after_step1[0]].name.starts_with("step1.model.embed_tokens."));
+  for (std::uint32_t i = after_step1[0] + 1; i < id("step2.root.all_gather.fwd"); ++i)
+    CHECK(p.ops[i].type == trace::OpType::Collective);  // nothing of step 1 computes after it
+  // Backward: the last block's gather follows the forward; block 29's was prefetched once block 31 finished.
+  const std::vector<std::uint32_t> after_forward = deps_of("step1.model.layers.31.all_gather.bwd");
+  REQUIRE(after_forward.size() == 1);
+  CHECK(p.ops[after_forward[0]].compute.pass == trace::Pass::Forward);
+  CHECK(deps_of("step1.model.layers.29.all_gather.bwd").size() == 1);
+  const trace::Op& freed = p.ops[deps_of("step1.model.layers.29.all_gather.bwd")[0]];
+  CHECK(freed.name.starts_with("step1.model.layers.31."));
+  CHECK(freed.compute.pass != trace::Pass::Forward);
+  // A block's gradients are reduce-scattered after its last backward kernel (its input norm's).
+  const trace::Op& last = p.ops[deps_of("step1.model.layers.5.reduce_scatter")[0]];
+  CHECK(last.name.starts_with("step1.model.layers.5.input_layernorm."));
+  // The optimizer waits for every reduce-scatter of both micro-steps and steps 1/16 of the parameters.
+  const trace::Op& step = *ops.at("optimizer.step.1");
+  CHECK(step.deps.size() == 2 * 33);
+  double bytes = 0;
+  for (const trace::Op& op : p.ops)
+    if (op.compute.kind == trace::ComputeKind::Optimizer) bytes += op.compute.bytes;
+  CHECK(bytes == doctest::Approx(28 * build_model("llama2-7b", {.seq_len = 512}).parameters() / 16));
+}
+
+TEST_CASE("FSDP keeps 1/N of the fp32 parameters, gradients and optimizer states per rank") {
+  DataParallelConfig ddp = llama_fsdp();
+  ddp.fsdp = false;
+  const auto& sharded = generate_data_parallel_trace(llama_fsdp()).metadata.memory_breakdown_bytes;
+  const auto& full = generate_data_parallel_trace(ddp).metadata.memory_breakdown_bytes;
+  for (const char* part : {"weights", "gradients", "optimizer_states"})
+    CHECK(sharded.at(part) == doctest::Approx(full.at(part) / 16));
+  CHECK(sharded.at("activations") == full.at("activations"));
+  // The gathered root and two blocks in bf16, one block's gradients in fp32.
+  const double block = 4.0 * 4096 * 4096 + 3.0 * 4096 * 11008 + 2 * 4096, root = 2.0 * 32000 * 4096 + 4096;
+  CHECK(sharded.at("communication_buffers") == doctest::Approx((root + 2 * block) * 2 + block * 4));
+}
+
+TEST_CASE("activation checkpointing reruns each block's forward before its backward, after its gather") {
+  DataParallelConfig config = llama_fsdp();
+  config.activation_checkpointing = true;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  CHECK_NOTHROW(trace::validate(t, "generated"));
+  const trace::Program& p = t.programs[0];
+  const auto ops = ops_by_name(p);
+  REQUIRE(ops.count("step1.recompute.model.layers.7.input_layernorm.fwd") == 1);
+  const trace::Op& first = *ops.at("step1.recompute.model.layers.7.input_layernorm.fwd");
+  CHECK(first.deps == std::vector<std::uint32_t>{index_of(p, ops.at("step1.model.layers.7.all_gather.bwd"))});
+  // The rerun ends right before the block's first backward kernel.
+  const std::uint32_t rerun_end = index_of(p, ops.at("step1.recompute.model.layers.7.add_2.fwd"));
+  CHECK(p.ops[rerun_end + 1].name.starts_with("step1.model.layers.7."));
+  CHECK(p.ops[rerun_end + 1].compute.pass != trace::Pass::Forward);
+  // Every block's forward kernels run twice; the root's once.
+  int forward = 0, rerun = 0;
+  for (const trace::Op& op : p.ops) {
+    if (op.type != trace::OpType::Compute || op.compute.pass != trace::Pass::Forward) continue;
+    (op.name.find(".recompute.") != std::string::npos ? rerun : forward)++;
+  }
+  CHECK(rerun < forward);
+  CHECK(rerun > forward * 9 / 10);
+  // Only the blocks' inputs stay saved.
+  DataParallelConfig plain = llama_fsdp();
+  CHECK(t.metadata.memory_breakdown_bytes.at("activations") <
+        generate_data_parallel_trace(plain).metadata.memory_breakdown_bytes.at("activations") / 4);
+
+  DataParallelConfig cnn;
+  cnn.activation_checkpointing = true;  // resnet50
+  CHECK_THROWS_WITH(
+      generate_data_parallel_trace(cnn),
+      "--recompute full: resnet50 has no transformer blocks to checkpoint in the eager generator");
+}

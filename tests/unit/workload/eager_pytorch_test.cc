@@ -65,6 +65,15 @@ TEST_CASE("autocast casts a weight to 16 bits before its GEMM and the weight gra
   // Without autocast the weights are used as they are.
   CHECK(eager(model, qkv, 1, Precision::FP32).forward.size() == fused.forward.size());
   CHECK(eager(model, qkv, 1, Precision::TF32).backward.size() == fused.backward.size());
+
+  // Nor when FSDP's mixed precision has gathered them in 16 bits already.
+  const Layer& layer = layer_named(model, qkv);
+  LayerKernels gathered = with_eager_pytorch_passes(kernels_for(layer, model, 1, Precision::AMP_BF16), layer,
+                                                    model, 1, Precision::AMP_BF16, true);
+  std::erase_if(gathered.forward, is_workspace_memset);
+  std::erase_if(gathered.backward, is_workspace_memset);
+  CHECK(gathered.forward.size() == fused.forward.size());
+  CHECK(gathered.backward.size() == fused.backward.size());
 }
 
 TEST_CASE("cuBLASLt zeroes a workspace before large 16-bit forward and input-gradient GEMMs") {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# PyTorch FSDP, activation checkpointing and FlashAttention-2 in the eager generator (--impl hf): what the
+# run reports, and the one-line errors for what that generator does not run.
+source "$(dirname "$0")/lib.bash"
+
+run=(run --model llama2-7b --impl hf --gpus 16 --platform dgx-h100 --batch-per-gpu 1 --seq-len 2048
+  --precision amp-bf16 --omit-wall-time)
+"$simtrain" "${run[@]}" --fsdp full --json "$work/fsdp.json" >/dev/null
+"$simtrain" "${run[@]}" --fsdp full --recompute full --json "$work/ckpt.json" >/dev/null
+"$simtrain" "${run[@]}" --fsdp full --attention flash2 --json "$work/flash2.json" >/dev/null
+"$simtrain" "${run[@]}" --allow-oom --json "$work/ddp.json" >/dev/null
+check "FSDP is the run's parallelism" test "$(field "$work/fsdp.json" parallelism)" = fsdp
+python3 - "$work/fsdp.json" "$work/ddp.json" "$work/ckpt.json" "$work/flash2.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+fsdp, ddp, ckpt, flash2 = (json.load(open(p)) for p in sys.argv[1:])
+memory = lambda r: r["memory_breakdown_bytes"]
+for part in ("weights", "gradients", "optimizer_states"):
+    assert abs(memory(fsdp)[part] * 16 / memory(ddp)[part] - 1) < 1e-9, part  # 1/16 on each of 16 GPUs
+assert memory(ckpt)["activations"] < memory(fsdp)["activations"] / 4
+# Checkpointing reruns the blocks' forward: about a third more compute.
+ratio = ckpt["breakdown"]["compute_s"] / fsdp["breakdown"]["compute_s"]
+assert 1.2 < ratio < 1.45, ratio
+# FlashAttention-2 reaches less of an H100's peak than cuDNN's attention.
+assert flash2["iteration_time_s"] > fsdp["iteration_time_s"]
+PY
+echo "ok   FSDP shards the state 16 ways; checkpointing reruns the blocks; flash2 is slower on an H100"
+
+expect_error "hybrid sharding needs the Megatron-style generator" "--fsdp hybrid: the eager generator" \
+  "${run[@]}" --fsdp hybrid
+expect_error "selective recompute is Megatron's" "--recompute selective: the eager generator checkpoints" \
+  "${run[@]}" --recompute selective
+expect_error "DDP's buckets do not apply to FSDP" "--bucket-mb: DDP's buckets do not apply to --fsdp" \
+  "${run[@]}" --fsdp full --bucket-mb 10
+expect_error "FSDP does not run under DeepSpeed" "--fsdp: PyTorch FSDP does not run under --framework deepspeed" \
+  "${run[@]}" --fsdp full --framework deepspeed
+expect_error "unfused attention is not an eager choice" "--attention unfused: the eager generator runs" \
+  "${run[@]}" --attention unfused
+expect_error "a CNN has no blocks to checkpoint" "--recompute full: resnet50 has no transformer blocks" \
+  run --model resnet50 --impl torchvision --gpus 8 --recompute full
+finish
