@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iostream>
+#include <numeric>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -131,8 +132,7 @@ void add_parallel_options(po::options_description& options) {
       "may span the tensor-parallel ranks (Megatron's --expert-tensor-parallel-size)")(
       "dp", po::value<int>()->default_value(0), "data-parallel size (default: GPUs / (tp pp cp))")(
       "zero", po::value<int>()->default_value(0), "DeepSpeed ZeRO stage 0-3")(
-      "fsdp", po::value<std::string>(),
-      "PyTorch FSDP: full | hybrid (with an eager --impl: full, in the eager generator)")(
+      "fsdp", po::value<std::string>(), "PyTorch FSDP: full | hybrid (shards within 8 GPUs)")(
       "distributed-optimizer", "Megatron's distributed optimizer")(
       "micro-batch", po::value<int>()->default_value(1), "sequences per micro-batch")(
       "global-batch", po::value<int>()->default_value(0), "sequences per step (default: micro-batch x dp)")(
@@ -443,9 +443,10 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
   if (vm.count("impl")) workload::parse_implementation(vm["impl"].as<std::string>(), model);
   if (vm.count("fsdp")) {
     const std::string sharding = vm["fsdp"].as<std::string>();
-    if (sharding != "full")
-      throw Error("--fsdp " + sharding + ": the eager generator (--impl " + vm["impl"].as<std::string>() +
-                  ") shards fully (full); hybrid runs with --impl megatron");
+    if (sharding != "full" && sharding != "hybrid")
+      throw Error("--fsdp: unknown sharding '" + sharding + "' (full, hybrid)");
+    // Hybrid shards within a node's worth of ranks (8 GPUs), as the Megatron-style generator does.
+    if (sharding == "hybrid") config.fsdp_shard_size = std::gcd(config.gpus, 8);
     if (*framework == workload::Framework::DeepSpeed)
       throw Error("--fsdp: PyTorch FSDP does not run under --framework deepspeed (its ZeRO is --zero)");
     if (!vm["bucket-mb"].defaulted()) throw Error("--bucket-mb: DDP's buckets do not apply to --fsdp");

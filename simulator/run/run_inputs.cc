@@ -57,7 +57,7 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
             {"bucket_bytes", c.bucket_bytes},
             {"parallel", {{"dp", c.gpus}}}};
   if (c.fsdp) {
-    j["parallel"]["fsdp"] = "full";
+    j["parallel"]["fsdp"] = c.fsdp_shard_size > 0 && c.fsdp_shard_size < c.gpus ? "hybrid" : "full";
     j.erase("bucket_bytes");
   }
   if (c.activation_checkpointing) j["recompute"] = "full";

@@ -38,6 +38,9 @@ void validate(const DataParallelConfig& config) {
                 std::to_string(config.grad_accum));
   if (!(config.bucket_bytes > 0)) throw Error("--bucket-bytes: must be positive");
   if (!(config.first_bucket_bytes > 0)) throw Error("--first-bucket-bytes: must be positive");
+  if (config.fsdp_shard_size < 0 || (config.fsdp_shard_size > 0 && config.gpus % config.fsdp_shard_size != 0))
+    throw Error("--fsdp: a shard group of " + std::to_string(config.fsdp_shard_size) +
+                " ranks does not divide " + std::to_string(config.gpus) + " GPUs");
 }
 
 std::string_view pass_suffix(trace::Pass pass) {
@@ -110,13 +113,31 @@ double optimizer_flops_per_parameter(Optimizer optimizer) {
   return 12;
 }
 
-// FULL_SHARD's memory per rank: 1/N of the fp32 parameters, of their gradients and of the optimizer
-// states; in full, the root unit's parameters (kept from forward to backward) and two blocks' at a time
-// (the one running and the one prefetched) in the gathering dtype, which replace autocast's cached weight
-// casts, and one block's unsharded gradients before its reduce-scatter.
-void shard_fully(MemoryEstimate& memory, AllocatorPeak& allocator, const FsdpWrap& wrap, int gpus,
+// HYBRID_SHARD's communicators after the data-parallel group (0, every rank: what the engine samples
+// replicas of): group 1 the shard groups (consecutive ranks), group 2 the replicas (the ranks at the same
+// place in every shard group).
+void hybrid_shard_groups(trace::Trace& trace, int shard_size) {
+  const int replicas = trace.world_size / shard_size;
+  trace::CommunicatorGroup shards{.name = "fsdp_shard"}, replicate{.name = "fsdp_replicate"};
+  for (int g = 0; g < replicas; ++g) {
+    shards.communicators.emplace_back();
+    for (int i = 0; i < shard_size; ++i) shards.communicators.back().push_back(g * shard_size + i);
+  }
+  for (int i = 0; i < shard_size; ++i) {
+    replicate.communicators.emplace_back();
+    for (int g = 0; g < replicas; ++g) replicate.communicators.back().push_back(g * shard_size + i);
+  }
+  trace.groups.push_back(std::move(shards));
+  trace.groups.push_back(std::move(replicate));
+}
+
+// FSDP's memory per rank (sharded over N = `shard_size` ranks): 1/N of the fp32 parameters, of their
+// gradients and of the optimizer states; in full, the root unit's parameters (kept from forward to backward)
+// and two blocks' at a time (the one running and the one prefetched) in the gathering dtype, which replace
+// autocast's cached weight casts, and one block's unsharded gradients before its reduce-scatter.
+void shard_fully(MemoryEstimate& memory, AllocatorPeak& allocator, const FsdpWrap& wrap, int shard_size,
                  FsdpDtypes dtypes) {
-  const double n = gpus;
+  const double n = shard_size;
   memory.weights_bytes /= n;
   memory.gradients_bytes /= n;
   memory.optimizer_states_bytes /= n;
@@ -243,6 +264,15 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   if (config.activation_checkpointing && (!model.transformer || wrap.units.empty()))
     throw Error("--recompute full: " + model.name +
                 " has no transformer blocks to checkpoint in the eager generator");
+  // Ranks per shard group; fewer than all is HYBRID_SHARD, with a second communicator group of replicas.
+  const int shard_size =
+      config.fsdp_shard_size > 0 ? std::min(config.fsdp_shard_size, config.gpus) : config.gpus;
+  const bool hybrid = config.fsdp && shard_size < config.gpus;
+  FsdpStreams fsdp_streams{kGatherStream, kCommStream, 0, std::nullopt, shard_size};
+  if (hybrid) {
+    fsdp_streams.shard_group = 1;
+    fsdp_streams.replicate_group = 2;
+  }
   // Gradients reduce in fp32 (Composer's DEFAULT mixed precision, torchtitan's default reduce dtype).
   const FsdpDtypes fsdp_dtypes{sixteen_bit_parameters ? activation_dtype(config.precision) : DType::FP32,
                                DType::FP32};
@@ -280,9 +310,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
     prefix = "step" + std::to_string(step) + ".";
     const bool last_step = step == config.grad_accum;
     std::optional<FsdpMicroStep> fsdp;
-    if (config.fsdp)
-      fsdp.emplace(model, wrap, fsdp_dtypes, FsdpStreams{kGatherStream, kCommStream}, prefix, end_of_step,
-                   program);
+    if (config.fsdp) fsdp.emplace(model, wrap, fsdp_dtypes, fsdp_streams, prefix, end_of_step, program);
     std::uint32_t last_kernel = 0;
     std::vector<std::uint32_t> pending;  // what the next kernel waits for
     for (std::size_t i = 0; i < layer_count; ++i) {
@@ -325,7 +353,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   }
 
   // Each rank steps its shard: under FSDP one flat parameter per unit, 1/N of it.
-  const double shards = config.fsdp ? config.gpus : 1;
+  const double shards = config.fsdp ? shard_size : 1;
   const double parameters = model.parameters() / shards;
   std::vector<double> tensors = parameter_tensors(model);
   if (config.fsdp) {
@@ -354,13 +382,15 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
 
   if (config.host) add_host_launches(program, *config.host);
   trace::Trace trace = trace::single_program_trace(std::move(program), config.gpus, "dp");
+  if (hybrid) hybrid_shard_groups(trace, shard_size);
 
   const double samples = static_cast<double>(config.gpus) * config.batch_per_gpu * config.grad_accum;
   trace::TraceMetadata& meta = trace.metadata;
   meta.model = model.name;
   meta.generator = config.fsdp ? "simtrain workload fsdp" : "simtrain workload ddp";
-  meta.parallelism =
-      config.fsdp ? (config.framework == "ddp" ? "fsdp" : config.framework + "+fsdp") : config.framework;
+  const std::string sharding = hybrid ? "fsdp-hybrid" : "fsdp";
+  meta.parallelism = config.fsdp ? (config.framework == "ddp" ? sharding : config.framework + "+" + sharding)
+                                 : config.framework;
   meta.samples_per_iteration = samples;
   meta.tokens_per_iteration = samples * model.seq_len;
   meta.model_flops_per_iteration = 3 * model.forward_flops_per_sample() * samples;
@@ -372,7 +402,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
   // DDP's flat gradient buckets, when there is more than one rank to reduce with, come on top.
   const double bucket_copy_bytes =
       !config.fsdp && config.gpus > 1 && config.bucket_bytes > 0 ? 4 * model.parameters() : 0;
-  if (config.fsdp) shard_fully(memory, allocator, wrap, config.gpus, fsdp_dtypes);
+  if (config.fsdp) shard_fully(memory, allocator, wrap, shard_size, fsdp_dtypes);
   if (config.activation_checkpointing) {
     const double share = checkpointed_activation_share(model, wrap);
     memory.activations_bytes *= share;

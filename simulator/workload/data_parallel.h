@@ -41,6 +41,10 @@ struct DataParallelConfig {
   // (FSDP's MixedPrecision with param_dtype and reduce_dtype set to it, as Composer's PURE and
   // accelerate's mixed precision set them).
   bool fsdp = false;
+  // With `fsdp`: the ranks each unit is sharded over, 0 = all of them (FULL_SHARD). Fewer is HYBRID_SHARD
+  // (--fsdp hybrid: a node's worth, 8 GPUs): gathers and reduce-scatters stay within each group of
+  // consecutive ranks, and each reduce-scatter's shard is then all-reduced across the groups.
+  int fsdp_shard_size = 0;
   // Activation checkpointing of every repeated block (--recompute full with the eager generator; Hugging
   // Face's gradient_checkpointing, Composer's activation_checkpointing): forward keeps each block's input
   // only, and backward reruns the block's forward kernels before its own. Transformers only.
@@ -82,11 +86,12 @@ std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bu
                                              double bucket_bytes);
 
 // Throws Error on impossible configurations, naming the option: "--gpus", "--batch-per-gpu", "--grad-accum",
-// "--bucket-bytes", "--first-bucket-bytes", "--recompute" (a model without transformer blocks). Ops are named
+// "--bucket-bytes", "--first-bucket-bytes", "--recompute" (a model without transformer blocks), "--fsdp" (a
+// shard size that does not divide the GPUs). Ops are named
 // "step<micro-step>.<layer>.<fwd|bwd_data|bwd_weight>" (a rerun forward "step<s>.recompute.<layer>.fwd"),
 // "step<last>.bucket<i>.allreduce" and
 // "optimizer.step"; under FSDP "step<s>.<unit>.all_gather.<fwd|bwd>" and "step<s>.<unit>.reduce_scatter",
-// where <unit> is the block's name ("model.layers.3") or "root".
+// (hybrid: and "step<s>.<unit>.all_reduce"), where <unit> is the block's name ("model.layers.3") or "root".
 trace::Trace generate_data_parallel_trace(const DataParallelConfig& config);
 
 }  // namespace simtrain::workload

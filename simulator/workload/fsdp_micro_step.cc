@@ -33,7 +33,7 @@ std::string FsdpMicroStep::unit_name(std::size_t unit) const {
 namespace {
 
 trace::Op collective(const std::string& name, trace::CollectiveKind kind, DType dtype, double parameters,
-                     std::vector<std::uint32_t> deps, std::uint8_t stream) {
+                     std::vector<std::uint32_t> deps, std::uint8_t stream, std::uint16_t group) {
   trace::Op op;
   op.name = name;
   op.type = trace::OpType::Collective;
@@ -42,7 +42,7 @@ trace::Op collective(const std::string& name, trace::CollectiveKind kind, DType 
   op.collective.kind = kind;
   op.collective.dtype = dtype;
   op.collective.bytes = parameters * bytes_per_element(dtype);
-  op.collective.group = 0;
+  op.collective.group = group;
   return op;
 }
 
@@ -50,14 +50,21 @@ trace::Op collective(const std::string& name, trace::CollectiveKind kind, DType 
 
 std::uint32_t FsdpMicroStep::gather(const std::string& name, double parameters,
                                     std::vector<std::uint32_t> deps) {
-  return trace::append(program_, collective(name, trace::CollectiveKind::AllGather, dtypes_.gather,
-                                            parameters, std::move(deps), streams_.gather));
+  return trace::append(program_,
+                       collective(name, trace::CollectiveKind::AllGather, dtypes_.gather, parameters,
+                                  std::move(deps), streams_.gather, streams_.shard_group));
 }
 
-std::uint32_t FsdpMicroStep::reduce_scatter(const std::string& name, double parameters,
-                                            std::vector<std::uint32_t> deps) {
-  return trace::append(program_, collective(name, trace::CollectiveKind::ReduceScatter, dtypes_.reduce,
-                                            parameters, std::move(deps), streams_.reduce_scatter));
+void FsdpMicroStep::reduce(const std::string& unit, double parameters, std::uint32_t after) {
+  reduce_scatters_.push_back(trace::append(
+      program_,
+      collective(prefix_ + unit + ".reduce_scatter", trace::CollectiveKind::ReduceScatter, dtypes_.reduce,
+                 parameters, {after}, streams_.reduce_scatter, streams_.shard_group)));
+  if (!streams_.replicate_group) return;
+  reduce_scatters_.push_back(trace::append(
+      program_, collective(prefix_ + unit + ".all_reduce", trace::CollectiveKind::AllReduce, dtypes_.reduce,
+                           parameters / streams_.shard_size, {reduce_scatters_.back()},
+                           streams_.reduce_scatter, *streams_.replicate_group)));
 }
 
 void FsdpMicroStep::gather_forward(std::size_t unit, std::vector<std::uint32_t> deps) {
@@ -119,14 +126,11 @@ void FsdpMicroStep::after_backward(std::size_t layer, std::uint32_t last_kernel)
   const auto u = static_cast<std::size_t>(unit);
   if (layer != wrap_.units[u].first_layer) return;
   backward_end_[u] = last_kernel;
-  reduce_scatters_.push_back(
-      reduce_scatter(prefix_ + unit_name(u) + ".reduce_scatter", wrap_.units[u].parameters, {last_kernel}));
+  reduce(unit_name(u), wrap_.units[u].parameters, last_kernel);
 }
 
 std::vector<std::uint32_t> FsdpMicroStep::finish(std::uint32_t end_of_backward) {
-  if (wrap_.root_parameters > 0)
-    reduce_scatters_.push_back(
-        reduce_scatter(prefix_ + "root.reduce_scatter", wrap_.root_parameters, {end_of_backward}));
+  if (wrap_.root_parameters > 0) reduce("root", wrap_.root_parameters, end_of_backward);
   return std::move(reduce_scatters_);
 }
 

@@ -5,7 +5,8 @@
 //    (limit_all_gathers: at most two blocks' gathered parameters alive at once);
 //  - backward: each block gathers its parameters again (resharded after forward) and, as it starts,
 //    prefetches the next block in backward order (BACKWARD_PRE) once the block before it has finished;
-//  - each block's gradients are reduce-scattered once its backward is done, the root's at the end.
+//  - each block's gradients are reduce-scattered once its backward is done, the root's at the end; under
+//    HYBRID_SHARD the reduced shard is then all-reduced across the replicas, on the same stream.
 // Gathers run on their own stream and reduce-scatters on another, so both overlap the kernels.
 #pragma once
 
@@ -19,10 +20,15 @@
 
 namespace simtrain::workload {
 
-// The program's streams the gathers and the reduce-scatters run on (each its own, beside the kernels').
+// Where the collectives run: the program's streams for gathers and for gradient reductions (each its own,
+// beside the kernels'), and the trace's communicator groups: the ranks a unit is sharded over, and under
+// HYBRID_SHARD the replicas each shard's reduced gradients are then all-reduced across.
 struct FsdpStreams {
   std::uint8_t gather = 0;
   std::uint8_t reduce_scatter = 0;
+  std::uint16_t shard_group = 0;
+  std::optional<std::uint16_t> replicate_group;
+  int shard_size = 1;  // ranks per shard group: the all-reduced shard is 1/shard_size of the unit
 };
 
 // FSDP's MixedPrecision: param_dtype (what is gathered) and reduce_dtype (what gradients are reduced in).
@@ -49,13 +55,14 @@ class FsdpMicroStep {
   std::vector<std::uint32_t> before_backward(std::size_t layer, std::uint32_t end_of_forward);
   // `last_kernel`: the last backward kernel appended so far, once layer `layer`'s are.
   void after_backward(std::size_t layer, std::uint32_t last_kernel);
-  // Appends the root unit's reduce-scatter after `end_of_backward`; returns every reduce-scatter of the
-  // micro-step, which the optimizer step waits for.
+  // Appends the root unit's gradient reduction after `end_of_backward`; returns every gradient reduction
+  // of the micro-step, which the optimizer step waits for.
   std::vector<std::uint32_t> finish(std::uint32_t end_of_backward);
 
  private:
   std::uint32_t gather(const std::string& name, double parameters, std::vector<std::uint32_t> deps);
-  std::uint32_t reduce_scatter(const std::string& name, double parameters, std::vector<std::uint32_t> deps);
+  // The reduce-scatter (and under HYBRID_SHARD the all-reduce after it) of `parameters` gradients.
+  void reduce(const std::string& unit, double parameters, std::uint32_t after);
   void gather_forward(std::size_t unit, std::vector<std::uint32_t> deps);
   void gather_backward(std::size_t unit, std::vector<std::uint32_t> deps);
   std::string unit_name(std::size_t unit) const;

@@ -9,7 +9,12 @@ run=(run --model llama2-7b --impl hf --gpus 16 --platform dgx-h100 --batch-per-g
 "$simtrain" "${run[@]}" --fsdp full --recompute full --json "$work/ckpt.json" >/dev/null
 "$simtrain" "${run[@]}" --fsdp full --attention flash2 --json "$work/flash2.json" >/dev/null
 "$simtrain" "${run[@]}" --allow-oom --json "$work/ddp.json" >/dev/null
+"$simtrain" "${run[@]}" --fsdp hybrid --json "$work/hybrid.json" >/dev/null
 check "FSDP is the run's parallelism" test "$(field "$work/fsdp.json" parallelism)" = fsdp
+check "hybrid sharding is named" test "$(field "$work/hybrid.json" parallelism)" = fsdp-hybrid
+check "hybrid sharding keeps 1/8 of the weights" python3 -c 'import json, sys
+h, d = (json.load(open(p))["memory_breakdown_bytes"]["weights"] for p in sys.argv[1:])
+assert abs(h * 8 / d - 1) < 1e-9' "$work/hybrid.json" "$work/ddp.json"
 python3 - "$work/fsdp.json" "$work/ddp.json" "$work/ckpt.json" "$work/flash2.json" <<'PY' || failures=$((failures + 1))
 import json, sys
 fsdp, ddp, ckpt, flash2 = (json.load(open(p)) for p in sys.argv[1:])
@@ -25,8 +30,8 @@ assert flash2["iteration_time_s"] > fsdp["iteration_time_s"]
 PY
 echo "ok   FSDP shards the state 16 ways; checkpointing reruns the blocks; flash2 is slower on an H100"
 
-expect_error "hybrid sharding needs the Megatron-style generator" "--fsdp hybrid: the eager generator" \
-  "${run[@]}" --fsdp hybrid
+expect_error "an unknown sharding is named" "--fsdp: unknown sharding 'zero3' (full, hybrid)" \
+  "${run[@]}" --fsdp zero3
 expect_error "selective recompute is Megatron's" "--recompute selective: the eager generator checkpoints" \
   "${run[@]}" --recompute selective
 expect_error "DDP's buckets do not apply to FSDP" "--bucket-mb: DDP's buckets do not apply to --fsdp" \

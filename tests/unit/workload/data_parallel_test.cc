@@ -404,3 +404,40 @@ TEST_CASE("activation checkpointing reruns each block's forward before its backw
       generate_data_parallel_trace(cnn),
       "--recompute full: resnet50 has no transformer blocks to checkpoint in the eager generator");
 }
+
+TEST_CASE(
+    "HYBRID_SHARD gathers within each group of 8 ranks and all-reduces each reduced shard across them") {
+  DataParallelConfig config = llama_fsdp();
+  config.fsdp_shard_size = 8;
+  const trace::Trace t = generate_data_parallel_trace(config);
+  CHECK_NOTHROW(trace::validate(t, "generated"));
+  CHECK(t.metadata.parallelism == "fsdp-hybrid");
+  REQUIRE(t.groups.size() == 3);
+  CHECK(t.groups[0].name == "dp");  // every rank: the replicas the engine may sample
+  CHECK(t.groups[1].name == "fsdp_shard");
+  CHECK(t.groups[1].communicators ==
+        std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}});
+  CHECK(t.groups[2].name == "fsdp_replicate");
+  REQUIRE(t.groups[2].communicators.size() == 8);
+  CHECK(t.groups[2].communicators[3] == std::vector<int>{3, 11});
+  const trace::Program& p = t.programs[0];
+  const auto ops = ops_by_name(p);
+  const trace::Op& scatter = *ops.at("step1.model.layers.4.reduce_scatter");
+  const trace::Op& reduce = *ops.at("step1.model.layers.4.all_reduce");
+  CHECK(scatter.collective.group == 1);
+  CHECK(ops.at("step1.model.layers.4.all_gather.fwd")->collective.group == 1);
+  CHECK(reduce.collective.kind == trace::CollectiveKind::AllReduce);
+  CHECK(reduce.collective.group == 2);
+  CHECK(reduce.stream == scatter.stream);
+  CHECK(reduce.deps == std::vector<std::uint32_t>{index_of(p, &scatter)});
+  CHECK(reduce.collective.bytes == doctest::Approx(scatter.collective.bytes / 8));  // this rank's shard
+  // The state is sharded 8 ways, not 16.
+  DataParallelConfig ddp = llama_fsdp();
+  ddp.fsdp = false;
+  CHECK(t.metadata.memory_breakdown_bytes.at("weights") ==
+        doctest::Approx(generate_data_parallel_trace(ddp).metadata.memory_breakdown_bytes.at("weights") / 8));
+
+  config.fsdp_shard_size = 6;
+  CHECK_THROWS_WITH(generate_data_parallel_trace(config),
+                    "--fsdp: a shard group of 6 ranks does not divide 16 GPUs");
+}
