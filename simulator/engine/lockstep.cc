@@ -57,6 +57,27 @@ bool can_carry(const trace::Trace& trace, int group, const std::vector<int>& rep
   return holds_representatives(trace.groups[group], representative, true);
 }
 
+// Whether `members` is a rail: one GPU on each node it touches, all at the same local index, and its
+// image at local index 0 (the nodes' first ranks, which stand for the nodes under node lockstep) is a
+// communicator of the group too, so that the representatives' rail runs what every rail of those nodes
+// runs (HYBRID_SHARD's replicas: each shard's all-reduce among the GPUs of equal local index).
+bool is_mirrored_rail(const std::vector<int>& members, const std::vector<std::vector<int>>& communicators,
+                      int gpus_per_node) {
+  if (members.empty()) return false;
+  const int local = members[0] % gpus_per_node;
+  std::vector<int> nodes;
+  for (int rank : members) {
+    if (rank % gpus_per_node != local) return false;
+    nodes.push_back(rank / gpus_per_node);
+  }
+  std::vector<int> sorted = nodes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;  // two on one node
+  std::vector<int> first_ranks;
+  for (int node : nodes) first_ranks.push_back(node * gpus_per_node);
+  return std::find(communicators.begin(), communicators.end(), first_ranks) != communicators.end();
+}
+
 // A group's communicators laid out as replica sampling needs them (sample_replicas): what the sample keeps,
 // and each rank's position in its communicator.
 struct SampleLayout {
@@ -177,14 +198,15 @@ LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node) {
     }
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     if (!used[g]) continue;
-    for (const auto& members : trace.groups[g].communicators) {
+    const auto& communicators = trace.groups[g].communicators;
+    for (const auto& members : communicators) {
       std::vector<int> per_node(trace.world_size / gpus_per_node, 0);
       bool one_node = true;
       for (int rank : members) {
         ++per_node[rank / gpus_per_node];
         one_node = one_node && rank / gpus_per_node == members[0] / gpus_per_node;
       }
-      if (one_node) continue;
+      if (one_node || is_mirrored_rail(members, communicators, gpus_per_node)) continue;
       for (int count : per_node)
         if (count != 0 && count != gpus_per_node) return none(trace);
     }

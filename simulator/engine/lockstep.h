@@ -61,10 +61,11 @@ LockstepPlan plan_lockstep(const trace::Trace& trace, const std::string& group_n
 // Node lockstep, for traces no group's lockstep applies to (a data-parallel job over whole nodes, an
 // nccl-tests sweep): each node's first rank stands for the node when every node's ranks run one program, no
 // op is a point-to-point transfer or a broadcast or reduce (chains through every rank), and every
-// communicator of a group the ops use either lies within one node or holds all GPUs of every node it
-// touches. Then every collective is analytic inside nodes and, across them, runs between ranks of equal
-// local index, so the node's ranks do identical work; the first rank's flows stand for the node's
-// (all-to-all: one flow per node pair for all of them). Otherwise every rank stands for itself.
+// communicator of a group the ops use either lies within one node, holds all GPUs of every node it touches,
+// or is a rail whose image on the nodes' first ranks is a communicator too (one GPU per node at one local
+// index: HYBRID_SHARD's replicas). Then every collective is analytic inside nodes and, across them, runs
+// between ranks of equal local index, so the node's ranks do identical work; the first rank's flows stand for
+// the node's (all-to-all: one flow per node pair for all of them). Otherwise every rank stands for itself.
 LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node);
 
 // `--fidelity fast`: on top of `plan`, every communicator of the group named `group_name` (the data-parallel

@@ -123,6 +123,29 @@ TEST_CASE("node lockstep: each node's first rank stands for the node when all it
   CHECK(plan.representative == std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4});
 }
 
+TEST_CASE("node lockstep: rails whose image on the nodes' first ranks is a communicator too") {
+  using trace::CollectiveKind;
+  // HYBRID_SHARD: shards within each node, each shard all-reduced among the GPUs of equal local index.
+  const trace::CommunicatorGroup shard{"fsdp_shard", {{0, 1, 2, 3}, {4, 5, 6, 7}}};
+  const trace::CommunicatorGroup rails{"fsdp_replicate", {{0, 4}, {1, 5}, {2, 6}, {3, 7}}};
+  const auto t =
+      whole_nodes({collective(CollectiveKind::ReduceScatter, 0), collective(CollectiveKind::AllReduce, 1)},
+                  {shard, rails});
+  const engine::LockstepPlan plan = engine::plan_node_lockstep(t, 4);
+  CHECK(plan.whole_nodes);
+  CHECK(plan.representative == std::vector<int>{0, 0, 0, 0, 4, 4, 4, 4});
+  // A rail without its image among the first ranks: rank 0's communicator would not mirror rank 1's.
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({collective(CollectiveKind::AllReduce, 0)},
+                                                     {{"rails", {{1, 5}, {2, 6}, {3, 7}, {0}, {4}}}}),
+                                         4)
+                  .whole_nodes);
+  // One GPU per node but at different local indices: not a rail.
+  CHECK_FALSE(engine::plan_node_lockstep(whole_nodes({collective(CollectiveKind::AllReduce, 0)},
+                                                     {{"skew", {{0, 5}, {1, 4}, {2, 7}, {3, 6}}}}),
+                                         4)
+                  .whole_nodes);
+}
+
 TEST_CASE("node lockstep does not apply where a node's ranks would not do the same work") {
   using trace::CollectiveKind;
   // A communicator holding part of a node and part of another: its ring would pass through non-firsts.

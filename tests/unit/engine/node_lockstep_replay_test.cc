@@ -2,6 +2,8 @@
 // simulated time whether each node's first rank stands for the node or every rank is simulated.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include "tests/support/approx.h"
 
 #include "simulator/cost/compute_cost.h"
@@ -56,10 +58,45 @@ trace::Trace collectives() {
   return t;
 }
 
+// HYBRID_SHARD's collectives: a reduce-scatter within each node, then each shard's all-reduce (large, then
+// small enough for NCCL's tree) among the GPUs of equal local index.
+trace::Trace hybrid_shard_collectives() {
+  trace::Trace t;
+  t.world_size = 32;
+  trace::Program program;
+  program.name = "hybrid";
+  program.streams = {"comm"};
+  const std::tuple<trace::CollectiveKind, double, std::uint16_t> ops[] = {
+      {trace::CollectiveKind::ReduceScatter, 256e6, 0},
+      {trace::CollectiveKind::AllReduce, 64e6, 1},
+      {trace::CollectiveKind::AllReduce, 64e3, 1}};
+  for (const auto& [kind, bytes, group] : ops) {
+    trace::Op op;
+    op.name = std::string(trace::to_string(kind)) + std::to_string(program.ops.size());
+    op.type = trace::OpType::Collective;
+    op.collective.kind = kind;
+    op.collective.bytes = bytes;
+    op.collective.group = group;
+    if (!program.ops.empty()) op.deps = {static_cast<std::uint32_t>(program.ops.size() - 1)};
+    program.ops.push_back(op);
+  }
+  t.programs.push_back(program);
+  t.rank_program.assign(32, 0);
+  trace::CommunicatorGroup shard{"fsdp_shard", {}}, rails{"fsdp_replicate", {}};
+  for (int node = 0; node < 8; ++node)
+    shard.communicators.push_back({4 * node, 4 * node + 1, 4 * node + 2, 4 * node + 3});
+  for (int local = 0; local < 4; ++local) {
+    rails.communicators.emplace_back();
+    for (int node = 0; node < 8; ++node) rails.communicators.back().push_back(4 * node + local);
+  }
+  t.groups = {shard, rails};
+  return t;
+}
+
 // Each collective's end on rank 5 (a non-first rank of node 1), then the lockstep size.
-std::vector<double> run(bool node_lockstep) {
+std::vector<double> run(bool node_lockstep, trace::Trace (*make)() = collectives) {
   return testing::run_in_child([=] {
-    const trace::Trace t = collectives();
+    const trace::Trace t = make();
     cost::ProgramCosts costs;
     costs.duration_s = {{0.0, 0.0, 0.0}};
     engine::PlatformSource source;
@@ -90,6 +127,18 @@ TEST_CASE("node lockstep gives every collective the time that simulating every r
     CHECK(lockstep[op] == simtrain::testing::Approx(every_rank[op]).epsilon(1e-7));
   }
   CHECK(lockstep[4] == simtrain::testing::Approx(every_rank[4]).epsilon(1e-9));
+}
+
+TEST_CASE("node lockstep over rails (HYBRID_SHARD's replicas) gives the times simulating every rank gives") {
+  const std::vector<double> lockstep = run(true, hybrid_shard_collectives),
+                            every_rank = run(false, hybrid_shard_collectives);
+  CHECK(lockstep[3] == 4);
+  CHECK(every_rank[3] == 1);
+  for (int op = 0; op < 3; ++op) {
+    CAPTURE(op);
+    CHECK(lockstep[op] > (op == 0 ? 0 : lockstep[op - 1]));
+    CHECK(lockstep[op] == simtrain::testing::Approx(every_rank[op]).epsilon(1e-7));
+  }
 }
 
 }  // namespace simtrain

@@ -208,18 +208,23 @@ TEST_CASE("an expert-parallel group holding tensor-parallel pairs keeps lockstep
 
 // Sampling an MoE's replicas takes its expert-data-parallel group along (engine/lockstep.h): 4 nodes of 8
 // GPUs, experts spread over each node's GPUs, each expert's replicas one per node; the 2 nodes simulated
-// stand for the 4 to the last rounding error.
+// stand for the 4 to the last rounding error. Those replicas are rails mirrored on the nodes' first ranks,
+// so node lockstep stands each node's first rank for the node instead where lockstep is on: the same time.
 TEST_CASE("sampling an MoE's replicas with its expert-data-parallel group gives the iteration time of all") {
   workload::TransformerConfig moe = small_moe(2, 8);
   ParallelConfig c = plan(1, 1, 32, 2);
   c.ep = 8;
   c.distributed_optimizer = true;
   const auto simulated = [](const engine::ReplayResult& r) { return double(r.replicas_simulated); };
-  CHECK(replayed(moe, c, false, "tp", "", "dp", simulated) == 16);
-  const double sampled = iteration_s(moe, c, false, "tp", "", "dp");
-  const double all = iteration_s(moe, c, false, "tp", "", "");
+  CHECK(replayed(moe, c, false, "", "", "dp", simulated) == 16);
+  const double sampled = iteration_s(moe, c, false, "", "", "dp");
+  const double all = iteration_s(moe, c, false, "", "", "");
   REQUIRE(all > 0);
   CHECK(sampled == simtrain::testing::Approx(all).epsilon(1e-9));
+
+  const auto lockstep_size = [](const engine::ReplayResult& r) { return double(r.lockstep_size); };
+  CHECK(replayed(moe, c, false, "tp", "", "dp", lockstep_size) == 8);
+  CHECK(iteration_s(moe, c, false, "tp", "", "dp") == simtrain::testing::Approx(all).epsilon(1e-9));
 }
 
 }  // namespace simtrain
