@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 namespace simtrain::engine {
 namespace {
@@ -61,7 +62,7 @@ bool can_carry(const trace::Trace& trace, int group, const std::vector<int>& rep
 // image at local index 0 (the nodes' first ranks, which stand for the nodes under node lockstep) is a
 // communicator of the group too, so that the representatives' rail runs what every rail of those nodes
 // runs (HYBRID_SHARD's replicas: each shard's all-reduce among the GPUs of equal local index).
-bool is_mirrored_rail(const std::vector<int>& members, const std::vector<std::vector<int>>& communicators,
+bool is_mirrored_rail(const std::vector<int>& members, const std::set<std::vector<int>>& communicators,
                       int gpus_per_node) {
   if (members.empty()) return false;
   const int local = members[0] % gpus_per_node;
@@ -75,7 +76,7 @@ bool is_mirrored_rail(const std::vector<int>& members, const std::vector<std::ve
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;  // two on one node
   std::vector<int> first_ranks;
   for (int node : nodes) first_ranks.push_back(node * gpus_per_node);
-  return std::find(communicators.begin(), communicators.end(), first_ranks) != communicators.end();
+  return communicators.count(first_ranks) > 0;
 }
 
 // A group's communicators laid out as replica sampling needs them (sample_replicas): what the sample keeps,
@@ -198,8 +199,9 @@ LockstepPlan plan_node_lockstep(const trace::Trace& trace, int gpus_per_node) {
     }
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     if (!used[g]) continue;
-    const auto& communicators = trace.groups[g].communicators;
-    for (const auto& members : communicators) {
+    const std::set<std::vector<int>> communicators(trace.groups[g].communicators.begin(),
+                                                   trace.groups[g].communicators.end());
+    for (const auto& members : trace.groups[g].communicators) {
       std::vector<int> per_node(trace.world_size / gpus_per_node, 0);
       bool one_node = true;
       for (int rank : members) {

@@ -56,14 +56,14 @@ std::uint32_t FsdpMicroStep::gather(const std::string& name, double parameters,
 }
 
 void FsdpMicroStep::reduce(const std::string& unit, double parameters, std::uint32_t after) {
-  reduce_scatters_.push_back(trace::append(
+  gradient_reductions_.push_back(trace::append(
       program_,
       collective(prefix_ + unit + ".reduce_scatter", trace::CollectiveKind::ReduceScatter, dtypes_.reduce,
                  parameters, {after}, streams_.reduce_scatter, streams_.shard_group)));
   if (!streams_.replicate_group) return;
-  reduce_scatters_.push_back(trace::append(
+  gradient_reductions_.push_back(trace::append(
       program_, collective(prefix_ + unit + ".all_reduce", trace::CollectiveKind::AllReduce, dtypes_.reduce,
-                           parameters / streams_.shard_size, {reduce_scatters_.back()},
+                           parameters / streams_.shard_size, {gradient_reductions_.back()},
                            streams_.reduce_scatter, *streams_.replicate_group)));
 }
 
@@ -131,7 +131,7 @@ void FsdpMicroStep::after_backward(std::size_t layer, std::uint32_t last_kernel)
 
 std::vector<std::uint32_t> FsdpMicroStep::finish(std::uint32_t end_of_backward) {
   if (wrap_.root_parameters > 0) reduce("root", wrap_.root_parameters, end_of_backward);
-  return std::move(reduce_scatters_);
+  return std::move(gradient_reductions_);
 }
 
 }  // namespace simtrain::workload

@@ -77,7 +77,7 @@ class FsdpMicroStep {
   bool root_gather_awaited_ = false;
   std::vector<std::optional<std::uint32_t>> forward_gather_, backward_gather_;
   std::vector<std::optional<std::uint32_t>> forward_end_, backward_end_;
-  std::vector<std::uint32_t> reduce_scatters_;
+  std::vector<std::uint32_t> gradient_reductions_;
 };
 
 }  // namespace simtrain::workload
