@@ -10,8 +10,8 @@ figure is fitted to these tables: they are out-of-sample for every calibration s
 
 How a row is run (each decision is the source's, or says why):
 - The model: MPT's shapes from llm-foundry's yamls (SHAPES below, the table header gives them): LayerNorm,
-  GELU MLP of 4 x d_model, no biases, learned positions up to the row's sequence length, embeddings tied to
-  the LM head, vocabulary 50,368; written as a simtrain model TOML per row. The closed-form parameter count
+  one fused QKV projection (Wqkv), GELU MLP of 4 x d_model, no biases, learned positions up to the row's
+  sequence length, embeddings tied to the LM head, vocabulary 50,368; written as a simtrain model TOML per row. The closed-form parameter count
   of those shapes is checked against the table's NumParams (within 0.1%) before anything runs.
 - Parallelism: PyTorch FSDP FULL_SHARD over every GPU (`--fsdp full`) with each MPT block a unit, the row's
   micro-batch and gradient accumulation, activation checkpointing of every block (`--recompute full`) where
@@ -74,7 +74,7 @@ def model_toml(size, seq_len):
     return "\n".join([
         "[model]", f'name = "mpt-{size}"', f'description = "MPT-{size} (llm-foundry mpt-{size}.yaml)"',
         f"layers = {layers}", f"hidden = {d}", f"heads = {heads}", f"ffn_hidden = {4 * d}", f"vocab = {VOCAB}",
-        f"seq_len = {seq_len}", "gated_mlp = false", "rms_norm = false", "bias = false",
+        f"seq_len = {seq_len}", "gated_mlp = false", "rms_norm = false", "bias = false", "fused_qkv = true",
         'positions = "learned"', "tied_embeddings = true", ""])
 
 

@@ -39,7 +39,7 @@ Model with_hugging_face_projections(Model model) {
   layers.reserve(model.layers.size() + 4 * static_cast<std::size_t>(t.layers));
   for (Layer& layer : model.layers) {
     const std::string& name = layer.name;
-    if (layer.type == "linear" && ends_with(name, ".self_attention.linear_qkv")) {
+    if (!t.fused_qkv && layer.type == "linear" && ends_with(name, ".self_attention.linear_qkv")) {
       const std::string prefix = name.substr(0, name.size() - std::string("linear_qkv").size());
       layers.push_back(projection(layer, prefix + "q_proj", std::int64_t{t.heads} * head_dim, true));
       layers.push_back(projection(layer, prefix + "k_proj", std::int64_t{t.kv_heads} * head_dim, false));

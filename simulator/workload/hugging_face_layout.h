@@ -8,9 +8,10 @@
 
 namespace simtrain::workload {
 
-// `model` with every dense layer's linear_qkv split into q_proj, k_proj, v_proj and every gated dense
-// linear_fc1 into gate_proj, up_proj (k, v and up read the input the first projection saved). Experts and
-// models without these layers are returned unchanged.
+// `model` with every dense layer's linear_qkv split into q_proj, k_proj, v_proj (unless the model fuses them
+// itself: TransformerConfig::fused_qkv) and every gated dense linear_fc1 into gate_proj, up_proj (k, v and up
+// read the input the first projection saved). Experts and models without these layers are returned
+// unchanged.
 Model with_hugging_face_projections(Model model);
 
 }  // namespace simtrain::workload

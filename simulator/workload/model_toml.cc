@@ -202,6 +202,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
                    "attention_chunk",
                    "chunk_skip_freq",
                    "qk_norm",
+                   "fused_qkv",
                    "mtp_repeated_layer",
                    "mtp_bf16"});
   zoo::DecoderSpec spec;
@@ -228,6 +229,7 @@ Model parse_model_toml(const std::string& toml_text, const std::string& origin, 
   t.tied_embeddings = model.boolean_or("tied_embeddings", t.tied_embeddings);
   t.rms_norm = model.boolean_or("rms_norm", t.rms_norm);
   t.qk_norm = model.boolean_or("qk_norm", t.qk_norm);
+  t.fused_qkv = model.boolean_or("fused_qkv", t.fused_qkv);
   t.bias = model.boolean_or("bias", t.bias);
   spec.dropout = model.boolean_or("dropout", false);
   const std::string positions = model.has("positions") ? model.string("positions") : "rope";

@@ -50,6 +50,9 @@ struct TransformerConfig {
   // An RMSNorm over each head's queries and each head's keys after the projection (Qwen3's q_norm and k_norm,
   // Megatron's --qk-layernorm): two more memory-bound kernels per layer and pass.
   bool qk_norm = false;
+  // One Linear computes queries, keys and values together in the model's own code (MPT's Wqkv, GPT-NeoX's
+  // query_key_value), where Hugging Face's Llama has three: the eager generator keeps it whole.
+  bool fused_qkv = false;
   bool bias = true;       // biases in linear layers (GPT-2, BERT) or none (Llama)
   // Dropout after attention and the MLP (GPT-2/3, BERT, Megatron GPT): one-byte masks saved for backward.
   // Models trained without (Llama and later) save none: PyTorch's dropout at p = 0 returns its input.

@@ -26,3 +26,19 @@ TEST_CASE("a Megatron-layout decoder gets Hugging Face's separate q, k, v and ga
   CHECK(with_hugging_face_projections(build_model("gpt2-xl")).layers.size() ==
         build_model("gpt2-xl").layers.size());
 }
+
+TEST_CASE(
+    "a model whose own code fuses q, k and v (MPT's Wqkv) keeps one projection; gate and up still split") {
+  Model fused = build_model("llama3-8b");
+  fused.transformer->fused_qkv = true;
+  const Model hf = with_hugging_face_projections(fused);
+  CHECK(hf.layers.size() == fused.layers.size() + 32);  // gate and up only
+  int qkv = 0, q_proj = 0;
+  for (const Layer& l : hf.layers) {
+    qkv += l.name.ends_with(".self_attention.linear_qkv");
+    q_proj += l.name.ends_with(".q_proj");
+  }
+  CHECK(qkv == 32);
+  CHECK(q_proj == 0);
+  CHECK(hf.parameters() == fused.parameters());
+}

@@ -139,6 +139,12 @@ TEST_CASE("qk_norm gives Qwen3's per-head query and key norms; off by default") 
             .transformer->qk_norm);
 }
 
+TEST_CASE("fused_qkv keeps MPT's one QKV projection in the eager layout; off by default") {
+  CHECK_FALSE(parse_model_toml(kValid, "tiny.toml").transformer->fused_qkv);
+  CHECK(parse_model_toml(with("rms_norm = true\n", "rms_norm = true\nfused_qkv = true\n"), "fused.toml")
+            .transformer->fused_qkv);
+}
+
 TEST_CASE("a file's [moe] table sets the experts; an all-MoE model needs no ffn_hidden") {
   const Model model = parse_model_toml(kValid, "tiny.toml");
   CHECK(model.transformer == TransformerConfig{.layers = 4,
@@ -185,7 +191,7 @@ TEST_CASE("bad model files are errors naming file, line and section.key") {
       "heads, kv_heads, ffn_hidden, "
       "vocab, seq_len, gated_mlp, causal, tied_embeddings, rms_norm, bias, positions, dropout, head_dim, "
       "window_size, window_skip_freq, yarn_scaling_factor, mtp_layers, hybrid_pattern, attention_chunk, "
-      "chunk_skip_freq, qk_norm, mtp_repeated_layer, mtp_bf16)");
+      "chunk_skip_freq, qk_norm, fused_qkv, mtp_repeated_layer, mtp_bf16)");
   check_error(with("first_moe_layer = 1", "first_layer = 1"), 17, "moe.first_layer",
               "unknown key (expected one of: experts, experts_per_token, moe_ffn_hidden, shared_experts, "
               "first_moe_layer, latent, layer_step, layer_freq, clamped_quick_geglu)");
