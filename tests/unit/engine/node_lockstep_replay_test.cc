@@ -2,8 +2,6 @@
 // simulated time whether each node's first rank stands for the node or every rank is simulated.
 #include <doctest/doctest.h>
 
-#include <tuple>
-
 #include "tests/support/approx.h"
 
 #include "simulator/cost/compute_cost.h"
@@ -31,57 +29,50 @@ platform::ClusterSpec cluster() {
   return spec;
 }
 
-// Three back-to-back collectives over all 32 ranks.
-trace::Trace collectives() {
+// One collective of the given kind, size and group.
+struct Collective {
+  trace::CollectiveKind kind;
+  double bytes;
+  std::uint16_t group = 0;
+};
+
+// `steps` back to back on every one of 32 ranks, over `groups`.
+trace::Trace back_to_back(const std::vector<Collective>& steps,
+                          std::vector<trace::CommunicatorGroup> groups) {
   trace::Trace t;
   t.world_size = 32;
   trace::Program program;
   program.name = "collectives";
   program.streams = {"comm"};
-  const std::pair<trace::CollectiveKind, double> kinds[] = {{trace::CollectiveKind::AllReduce, 256e6},
-                                                            {trace::CollectiveKind::AllReduce, 64e3},
-                                                            {trace::CollectiveKind::AllToAll, 64e6}};
-  for (const auto& [kind, bytes] : kinds) {
+  for (const Collective& step : steps) {
     trace::Op op;
-    op.name = trace::to_string(kind);
+    op.name = std::string(trace::to_string(step.kind)) + std::to_string(program.ops.size());
     op.type = trace::OpType::Collective;
-    op.collective.kind = kind;
-    op.collective.bytes = bytes;
+    op.collective.kind = step.kind;
+    op.collective.bytes = step.bytes;
+    op.collective.group = step.group;
     if (!program.ops.empty()) op.deps = {static_cast<std::uint32_t>(program.ops.size() - 1)};
     program.ops.push_back(op);
   }
   t.programs.push_back(program);
   t.rank_program.assign(32, 0);
+  t.groups = std::move(groups);
+  return t;
+}
+
+// Three back-to-back collectives over all 32 ranks.
+trace::Trace collectives() {
   trace::CommunicatorGroup world{"world", {{}}};
   for (int r = 0; r < 32; ++r) world.communicators[0].push_back(r);
-  t.groups.push_back(world);
-  return t;
+  return back_to_back({{trace::CollectiveKind::AllReduce, 256e6},
+                       {trace::CollectiveKind::AllReduce, 64e3},
+                       {trace::CollectiveKind::AllToAll, 64e6}},
+                      {world});
 }
 
 // HYBRID_SHARD's collectives: a reduce-scatter within each node, then each shard's all-reduce (large, then
 // small enough for NCCL's tree) among the GPUs of equal local index.
 trace::Trace hybrid_shard_collectives() {
-  trace::Trace t;
-  t.world_size = 32;
-  trace::Program program;
-  program.name = "hybrid";
-  program.streams = {"comm"};
-  const std::tuple<trace::CollectiveKind, double, std::uint16_t> ops[] = {
-      {trace::CollectiveKind::ReduceScatter, 256e6, 0},
-      {trace::CollectiveKind::AllReduce, 64e6, 1},
-      {trace::CollectiveKind::AllReduce, 64e3, 1}};
-  for (const auto& [kind, bytes, group] : ops) {
-    trace::Op op;
-    op.name = std::string(trace::to_string(kind)) + std::to_string(program.ops.size());
-    op.type = trace::OpType::Collective;
-    op.collective.kind = kind;
-    op.collective.bytes = bytes;
-    op.collective.group = group;
-    if (!program.ops.empty()) op.deps = {static_cast<std::uint32_t>(program.ops.size() - 1)};
-    program.ops.push_back(op);
-  }
-  t.programs.push_back(program);
-  t.rank_program.assign(32, 0);
   trace::CommunicatorGroup shard{"fsdp_shard", {}}, rails{"fsdp_replicate", {}};
   for (int node = 0; node < 8; ++node)
     shard.communicators.push_back({4 * node, 4 * node + 1, 4 * node + 2, 4 * node + 3});
@@ -89,8 +80,10 @@ trace::Trace hybrid_shard_collectives() {
     rails.communicators.emplace_back();
     for (int node = 0; node < 8; ++node) rails.communicators.back().push_back(4 * node + local);
   }
-  t.groups = {shard, rails};
-  return t;
+  return back_to_back({{trace::CollectiveKind::ReduceScatter, 256e6, 0},
+                       {trace::CollectiveKind::AllReduce, 64e6, 1},
+                       {trace::CollectiveKind::AllReduce, 64e3, 1}},
+                      {shard, rails});
 }
 
 // Each collective's end on rank 5 (a non-first rank of node 1), then the lockstep size.
