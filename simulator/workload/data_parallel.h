@@ -38,8 +38,8 @@ struct DataParallelConfig {
   // repeated block is a unit (fsdp_wrap.h) whose parameters are all-gathered before its forward and again
   // before its backward, and whose gradients are reduce-scattered after it, every micro-step; each rank
   // steps the optimizer on its 1/N shard. Under autocast the parameters are gathered in its 16-bit dtype
-  // (FSDP's MixedPrecision with param_dtype and reduce_dtype set to it, as Composer's PURE and
-  // accelerate's mixed precision set them).
+  // and gradients reduced in fp32 (FSDP's MixedPrecision with param_dtype the autocast dtype and
+  // reduce_dtype fp32, as Composer's DEFAULT and torchtitan set it).
   bool fsdp = false;
   // With `fsdp`: the ranks each unit is sharded over, 0 = all of them (FULL_SHARD). Fewer is HYBRID_SHARD
   // (--fsdp hybrid: a node's worth, 8 GPUs): gathers and reduce-scatters stay within each group of
@@ -89,9 +89,9 @@ std::vector<GradientBucket> gradient_buckets(const Model& model, double first_bu
 // "--bucket-bytes", "--first-bucket-bytes", "--recompute" (a model without transformer blocks), "--fsdp" (a
 // shard size that does not divide the GPUs). Ops are named
 // "step<micro-step>.<layer>.<fwd|bwd_data|bwd_weight>" (a rerun forward "step<s>.recompute.<layer>.fwd"),
-// "step<last>.bucket<i>.allreduce" and
-// "optimizer.step"; under FSDP "step<s>.<unit>.all_gather.<fwd|bwd>" and "step<s>.<unit>.reduce_scatter",
-// (hybrid: and "step<s>.<unit>.all_reduce"), where <unit> is the block's name ("model.layers.3") or "root".
+// "step<last>.bucket<i>.allreduce" and "optimizer.step"; under FSDP "step<s>.<unit>.all_gather.<fwd|bwd>"
+// and "step<s>.<unit>.reduce_scatter" (hybrid: and "step<s>.<unit>.all_reduce"), where <unit> is the
+// block's name ("model.layers.3") or "root".
 trace::Trace generate_data_parallel_trace(const DataParallelConfig& config);
 
 }  // namespace simtrain::workload
