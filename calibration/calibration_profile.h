@@ -109,8 +109,8 @@ struct Efficiencies {
   double attention_softmax_cost = 0;
   // FlashAttention-2's kernels (the flash-attn package, PyTorch SDPA's flash backend), which some stacks
   // outside Transformer Engine run: where they reach less than `attention` (cuDNN's fused attention,
-  // FlashAttention-3-class on Hopper), the fraction trace::ComputeSpec::flash_attention_2 kernels run at.
-  // 0 = the same as `attention`.
+  // FlashAttention-3-class on Hopper), the fraction trace::AttentionKernel::FlashAttention2 kernels run at
+  // (and the Triton port's kernels at their shares of it, cost/compute_cost.cc). 0 = the same as `attention`.
   double attention_flash2 = 0;
   double memory_bound = 0.835;  // of HBM bandwidth (STREAM copy), for elementwise, norms, pooling, optimizer
   // PyTorch's unvectorized elementwise path (unrolled_elementwise_kernel for operands of different dtypes,

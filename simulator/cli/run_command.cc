@@ -115,7 +115,7 @@ workload::ParallelConfig framework_config_plan(const po::variables_map& vm, repo
   // FlashAttention-2 backend first on Hopper (its fixed priority: huggingface/transformers#48163,
   // meta-pytorch/tritonbench#41; the torchtitan benchmarks of 2024-12 and 2025-06, README "torchtitan on
   // H100"); later PyTorch picks cuDNN's (the H200 traces, PyTorch 2.11): --attention flash.
-  if (vm["attention"].defaulted()) base.flash_attention_2 = true;
+  if (vm["attention"].defaulted()) base.attention_kernel = trace::AttentionKernel::FlashAttention2;
   workload::TorchtitanPlan plan =
       workload::read_torchtitan_config(vm["torchtitan-config"].as<std::string>(), base);
   list_keys("note: torchtitan settings that do not change a step's time", plan.no_effect);

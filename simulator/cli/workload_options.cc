@@ -86,6 +86,14 @@ constexpr const char* kParallelOptions[] = {"tp",
                                             "host-pass-overhead",
                                             "host-moe-layer-overhead"};
 
+// The kernels of a fused attention that --attention names.
+trace::AttentionKernel fused_attention_kernel(const std::string& attention) {
+  if (attention == "flash") return trace::AttentionKernel::Fused;
+  if (attention == "flash2") return trace::AttentionKernel::FlashAttention2;
+  if (attention == "triton") return trace::AttentionKernel::Triton;
+  throw Error("--attention: unknown implementation '" + attention + "' (flash, flash2, triton, unfused)");
+}
+
 }  // namespace
 
 void add_loss_options(po::options_description& options) {
@@ -153,8 +161,8 @@ void add_parallel_options(po::options_description& options) {
       "a torchtitan job TOML (model, batch, FSDP/TP/PP/CP degrees, float8, activation checkpointing)")(
       "attention", po::value<std::string>()->default_value("flash"),
       "flash (cuDNN's fused kernel, as Transformer Engine and PyTorch SDPA on Hopper run it) | flash2 "
-      "(FlashAttention-2's kernels: the flash-attn package) | unfused (Megatron-LM before 2022: scores in "
-      "memory)")(
+      "(FlashAttention-2's kernels: the flash-attn package) | triton (FlashAttention's Triton port, as "
+      "llm-foundry's attn_impl triton) | unfused (Megatron-LM before 2022: scores in memory)")(
       "no-async-tensor-model-parallel-allreduce",
       "the backward's TP all-reduce blocks instead of running under the weight-gradient GEMM (Megatron-LM "
       "2021)")(
@@ -347,10 +355,8 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
   }
   c.cpu_offloading_layers = vm["cpu-offloading-num-layers"].as<int>();
   const std::string attention = vm["attention"].as<std::string>();
-  if (attention != "flash" && attention != "flash2" && attention != "unfused")
-    throw Error("--attention: unknown implementation '" + attention + "' (flash, flash2, unfused)");
   c.flash_attention = attention != "unfused";
-  c.flash_attention_2 = attention == "flash2";
+  if (c.flash_attention) c.attention_kernel = fused_attention_kernel(attention);
   c.async_tp_all_reduce = vm.count("no-async-tensor-model-parallel-allreduce") == 0;
   c.gradient_accumulation_fusion = vm.count("no-gradient-accumulation-fusion") == 0;
   c.overlap_grad_reduce = vm.count("no-overlap-grad-reduce") == 0;
@@ -461,9 +467,9 @@ workload::DataParallelConfig workload_from_options(const po::variables_map& vm) 
   }
   if (vm.count("attention") && !vm["attention"].defaulted()) {
     const std::string attention = vm["attention"].as<std::string>();
-    if (attention != "flash" && attention != "flash2")
-      throw Error("--attention " + attention + ": the eager generator runs flash (PyTorch's SDPA) or flash2");
-    config.flash_attention_2 = attention == "flash2";
+    if (attention == "unfused")
+      throw Error("--attention unfused: the eager generator runs flash (PyTorch's SDPA), flash2 or triton");
+    config.attention_kernel = fused_attention_kernel(attention);
   }
   if (vm.count("host")) config.host = workload::load_host_profile(vm["host"].as<std::string>());
   return config;

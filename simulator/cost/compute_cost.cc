@@ -88,6 +88,32 @@ double wave_fraction(const calibration::Efficiencies& eff, int sm_count, const t
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
+// FlashAttention's Triton port against FlashAttention-2, per pass: FlashAttention-2 runs 1.3-1.5x as fast
+// in the forward pass and about 2x in the backward (the FlashAttention-2 paper, arXiv:2307.08691, §4.1: A100,
+// head sizes 64 and 128, sequences of 512 to 16k, against Triton's own port of the algorithm). The port
+// llm-foundry ships (flash_attn_triton.py, Triton's pre-MLIR compiler) says the same of itself: its forward
+// faster than FlashAttention-1's, its backward slower, the two together slightly slower, where
+// FlashAttention-2 is about 2x FlashAttention-1. Neither compiler emits Hopper's wgmma, and neither does
+// FlashAttention-2 itself, so the shares hold against attention_flash2 on Hopper too.
+constexpr double kTritonForwardShareOfFlash2 = 1 / 1.4;
+constexpr double kTritonBackwardShareOfFlash2 = 1 / 2.0;
+
+// The fraction of peak an attention kernel's implementation reaches at the reference head size and
+// sequence (its profile figure; FlashAttention-2's where the profile has none is the fused kernel's).
+double attention_kernel_efficiency(const calibration::Efficiencies& eff, const trace::ComputeSpec& kernel) {
+  const double flash2 = eff.attention_flash2 > 0 ? eff.attention_flash2 : eff.attention;
+  switch (kernel.attention_kernel) {
+    case trace::AttentionKernel::FlashAttention2:
+      return flash2;
+    case trace::AttentionKernel::Triton:
+      return flash2 * (kernel.pass == trace::Pass::Forward ? kTritonForwardShareOfFlash2
+                                                           : kTritonBackwardShareOfFlash2);
+    case trace::AttentionKernel::Fused:
+      break;
+  }
+  return eff.attention;
+}
+
 // The rate of a flash-attention kernel that visits n key tiles per query tile, relative to the long-sequence
 // rate `attention` stands for (n >= kAttentionReferenceKvTiles): each query tile's CTA does n tiles of work
 // plus a fixed cost worth n0 = attention_fixed_tiles, so the rate goes as n / (n + n0). 1 when not modelled.
@@ -180,9 +206,8 @@ double ComputeCostModel::roofline_s(const trace::ComputeSpec& kernel) const {
         efficiency = simt ? eff.conv_fp32 : tf32 ? eff.conv_tf32 : eff.conv;
         break;
       case trace::ComputeKind::Attention:
-        efficiency =
-            (kernel.flash_attention_2 && eff.attention_flash2 > 0 ? eff.attention_flash2 : eff.attention) *
-            short_sequence_fraction(eff, kernel) * softmax_fraction(eff, profile_.device, kernel, peak);
+        efficiency = attention_kernel_efficiency(eff, kernel) * short_sequence_fraction(eff, kernel) *
+                     softmax_fraction(eff, profile_.device, kernel, peak);
         break;
       default:
         // Memory-bound kernels do their few FLOPs on the vector units, never on tensor cores.

@@ -61,7 +61,8 @@ json data_parallel_inputs(const workload::DataParallelConfig& c, const trace::Tr
     j.erase("bucket_bytes");
   }
   if (c.activation_checkpointing) j["recompute"] = "full";
-  if (c.flash_attention_2) j["flash_attention_2"] = true;
+  if (c.attention_kernel != trace::AttentionKernel::Fused)
+    j["attention_kernel"] = std::string(trace::to_string(c.attention_kernel));
   if (const int seq_len = resolved_seq_len(c.model_options.seq_len, trace); seq_len > 0)
     j["seq_len"] = seq_len;
   if (c.host) j["host"] = host_inputs(*c.host);
@@ -128,7 +129,8 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.fsdp_reduce_in_fp32) j["fsdp_reduce_in_fp32"] = true;
   if (c.eager_pointwise) j["eager_pointwise"] = true;
-  if (c.flash_attention_2) j["flash_attention_2"] = true;
+  if (c.attention_kernel != trace::AttentionKernel::Fused)
+    j["attention_kernel"] = std::string(trace::to_string(c.attention_kernel));
   if (c.cross_entropy_fusion != workload::CrossEntropyFusion::Unfused)
     j["cross_entropy_fusion_impl"] = std::string(workload::to_string(c.cross_entropy_fusion));
   if (c.etp > 0) j["parallel"]["etp"] = c.etp;

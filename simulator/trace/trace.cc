@@ -50,6 +50,12 @@ constexpr NameTable<Pass, 5> kPassNames{{
     {Pass::Other, "other"},
 }};
 
+constexpr NameTable<AttentionKernel, 3> kAttentionKernelNames{{
+    {AttentionKernel::Fused, "fused"},
+    {AttentionKernel::FlashAttention2, "flash2"},
+    {AttentionKernel::Triton, "triton"},
+}};
+
 constexpr NameTable<CollectiveKind, 7> kCollectiveKindNames{{
     {CollectiveKind::AllReduce, "all_reduce"},
     {CollectiveKind::AllGather, "all_gather"},
@@ -269,10 +275,14 @@ Trace single_program_trace(Program program, int world_size, std::string group_na
 std::string_view to_string(OpType type) { return name_of(kOpTypeNames, type); }
 std::string_view to_string(ComputeKind kind) { return name_of(kComputeKindNames, kind); }
 std::string_view to_string(Pass pass) { return name_of(kPassNames, pass); }
+std::string_view to_string(AttentionKernel kernel) { return name_of(kAttentionKernelNames, kernel); }
 std::string_view to_string(CollectiveKind kind) { return name_of(kCollectiveKindNames, kind); }
 bool parse(std::string_view text, OpType& out) { return parse_name(kOpTypeNames, text, out); }
 bool parse(std::string_view text, ComputeKind& out) { return parse_name(kComputeKindNames, text, out); }
 bool parse(std::string_view text, Pass& out) { return parse_name(kPassNames, text, out); }
+bool parse(std::string_view text, AttentionKernel& out) {
+  return parse_name(kAttentionKernelNames, text, out);
+}
 bool parse(std::string_view text, CollectiveKind& out) { return parse_name(kCollectiveKindNames, text, out); }
 
 CommunicatorIndex::CommunicatorIndex(const Trace& trace) : trace_(&trace) {

@@ -39,6 +39,19 @@ enum class ComputeKind : std::uint8_t {
 // Which pass of training a compute op belongs to; measured tables are keyed by it.
 enum class Pass : std::uint8_t { Forward, BackwardData, BackwardWeight, Update, Other };
 
+// Whose kernels compute an attention, since implementations of the same algorithm run at different rates.
+enum class AttentionKernel : std::uint8_t {
+  // cuDNN's fused attention, as Transformer Engine and PyTorch's SDPA on Hopper run it: the profile's
+  // `attention`.
+  Fused,
+  // The flash-attn package's FlashAttention-2 (PyTorch SDPA's flash backend too): `attention_flash2`.
+  FlashAttention2,
+  // FlashAttention's Triton port built by Triton's pre-MLIR compiler (llm-foundry's attn_impl triton, as its
+  // MPT benchmarks ran): FlashAttention-2's algorithm without its work partitioning, slower per pass
+  // (cost/compute_cost.cc).
+  Triton
+};
+
 // SendRecv is nccl-tests' sendrecv: every rank sends its buffer to the next rank of the communicator and
 // receives the previous rank's at the same time (one ncclSend and one ncclRecv in a group), a ring shift.
 enum class CollectiveKind : std::uint8_t {
@@ -69,9 +82,8 @@ struct ComputeSpec {
   // t tiles: (t + 1) / 2). Each query tile's CTA pays a fixed cost besides its key loop, so few tiles run at
   // a lower rate (the profile's attention_fixed_tiles). 0 = not such a kernel, or not known.
   double kv_tiles = 0;
-  // An attention kernel of FlashAttention-2 (the flash-attn package, PyTorch SDPA's flash backend), not
-  // Transformer Engine's cuDNN fused attention: it runs at the profile's attention_flash2.
-  bool flash_attention_2 = false;
+  // An attention kernel's implementation.
+  AttentionKernel attention_kernel = AttentionKernel::Fused;
   // An FP8 GEMM that promotes its partial sums to fp32 on the CUDA cores as it goes (cuBLASLt's FAST_ACCUM
   // off), as Transformer Engine runs the data- and weight-gradient GEMMs of its FP8 recipes and every GEMM
   // of the blockwise one: on Hopper it runs at the profile's gemm_fp8_split_accumulator of the FP8 rate.
@@ -219,10 +231,12 @@ Trace single_program_trace(Program program, int world_size, std::string group_na
 std::string_view to_string(OpType type);
 std::string_view to_string(ComputeKind kind);
 std::string_view to_string(Pass pass);
+std::string_view to_string(AttentionKernel kernel);
 std::string_view to_string(CollectiveKind kind);
 bool parse(std::string_view text, OpType& out);
 bool parse(std::string_view text, ComputeKind& out);
 bool parse(std::string_view text, Pass& out);
+bool parse(std::string_view text, AttentionKernel& out);
 bool parse(std::string_view text, CollectiveKind& out);
 
 }  // namespace simtrain::trace

@@ -46,7 +46,8 @@ json op_to_json(const Op& op) {
       if (op.compute.duration_s >= 0) j["duration_s"] = op.compute.duration_s;
       if (op.compute.unvectorized) j["unvectorized"] = true;
       if (op.compute.kv_tiles > 0) j["kv_tiles"] = op.compute.kv_tiles;
-      if (op.compute.flash_attention_2) j["flash_attention_2"] = true;
+      if (op.compute.attention_kernel != AttentionKernel::Fused)
+        j["attention_kernel"] = to_string(op.compute.attention_kernel);
       if (op.compute.split_accumulator) j["split_accumulator"] = true;
       if (op.compute.host_copy) j["host_copy"] = true;
       break;
@@ -252,11 +253,11 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         if (!(op.compute.kv_tiles >= 1 && op.compute.kv_tiles <= 1e7))
           in.fail(in.path("kv_tiles"), "must be in [1, 1e7] (omit it when unknown)");
       }
-      if (const json* flash2 = in.optional("flash_attention_2")) {
-        if (!flash2->is_boolean()) in.fail(in.path("flash_attention_2"), "expected true or false");
+      if (const json* attention = in.optional("attention_kernel")) {
         if (op.compute.kind != ComputeKind::Attention)
-          in.fail(in.path("flash_attention_2"), "only an attention kernel is a FlashAttention-2 kernel");
-        op.compute.flash_attention_2 = flash2->get<bool>();
+          in.fail(in.path("attention_kernel"), "only an attention kernel has an attention implementation");
+        op.compute.attention_kernel =
+            get_enum<AttentionKernel>(*attention, origin, in.path("attention_kernel"));
       }
       if (const json* split = in.optional("split_accumulator")) {
         if (!split->is_boolean()) in.fail(in.path("split_accumulator"), "expected true or false");

@@ -244,7 +244,7 @@ trace::Trace generate_data_parallel_trace(const DataParallelConfig& config) {
                                   model, config.batch_per_gpu, config.precision, sixteen_bit_parameters));
     for (auto* pass : {&kernels.back().forward, &kernels.back().backward})
       for (trace::ComputeSpec& kernel : *pass)
-        if (kernel.kind == trace::ComputeKind::Attention) kernel.flash_attention_2 = config.flash_attention_2;
+        if (kernel.kind == trace::ComputeKind::Attention) kernel.attention_kernel = config.attention_kernel;
   }
 
   // The bucket whose all-reduce a layer's backward completes: the bucket's last layer in backward order.

@@ -49,9 +49,9 @@ struct DataParallelConfig {
   // Face's gradient_checkpointing, Composer's activation_checkpointing): forward keeps each block's input
   // only, and backward reruns the block's forward kernels before its own. Transformers only.
   bool activation_checkpointing = false;
-  // Attention as the flash-attn package's FlashAttention-2 kernels (llm-foundry, older stacks) instead of
-  // PyTorch SDPA's cuDNN kernel.
-  bool flash_attention_2 = false;
+  // Whose attention kernels: PyTorch SDPA's cuDNN kernel (Fused), the flash-attn package's FlashAttention-2
+  // or its Triton port (llm-foundry's attn_impl flash and triton).
+  trace::AttentionKernel attention_kernel = trace::AttentionKernel::Fused;
   // When set, each kernel is launched by the rank's host thread after host->dispatch_per_kernel_s of CPU
   // work (a "host" stream of ComputeKind::Host ops, as imported traces have), so the GPU waits when the host
   // falls behind. Unset: kernels are issued as soon as the GPU can run them.

@@ -477,7 +477,8 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     const std::string attention = *backend == "fused" ? "flash" : *backend == "flash" ? "flash2" : "unfused";
     in.agree("attention-backend", "attention", attention);
     c.flash_attention = attention != "unfused";
-    c.flash_attention_2 = attention == "flash2";
+    c.attention_kernel =
+        attention == "flash2" ? trace::AttentionKernel::FlashAttention2 : trace::AttentionKernel::Fused;
   }
   // --fp8-param-gather: the compute weights stay in FP8 and the distributed optimizer (or FSDP) gathers
   // them in FP8, one byte a parameter.

@@ -181,7 +181,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
                                                            : DType::FP8;
   shard.quant = config.quant_recipe;
   shard.flash_attention = config.flash_attention;
-  shard.flash_attention_2 = config.flash_attention_2;
+  shard.attention_kernel = config.attention_kernel;
   shard.eager_pointwise = config.eager_pointwise;
   shard.torchtitan_op_recompute =
       config.recompute == Recompute::Selective && (config.recompute_modules & kRecomputeTorchtitanOps) != 0;

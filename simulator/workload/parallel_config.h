@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/trace/trace.h"
 #include "simulator/workload/cross_entropy_fusion.h"
 #include "simulator/workload/cuda_graphs.h"
 #include "simulator/workload/host_profile.h"
@@ -107,9 +108,9 @@ struct ParallelConfig {
   // Fused flash attention (current Megatron-LM, Transformer Engine), or the unfused attention of Megatron-LM
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;
-  // The fused kernel is FlashAttention-2's (the flash-attn package, PyTorch SDPA's flash backend: PyTorch
-  // training stacks outside Transformer Engine), not Transformer Engine's cuDNN attention.
-  bool flash_attention_2 = false;
+  // Whose fused kernel: Transformer Engine's cuDNN attention, or FlashAttention-2's (the flash-attn package,
+  // PyTorch SDPA's flash backend: PyTorch training stacks outside Transformer Engine) or its Triton port's.
+  trace::AttentionKernel attention_kernel = trace::AttentionKernel::Fused;
   // The layers' pointwise work runs as PyTorch's eager mode runs a plain PyTorch model's code, one ATen
   // kernel per operator (torchtitan's Llama without torch.compile: RMSNorm in fp32 steps, rotary embeddings
   // through complex numbers, SwiGLU as silu and a product, the keys and values repeated for grouped-query

@@ -41,7 +41,7 @@ void attention(Steps& forward, Steps& backward, const Dims& d) {
                             d.shard.activation, 2.5 * flops, (2 * qo + 2 * kv) * d.e, shape);
   f.recompute = kRecomputeCoreAttention;
   f.kernel.kv_tiles = b.kernel.kv_tiles = flash_attention_kv_tiles(keys, fraction);
-  f.kernel.flash_attention_2 = b.kernel.flash_attention_2 = d.shard.flash_attention_2;
+  f.kernel.attention_kernel = b.kernel.attention_kernel = d.shard.attention_kernel;
   if (d.shard.cp > 1) {
     f.type = b.type = LayerStep::Type::RingAttention;
     f.group = b.group = LayerGroup::ContextParallel;

@@ -35,8 +35,8 @@ struct LayerSharding {
   // One fused flash-attention kernel, or attention as Megatron-LM ran it before FlashAttention (2022):
   // batched GEMMs around a fused scale-mask-softmax and a dropout, with the seq x seq scores in memory.
   bool flash_attention = true;
-  bool flash_attention_2 = false;  // ParallelConfig::flash_attention_2
-  bool eager_pointwise = false;    // ParallelConfig::eager_pointwise
+  trace::AttentionKernel attention_kernel = trace::AttentionKernel::Fused;  // ParallelConfig's
+  bool eager_pointwise = false;                                             // ParallelConfig::eager_pointwise
   // Selective recomputation includes torchtitan's op-level policy (kRecomputeTorchtitanOps): the layers add
   // the recompute-only matmuls it reruns.
   bool torchtitan_op_recompute = false;

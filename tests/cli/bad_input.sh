@@ -19,7 +19,7 @@ expect_error "an unknown recompute module" "unknown module 'gdp_qkv'" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules layernorm gdp_qkv
 expect_infeasible "a recompute module the model lacks" "mla_up_proj needs a model with multi-latent attention" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --recompute selective --recompute-modules mla_up_proj
-expect_error "an unknown attention implementation" "--attention: unknown implementation 'fast' (flash, flash2, unfused)" \
+expect_error "an unknown attention implementation" "--attention: unknown implementation 'fast' (flash, flash2, triton, unfused)" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --attention fast
 expect_error "16-bit first and last layers without FP8" "--first-last-layers-bf16: applies to FP8 or NVFP4 training" \
   run --model gpt3-175b --gpus 64 --tp 8 --pp 8 --first-last-layers-bf16

@@ -30,7 +30,7 @@ assert w["model"] == "llama3-70b" and (p["tp"], p["dp"], p["fsdp"], p["sp"]) == 
 assert (w["micro_batch"], w["global_batch"], w["seq_len"], w["recompute"], w["precision"]) == (8, 64, 8192, "full", "amp-bf16"), w
 assert r["steps"] == 1000 and r["fits_in_memory"], r
 # Uncompiled, PyTorch SDPA's FlashAttention-2 (the CLI's torchtitan default on Hopper and before), fp32 reduction.
-assert w.get("eager_pointwise") and w.get("flash_attention_2") and w.get("fsdp_reduce_in_fp32"), w
+assert w.get("eager_pointwise") and w.get("attention_kernel") == "flash2" and w.get("fsdp_reduce_in_fp32"), w
 print(f"ok   torchtitan's Llama 3 70B job on 64 A100s: FSDP 8 x TP 8, {r['iteration_time_s']:.2f} s per step")
 PY
 check "torchtitan sections with no effect are listed" grep -q "\[checkpoint\] \[float8\] \[job\]" "$work/tt.err"

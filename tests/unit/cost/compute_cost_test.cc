@@ -239,21 +239,37 @@ TEST_CASE("Hopper's head-size rule predicts cuDNN's published H100 rates at head
 TEST_CASE("a FlashAttention-2 kernel runs at the profile's own fraction where known, else at attention") {
   auto profile = test_profile();
   trace::ComputeSpec flash2 = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
-  flash2.flash_attention_2 = true;
+  flash2.attention_kernel = trace::AttentionKernel::FlashAttention2;
   // Not known: 200 TFLOP/s x 0.1, as Transformer Engine's attention.
   CHECK(cost::ComputeCostModel(profile).cost(flash2).duration_s ==
         simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
   profile.efficiencies.attention_flash2 = 0.05;
   const cost::ComputeCostModel model(profile);
   CHECK(model.cost(flash2).duration_s == simtrain::testing::Approx(100e-3 + kLaunch).epsilon(kRel));
-  flash2.flash_attention_2 = false;
+  flash2.attention_kernel = trace::AttentionKernel::Fused;
   CHECK(model.cost(flash2).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
   // The short-sequence rate applies to either kernel.
   profile.efficiencies.attention_fixed_tiles = 8;
-  flash2.flash_attention_2 = true;
+  flash2.attention_kernel = trace::AttentionKernel::FlashAttention2;
   flash2.kv_tiles = 2;
   CHECK(cost::ComputeCostModel(profile).cost(flash2).duration_s ==
         simtrain::testing::Approx(100e-3 / 0.3 + kLaunch).epsilon(kRel));
+}
+
+TEST_CASE("FlashAttention's Triton port runs at 1/1.4 of FlashAttention-2's rate forward, half backward") {
+  auto profile = test_profile();
+  profile.efficiencies.attention_flash2 = 0.05;
+  const cost::ComputeCostModel model(profile);
+  trace::ComputeSpec attention = kernel(ComputeKind::Attention, DType::FP16, 1e12, 0);
+  attention.attention_kernel = trace::AttentionKernel::Triton;
+  // FlashAttention-2's 1e12 FLOPs at 200 TFLOP/s x 0.05 take 100 ms.
+  attention.pass = trace::Pass::Forward;
+  CHECK(model.cost(attention).duration_s == simtrain::testing::Approx(140e-3 + kLaunch).epsilon(kRel));
+  attention.pass = trace::Pass::BackwardData;
+  CHECK(model.cost(attention).duration_s == simtrain::testing::Approx(200e-3 + kLaunch).epsilon(kRel));
+  // Without a FlashAttention-2 figure its shares are of the fused kernel's (0.1: 50 ms).
+  CHECK(cost::ComputeCostModel(test_profile()).cost(attention).duration_s ==
+        simtrain::testing::Approx(100e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("memory-bound kernel families do their FLOPs at the fp32 peak with the memory efficiency") {

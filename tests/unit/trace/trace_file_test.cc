@@ -127,21 +127,26 @@ TEST_CASE("a flash-attention kernel carries its key tiles per query tile; others
   }
 }
 
-TEST_CASE("a FlashAttention-2 kernel says so in its op; only attention kernels may, others leave it out") {
-  Trace trace = two_stage_pipeline();
-  trace.programs[1].ops[1].compute.kind = ComputeKind::Attention;
-  trace.programs[1].ops[1].compute.flash_attention_2 = true;
-  const json doc = trace_to_json(trace);
-  CHECK(doc["programs"][1]["ops"][1]["flash_attention_2"] == true);
-  CHECK_FALSE(doc["programs"][0]["ops"][0].contains("flash_attention_2"));
-  CHECK(trace_from_json(doc, "round trip") == trace);
-  json spoiled = doc;
-  spoiled["programs"][1]["ops"][1]["flash_attention_2"] = "yes";
-  CHECK_THROWS_AS(trace_from_json(spoiled, "spoiled"), Error);
-  spoiled = doc;
-  spoiled["programs"][1]["ops"][1]["kind"] = "gemm";
-  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"),
-                       doctest::Contains("only an attention kernel is a FlashAttention-2 kernel"), Error);
+TEST_CASE("an attention kernel names its implementation unless fused; only attention kernels may") {
+  for (const AttentionKernel implementation : {AttentionKernel::FlashAttention2, AttentionKernel::Triton}) {
+    Trace trace = two_stage_pipeline();
+    trace.programs[1].ops[1].compute.kind = ComputeKind::Attention;
+    trace.programs[1].ops[1].compute.attention_kernel = implementation;
+    const json doc = trace_to_json(trace);
+    CHECK(doc["programs"][1]["ops"][1]["attention_kernel"] == std::string(to_string(implementation)));
+    CHECK_FALSE(doc["programs"][0]["ops"][0].contains("attention_kernel"));
+    CHECK(trace_from_json(doc, "round trip") == trace);
+    json spoiled = doc;
+    spoiled["programs"][1]["ops"][1]["attention_kernel"] = "flash3";
+    CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"),
+                         doctest::Contains("unknown name \"flash3\" (expected one of fused, flash2, triton)"),
+                         Error);
+    spoiled = doc;
+    spoiled["programs"][1]["ops"][1]["kind"] = "gemm";
+    CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"),
+                         doctest::Contains("only an attention kernel has an attention implementation"),
+                         Error);
+  }
 }
 
 TEST_CASE("an FP8 GEMM that splits its accumulator says so in its op; only GEMMs may") {

@@ -373,8 +373,9 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
   CHECK(plan_of({"--bf16", "--grad-reduce-in-bf16"}).config.grad_reduce_in_bf16);
   // --attention-backend: Transformer Engine's cuDNN attention, the FlashAttention-2 package, or unfused.
   CHECK(plan_of({"--attention-backend", "fused"}).config.flash_attention);
-  CHECK_FALSE(plan_of({"--attention-backend", "fused"}).config.flash_attention_2);
-  CHECK(plan_of({"--attention-backend", "flash"}).config.flash_attention_2);
+  CHECK(plan_of({"--attention-backend", "fused"}).config.attention_kernel == trace::AttentionKernel::Fused);
+  CHECK(plan_of({"--attention-backend", "flash"}).config.attention_kernel ==
+        trace::AttentionKernel::FlashAttention2);
   CHECK_FALSE(plan_of({"--attention-backend", "local"}).config.flash_attention);
   CHECK_FALSE(plan_of({"--attention-backend", "unfused"}).config.flash_attention);
   CHECK(plan_of({"--attention-backend", "auto"}).config.flash_attention);

@@ -67,7 +67,7 @@ TEST_CASE("model, batches, HSDP x TP degrees, float8 and checkpointing as torcht
   CHECK(plan.steps == 100);
   CHECK(c.tp_comm_overlap);  // async TP pipelines the sequence-parallel collectives with the matmuls
   CHECK(c.flash_attention);  // a fused kernel; which one the file does not say (the CLI picks SDPA's)
-  CHECK_FALSE(c.flash_attention_2);
+  CHECK(c.attention_kernel == trace::AttentionKernel::Fused);
   CHECK(plan.no_effect == std::vector<std::string>{"[optimizer]"});
   CHECK(c.quant_recipe == QuantRecipe::Tensorwise);  // torchao's float8 scales by each tensor's current amax
   CHECK(c.eager_pointwise);                          // not compiled: one ATen kernel per pointwise op

@@ -151,22 +151,24 @@ TEST_CASE("unfused attention's backward reads the score gradient in both the Q a
   CHECK(find(layer.forward, "attention.scores.fwd").kernel.bytes < 2 * scores * 2);
 }
 
-TEST_CASE("FlashAttention-2 marks the fused attention kernels, the same work as Transformer Engine's") {
+TEST_CASE("another attention implementation marks the fused attention kernels, the same work as cuDNN's") {
   LayerSharding s = sharding(8, false);
   const LayerSteps engine = transformer_layer_steps(gpt3_175b(), s, false);
-  s.flash_attention_2 = true;
-  const LayerSteps flash2 = transformer_layer_steps(gpt3_175b(), s, false);
-  for (const char* name : {"attention.fwd", "attention.bwd_data"}) {
-    CAPTURE(name);
-    const std::vector<LayerStep>& engine_pass =
-        std::string(name).ends_with("fwd") ? engine.forward : engine.backward;
-    const std::vector<LayerStep>& flash2_pass =
-        std::string(name).ends_with("fwd") ? flash2.forward : flash2.backward;
-    CHECK_FALSE(find(engine_pass, name).kernel.flash_attention_2);
-    trace::ComputeSpec marked = find(flash2_pass, name).kernel;
-    CHECK(marked.flash_attention_2);
-    marked.flash_attention_2 = false;
-    CHECK(marked == find(engine_pass, name).kernel);
+  for (const auto implementation :
+       {trace::AttentionKernel::FlashAttention2, trace::AttentionKernel::Triton}) {
+    s.attention_kernel = implementation;
+    const LayerSteps other = transformer_layer_steps(gpt3_175b(), s, false);
+    for (const char* name : {"attention.fwd", "attention.bwd_data"}) {
+      CAPTURE(name);
+      const bool forward = std::string(name).ends_with("fwd");
+      const std::vector<LayerStep>& engine_pass = forward ? engine.forward : engine.backward;
+      const std::vector<LayerStep>& other_pass = forward ? other.forward : other.backward;
+      CHECK(find(engine_pass, name).kernel.attention_kernel == trace::AttentionKernel::Fused);
+      trace::ComputeSpec marked = find(other_pass, name).kernel;
+      CHECK(marked.attention_kernel == implementation);
+      marked.attention_kernel = trace::AttentionKernel::Fused;
+      CHECK(marked == find(engine_pass, name).kernel);
+    }
   }
 }
 
