@@ -44,6 +44,16 @@ constexpr const char* kSource =
 // not.
 Efficiencies volta_ampere_efficiencies() { return {}; }
 
+// Ampere adds FlashAttention-2's own figure (the flash-attn package's kernels, and its Triton port's shares
+// of them), which does not run on Volta: 0.517, its forward on an A100
+// (azure_microbench_hbm_nvbw_flashattn.csv: 179.5 TFLOP/s at head size 64, batch 2, seq 8192; 0.575 of peak)
+// with the backward and the combination by FLOPs as Hopper's attention_flash2 (below).
+Efficiencies ampere_efficiencies() {
+  Efficiencies eff = volta_ampere_efficiencies();
+  eff.attention_flash2 = 0.517;
+  return eff;
+}
+
 // Hopper (H100, H200), cuBLASLt 12.x and Transformer Engine's cuDNN attention:
 // - GEMMs: 128 x 128 output tiles in waves over the SMs, each tile at `core` of peak, combined with the
 //   memory time as the root of the sum of squares (compute_cost.cc). FP8 core 0.687: the median over the 12
@@ -232,9 +242,9 @@ const std::map<std::string, CalibrationProfile>& catalogue() {
       {"v100-pcie-16gb", spec("V100-PCIE-16GB", 80, 1380, 16 * kGiB, gb_per_s(900),
                               {{DType::FP32, tflops(14)}, {DType::FP16, tflops(112)}}, 0, kPcieGen3, 250)},
       {"a100-sxm4-40gb", spec("A100-SXM4-40GB", 108, 1410, 40 * kGiB, gb_per_s(1555), ampere_peaks(),
-                              gb_per_s(600) / 2, kPcieGen4, 400)},
+                              gb_per_s(600) / 2, kPcieGen4, 400, ampere_efficiencies())},
       {"a100-sxm4-80gb", spec("A100-SXM4-80GB", 108, 1410, 80 * kGiB, gb_per_s(2039), ampere_peaks(),
-                              gb_per_s(600) / 2, kPcieGen4, 400)},
+                              gb_per_s(600) / 2, kPcieGen4, 400, ampere_efficiencies())},
       // 1980 MHz is the SXM5 max boost; the ml-engineering table's 1830 MHz is the clock its peak math uses.
       {"h100-sxm5", spec("H100-SXM5-80GB", 132, 1980, 80 * kGiB, gb_per_s(3350), hopper_peaks(),
                          gb_per_s(900) / 2, kPcieGen5, 700, hopper_efficiencies())},

@@ -257,6 +257,9 @@ def generations(kernels):
     fa2 = statistics.mean(float(r["value"]) / 989 for r in bench if r["metric"] == "FlashAttention-2" and
                           r["gpu"].startswith(("H100", "H200")))
     print(f"hopper attention_flash2 {combined(fa2):.3f}  FA2 forward {fa2:.3f} (Azure, H100 and H200)")
+    fa2_a100 = statistics.mean(float(r["value"]) / 312 for r in bench if r["metric"] == "FlashAttention-2" and
+                               r["gpu"].startswith("A100"))
+    print(f"ampere attention_flash2 {combined(fa2_a100):.3f}  FA2 forward {fa2_a100:.3f} (Azure, A100, hdim 64)")
 
 
 def low_intensity_gemms(kernels):
