@@ -47,7 +47,7 @@ enum class AttentionKernel : std::uint8_t {
   // The flash-attn package's FlashAttention-2 (PyTorch SDPA's flash backend too): `attention_flash2`.
   FlashAttention2,
   // FlashAttention's Triton port built by Triton's pre-MLIR compiler (llm-foundry's attn_impl triton, as its
-  // MPT benchmarks ran): FlashAttention-2's algorithm without its work partitioning, slower per pass
+  // MPT benchmarks ran): a share of FlashAttention-2's rate, smaller in the backward pass
   // (cost/compute_cost.cc).
   Triton
 };
