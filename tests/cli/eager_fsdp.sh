@@ -43,7 +43,7 @@ expect_error "FSDP does not run under DeepSpeed" "--fsdp: PyTorch FSDP does not 
   "${run[@]}" --fsdp full --framework deepspeed
 expect_error "unfused attention is not an eager choice" "--attention unfused: the eager generator runs" \
   "${run[@]}" --attention unfused
-expect_error "an unknown attention is named" "--attention: unknown implementation 'flash3' (flash, flash2, triton" \
+expect_error "an unknown attention is named" "--attention: unknown implementation 'flash3' (flash, flash2," \
   "${run[@]}" --attention flash3
 expect_error "a CNN has no blocks to checkpoint" "--recompute full: resnet50 has no transformer blocks" \
   run --model resnet50 --impl torchvision --gpus 8 --recompute full
