@@ -91,7 +91,9 @@ struct Efficiencies {
   double conv_tf32 = 0.27;
   double gemm_fp32 = 0.835;  // fp32 without tensor cores (and tf32 on GPUs without TF32 units)
   double conv_fp32 = 0.60;
-  double attention = 0.45;      // FlashAttention-2 forward: 0.575 on A100, 0.33 on H100 and H200
+  // The frameworks' fused attention. 0.45, between FlashAttention-2's forward on A100 (0.575) and on H100
+  // and H200 (0.33), is Volta's; Ampere, Hopper and Blackwell have their own (spec_profiles.cc).
+  double attention = 0.45;
   // `attention` holds for long sequences (from 16 key tiles of 128 per query tile). A flash-attention
   // kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q, writing O and its
   // softmax statistics), so short sequences run slower (trace::ComputeSpec::kv_tiles). 0 = not known.

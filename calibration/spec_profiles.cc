@@ -47,10 +47,14 @@ Efficiencies volta_ampere_efficiencies() { return {}; }
 // Ampere adds FlashAttention-2's own figure (the flash-attn package's kernels, and its Triton port's shares
 // of them), which does not run on Volta: 0.517, its forward on an A100
 // (azure_microbench_hbm_nvbw_flashattn.csv: 179.5 TFLOP/s at head size 64, batch 2, seq 8192; 0.575 of peak)
-// with the backward and the combination by FLOPs as Hopper's attention_flash2 (below).
+// with the backward and the combination by FLOPs as Hopper's attention_flash2 (below). It is `attention` too:
+// below compute capability 9.0 the fused attention frameworks run is FlashAttention-2's. Transformer Engine
+// prefers its FlashAttention backend to cuDNN's there (it turns to cuDNN from Hopper on), and PyTorch's SDPA
+// tries its flash backend, FlashAttention-2's kernels since PyTorch 2.2, before cuDNN's on Ampere.
 Efficiencies ampere_efficiencies() {
   Efficiencies eff = volta_ampere_efficiencies();
   eff.attention_flash2 = 0.517;
+  eff.attention = eff.attention_flash2;
   return eff;
 }
 

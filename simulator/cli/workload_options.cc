@@ -160,7 +160,8 @@ void add_parallel_options(po::options_description& options) {
       "torchtitan-config", po::value<std::string>(),
       "a torchtitan job TOML (model, batch, FSDP/TP/PP/CP degrees, float8, activation checkpointing)")(
       "attention", po::value<std::string>()->default_value("flash"),
-      "flash (cuDNN's fused kernel, as Transformer Engine and PyTorch SDPA on Hopper run it) | flash2 "
+      "flash (the fused kernel Transformer Engine and PyTorch SDPA run: cuDNN's from Hopper on, "
+      "FlashAttention-2's on Ampere) | flash2 "
       "(FlashAttention-2's kernels: the flash-attn package) | triton (FlashAttention's Triton port, as "
       "llm-foundry's attn_impl triton) | unfused (Megatron-LM before 2022: scores in memory)")(
       "no-async-tensor-model-parallel-allreduce",

@@ -33,6 +33,14 @@ assert triton["breakdown"]["compute_s"] > flash2["breakdown"]["compute_s"]
 PY
 echo "ok   FSDP shards the state 16 ways; checkpointing reruns the blocks; flash2, then triton, slower on an H100"
 
+# Below Hopper SDPA's fused kernel is FlashAttention-2's: the two names cost the same on an A100.
+ampere=(run --model llama2-7b --impl hf --gpus 8 --platform dgx-a100 --batch-per-gpu 1 --seq-len 2048
+  --precision amp-bf16 --omit-wall-time --fsdp full)
+"$simtrain" "${ampere[@]}" --json "$work/a100_flash.json" >/dev/null
+"$simtrain" "${ampere[@]}" --attention flash2 --json "$work/a100_flash2.json" >/dev/null
+check "flash is FlashAttention-2 on an A100" test "$(field "$work/a100_flash.json" iteration_time_s)" \
+  = "$(field "$work/a100_flash2.json" iteration_time_s)"
+
 expect_error "an unknown sharding is named" "--fsdp: unknown sharding 'zero3' (full, hybrid)" \
   "${run[@]}" --fsdp zero3
 expect_error "selective recompute is Megatron's" "--recompute selective: the eager generator checkpoints" \

@@ -119,7 +119,8 @@ TEST_CASE(
 TEST_CASE("efficiencies are one set per GPU generation: Volta, Ampere, Hopper, Blackwell") {
   const auto efficiencies = [](const char* name) { return spec_profile(name)->efficiencies; };
   // Volta and Ampere keep the first central set, which the Selene and DLE validations stand on; Ampere adds
-  // FlashAttention-2's own figure (its forward on an A100 at 0.575 of peak, the backward as on Hopper).
+  // FlashAttention-2's own figure (its forward on an A100 at 0.575 of peak, the backward as on Hopper), which
+  // is also its fused attention's: frameworks run FlashAttention-2's kernels below Hopper.
   for (const char* name : {"v100-sxm2-16gb", "v100-pcie-16gb"}) {
     CAPTURE(name);
     CHECK(efficiencies(name) == Efficiencies{});
@@ -128,7 +129,9 @@ TEST_CASE("efficiencies are one set per GPU generation: Volta, Ampere, Hopper, B
     CAPTURE(name);
     Efficiencies ampere = efficiencies(name);
     CHECK(ampere.attention_flash2 == simtrain::testing::Approx(0.517).epsilon(0.002));
+    CHECK(ampere.attention == ampere.attention_flash2);
     ampere.attention_flash2 = 0;
+    ampere.attention = Efficiencies{}.attention;
     CHECK(ampere == Efficiencies{});
   }
   CHECK(efficiencies("h100-sxm5") == efficiencies("h200-sxm"));
