@@ -128,8 +128,10 @@ PipelineSplit pipeline_split(const ParallelConfig& c, int layers) {
         c.pp_embedding_in_split || c.pp_loss_in_split
             ? str(layers) + " layers with the embedding/loss counted (" + str(counted) + ")"
             : str(layers) + " layers";
-    require_feasible(counted % (pp * vpp) == 0, "--pp " + str(pp) + " --vpp " + str(vpp) + ": " + what +
-                                                    " are not divisible by pp x vpp = " + str(pp * vpp));
+    require_feasible(counted % (pp * vpp) == 0,
+                     "--pp " + str(pp) + " --vpp " + str(vpp) + ": " + what +
+                         " are not divisible by pp x vpp = " + str(pp * vpp) +
+                         " (an uneven split: --pp-first-layers, --pp-last-layers or --pp-layers)");
     std::fill(per_rank.begin(), per_rank.end(), counted / pp);
   }
 

@@ -84,11 +84,15 @@ TEST_CASE("tensor parallelism must split heads, KV heads and the FFN evenly") {
 
 TEST_CASE("pipeline stages and virtual stages must split the layers evenly") {
   CHECK_THROWS_WITH_AS(validate(plan(1, 3), llama2_7b(), 3),
-                       "--pp 3 --vpp 1: 32 layers are not divisible by pp x vpp = 3", Error);
+                       "--pp 3 --vpp 1: 32 layers are not divisible by pp x vpp = 3"
+                       " (an uneven split: --pp-first-layers, --pp-last-layers or --pp-layers)",
+                       Error);
   ParallelConfig c = plan(1, 4);
   c.vpp = 3;
   CHECK_THROWS_WITH_AS(validate(c, llama2_7b(), 4),
-                       "--pp 4 --vpp 3: 32 layers are not divisible by pp x vpp = 12", Error);
+                       "--pp 4 --vpp 3: 32 layers are not divisible by pp x vpp = 12"
+                       " (an uneven split: --pp-first-layers, --pp-last-layers or --pp-layers)",
+                       Error);
   c = plan(1, 1);
   c.vpp = 2;
   CHECK_THROWS_WITH_AS(validate(c, llama2_7b(), 1), "--vpp 2: interleaved virtual stages need --pp > 1",

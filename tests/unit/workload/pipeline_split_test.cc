@@ -58,7 +58,9 @@ TEST_CASE("Llama-3.1-405B's 126 layers with the embedding and loss counted: PP 8
   CHECK(pp16_vp8.first_layer.back() == 126);
   // Without accounting, 126 does not divide into 64 virtual stages.
   CHECK_THROWS_WITH_AS(pipeline_split(pipeline(8, 8), 126),
-                       "--pp 8 --vpp 8: 126 layers are not divisible by pp x vpp = 64", Error);
+                       "--pp 8 --vpp 8: 126 layers are not divisible by pp x vpp = 64"
+                       " (an uneven split: --pp-first-layers, --pp-last-layers or --pp-layers)",
+                       Error);
 }
 
 TEST_CASE("DeepSeek-V3's 61 layers with first/last stage counts on PP 4, 8 and 16") {
