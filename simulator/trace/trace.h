@@ -41,8 +41,8 @@ enum class Pass : std::uint8_t { Forward, BackwardData, BackwardWeight, Update, 
 
 // Whose kernels compute an attention, since implementations of the same algorithm run at different rates.
 enum class AttentionKernel : std::uint8_t {
-  // cuDNN's fused attention, as Transformer Engine and PyTorch's SDPA on Hopper run it: the profile's
-  // `attention`.
+  // The fused attention Transformer Engine and PyTorch's SDPA choose for the GPU: the profile's `attention`
+  // (cuDNN's from Hopper on; FlashAttention-2's below it, so there `attention` is its figure).
   Fused,
   // The flash-attn package's FlashAttention-2 (PyTorch SDPA's flash backend too): `attention_flash2`.
   FlashAttention2,

@@ -49,8 +49,8 @@ struct DataParallelConfig {
   // Face's gradient_checkpointing, Composer's activation_checkpointing): forward keeps each block's input
   // only, and backward reruns the block's forward kernels before its own. Transformers only.
   bool activation_checkpointing = false;
-  // Whose attention kernels: PyTorch SDPA's cuDNN kernel (Fused), the flash-attn package's FlashAttention-2
-  // or its Triton port (llm-foundry's attn_impl flash and triton).
+  // Whose attention kernels: the one PyTorch's SDPA chooses for the GPU (Fused), the flash-attn package's
+  // FlashAttention-2 or its Triton port (llm-foundry's attn_impl flash and triton).
   trace::AttentionKernel attention_kernel = trace::AttentionKernel::Fused;
   // When set, each kernel is launched by the rank's host thread after host->dispatch_per_kernel_s of CPU
   // work (a "host" stream of ComputeKind::Host ops, as imported traces have), so the GPU waits when the host

@@ -108,8 +108,9 @@ struct ParallelConfig {
   // Fused flash attention (current Megatron-LM, Transformer Engine), or the unfused attention of Megatron-LM
   // before 2022 (batched GEMMs, softmax and dropout over seq x seq scores in memory).
   bool flash_attention = true;
-  // Whose fused kernel: Transformer Engine's cuDNN attention, or FlashAttention-2's (the flash-attn package,
-  // PyTorch SDPA's flash backend: PyTorch training stacks outside Transformer Engine) or its Triton port's.
+  // Whose fused kernel: the one Transformer Engine chooses for the GPU (AttentionKernel::Fused), or
+  // FlashAttention-2's (the flash-attn package, PyTorch SDPA's flash backend: PyTorch training stacks outside
+  // Transformer Engine) or its Triton port's.
   trace::AttentionKernel attention_kernel = trace::AttentionKernel::Fused;
   // The layers' pointwise work runs as PyTorch's eager mode runs a plain PyTorch model's code, one ATen
   // kernel per operator (torchtitan's Llama without torch.compile: RMSNorm in fp32 steps, rotary embeddings
