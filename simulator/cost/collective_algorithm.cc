@@ -26,13 +26,14 @@ double wire_bytes(double bytes, int from, int to, const CollectiveLayout& layout
 
 // What a point-to-point transfer's bytes are divided by across nodes (CollectiveLayout above): what the
 // transport reaches of the line, or less where the proxy's chunk rate falls short of it.
+// The flex dispatcher's kernels post their network sends from the GPU, so NCCL's proxy does not bound them.
 double point_to_point_inter_node_efficiency(const CollectiveLayout& layout,
                                             const calibration::Efficiencies& efficiencies) {
   const double line = layout.point_to_point_inter_node_efficiency > 0
                           ? layout.point_to_point_inter_node_efficiency
                           : efficiencies.nccl_inter_node;
-  return layout.point_to_point_proxy_line_share > 0 ? std::min(line, layout.point_to_point_proxy_line_share)
-                                                    : line;
+  const bool proxied = layout.node_dedup.top_k == 0 && layout.point_to_point_proxy_line_share > 0;
+  return proxied ? std::min(line, layout.point_to_point_proxy_line_share) : line;
 }
 
 // wire_bytes for a point-to-point transfer (all-to-all, sendrecv).
@@ -211,11 +212,14 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   const double nvlink_bytes = ((per_node - 1) * bytes / n +
                                (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0)) *
                               intra_node_all_to_all_share(layout, per_node * nodes);
+  // NCCL's all-to-all pipelines its NVLink and network transfers; the routed dispatch forwards over NVLink
+  // what came over the network after it came, so its phases add up (RankCollectivePlan).
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
-    plan.intra_node_before_s = nvlink_bytes / (layout.intra_node_bandwidth_Bps *
-                                               intra_node_all_to_all_efficiency(layout, efficiencies)) +
-                               flex_dispatch_rows_s(nvlink_bytes, layout, efficiencies) +
-                               layout.intra_node_latency_s + efficiencies.nccl_step_latency_s;
+    (dedup ? plan.intra_node_serial_s : plan.intra_node_before_s) =
+        nvlink_bytes /
+            (layout.intra_node_bandwidth_Bps * intra_node_all_to_all_efficiency(layout, efficiencies)) +
+        flex_dispatch_rows_s(nvlink_bytes, layout, efficiencies) + layout.intra_node_latency_s +
+        efficiencies.nccl_step_latency_s;
   // Node i's flow to node k leaves from local index k mod L and reaches local index i mod L. Where a node
   // has at least twice as many GPUs as there are nodes, each pair's flow is split into c = floor(L / M)
   // pieces, piece j from local index k + jM to local index i + jM, so that the node's traffic leaves

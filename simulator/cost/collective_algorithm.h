@@ -39,6 +39,11 @@ struct RankCollectivePlan {
   // the flows: the slower of the two sets the pace.
   double intra_node_before_s = 0;
   double intra_node_after_s = 0;
+  // An analytic intra-node phase that does not pipeline with the flows but adds to them: the flex MoE
+  // dispatcher's NVLink share of a dispatch across nodes. HybridEP's published H100 runs across 2, 4 and 8
+  // nodes take about the sum of their NVLink and network times, not the larger
+  // (validation/reference/kernels/moe_flex_dispatch_rdma.csv).
+  double intra_node_serial_s = 0;
   // The intra-node phases' step latencies. A pipeline fills hop by hop: the first chunk crosses every
   // NVLink step and every network step one after the other, so these add to the flows' latency instead of
   // hiding behind them (NCCL's own tuner sums intra- and inter-node step latencies the same way).
@@ -122,7 +127,8 @@ struct CollectiveLayout {
   // channel does not cap it, and many-to-many traffic reaches less of the line than a ring's.
   double point_to_point_inter_node_efficiency = 0;
   // The share of a GPU's NIC line its NCCL proxy's chunk rate sustains for point-to-point traffic
-  // (nccl_p2p_proxy.h), which caps the efficiency above; 0 = no cap.
+  // (nccl_p2p_proxy.h), which caps the efficiency above; 0 = no cap. Not the flex dispatcher's (node_dedup),
+  // whose kernels post their network sends from the GPU.
   double point_to_point_proxy_line_share = 0;
   // The proxy's time per point-to-point chunk (nccl_p2p_proxy_chunk_s), which NCCL's all-to-all across nodes
   // also pays once per peer on another node, however few bytes that peer gets; 0 = not modelled.
@@ -190,7 +196,8 @@ struct CollectiveLayout {
 // (layout.point_to_point_inter_node_efficiency), as sendrecv's; its bytes inside a node, on one node or
 // many, by the flex dispatcher's own share of the NVLink line (moe_flex_dispatch_intra_node) where the
 // profile knows it, otherwise by nccl_intra_node as NCCL's all-to-all's; and where the routing gives a row's
-// size, each row crossing NVLink adds the dispatcher's moe_flex_dispatch_row_s.
+// size, each row crossing NVLink adds the dispatcher's moe_flex_dispatch_row_s. Across nodes the routed
+// dispatch's NVLink phase runs after its network flows, not beside them (intra_node_serial_s).
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the

@@ -206,8 +206,8 @@ class StreamActor {
     else if (plan.steps > 0)
       extra_latency_s = run_flows(op, plan);
     const double intra_s = plan.intra_node_before_s + plan.intra_node_after_s;
-    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) + extra_latency_s +
-                          plan.intra_node_latency_s;
+    const double wait_s = std::max(0.0, started + intra_s - sg4::Engine::get_clock()) +
+                          plan.intra_node_serial_s + extra_latency_s + plan.intra_node_latency_s;
     if (wait_s > 0) sg4::this_actor::sleep_for(wait_s);
     wait_for_members(members, facts.simulated_members);
     if (state_.comm_sm_fraction > 0) self_.release_sms(holds_from, sg4::Engine::get_clock());

@@ -83,22 +83,23 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
     // Across nodes an all-to-all spreads its node-pair flows over the node's GPUs (rank 0 may carry none),
     // which together share the node's NICs: the first node's off-node bytes over its uplink, beside the
     // slowest member's NVLink phase, plus the latencies, as below.
-    double off_node_bytes = 0, nvlink_s = 0, latency_s = 0;
+    double off_node_bytes = 0, nvlink_s = 0, serial_s = 0, latency_s = 0;
     for (int local = 0; local < placement.per_node; ++local) {
       layout.position = placement.by_node[local];
       const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
       for (const cost::CoalescedFlow& flow : plan.sends) off_node_bytes += flow.bytes;
       nvlink_s = std::max(nvlink_s, plan.intra_node_before_s);
+      serial_s = std::max(serial_s, plan.intra_node_serial_s);
       latency_s = std::max(latency_s, plan.intra_node_latency_s + plan.steps * inter_node_latency_s_ +
                                           plan.software_latency_s);
     }
     const double uplink_Bps = inter_node_bandwidth_Bps_ * std::max(1, spec_.gpus_per_node);
-    return std::max(nvlink_s, off_node_bytes / uplink_Bps) + latency_s;
+    return std::max(nvlink_s, off_node_bytes / uplink_Bps) + serial_s + latency_s;
   }
   const cost::RankCollectivePlan plan = cost::plan_collective(kind, bytes, layout, efficiencies_);
 
-  // The engine runs the intra-node phases alongside the flows (the slower sets the pace) and charges every
-  // step's latency on top; flows of one rank share its links, so their bytes add up.
+  // The engine runs the intra-node phases alongside the flows (the slower sets the pace), a serial one after
+  // them, and charges every step's latency on top; flows of one rank share its links, so their bytes add up.
   // A flow capped below its route (max_rate_Bps: NCCL's point-to-point channels) takes as long as the cap.
   double intra_flow_bytes = 0, inter_flow_bytes = 0, inter_flow_s = 0;
   for (const cost::CoalescedFlow& flow : plan.sends) {
@@ -115,8 +116,8 @@ double NetworkEstimate::collective_s(trace::CollectiveKind kind, double bytes,
   if (intra_flow_bytes > 0) flows_s += intra_flow_bytes / intra.bandwidth_Bps;
   flows_s += inter_flow_s;
   const double hop_latency_s = inter_flow_bytes > 0 ? inter_node_latency_s_ : intra.latency_s;
-  return std::max(plan.intra_node_before_s + plan.intra_node_after_s, flows_s) + plan.intra_node_latency_s +
-         plan.steps * hop_latency_s + plan.software_latency_s;
+  return std::max(plan.intra_node_before_s + plan.intra_node_after_s, flows_s) + plan.intra_node_serial_s +
+         plan.intra_node_latency_s + plan.steps * hop_latency_s + plan.software_latency_s;
 }
 
 double NetworkEstimate::send_s(double bytes, int from, int to) const {

@@ -24,12 +24,16 @@
 # now pays for its narrow rows, but its B200 rows (EP 64 over 8 nodes, the network slower than the rows) still
 # run +28% and +52% fast, so their pairs come out 1.11 and 1.26 against 1.21 and 1.46 measured. Thirty-first
 # session (Megatron-Core's Python per MoE layer's forward pass, host_profile.h, fitted on the table alone):
-# B200/B300 10.2%, B200/GB200 4.1%, B200/GB300 10.1%, B300/GB200 1.8%, B300/GB300 2.3%, GB200/GB300 4.7%. The
-# guards sit just above those figures and catch regressions; they are not a target.
+# B200/B300 10.2%, B200/GB200 4.1%, B200/GB300 10.1%, B300/GB200 1.8%, B300/GB300 2.3%, GB200/GB300 4.7%.
+# Thirty-eighth session (the flex dispatcher's NVLink phase after its network flows across nodes, as
+# HybridEP's H100 runs take it, cost/collective_algorithm.h): Nemotron 3 Super's B200 rows at EP 64 over 8
+# nodes now come out 1.245 and 1.468 times slower than GB200's and GB300's (1.205-1.209 and 1.460-1.467
+# measured): B200/GB200 2.6%, B200/GB300 1.4%, the others unchanged. The guards sit just above those
+# figures and catch regressions; they are not a target.
 set -euo pipefail
 simtrain=$1
 root=$2
 python3 "$root/tools/validate_system_pairs.py" --simtrain "$simtrain" -j 2 --timeout 300 \
   --reference "$root/validation/reference/training/nemo_megatron_bridge_pretrain_perf.csv" \
-  --max-ratio-mape dgx-b200/dgx-b300=11 dgx-b200/dgx-gb200=4.5 dgx-b200/dgx-gb300=11 dgx-b300/dgx-gb200=2.5 \
+  --max-ratio-mape dgx-b200/dgx-b300=11 dgx-b200/dgx-gb200=3 dgx-b200/dgx-gb300=2 dgx-b300/dgx-gb200=2.5 \
   dgx-b300/dgx-gb300=3 dgx-gb200/dgx-gb300=5.5

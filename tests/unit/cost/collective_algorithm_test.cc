@@ -477,17 +477,29 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   REQUIRE(!plan.sends.empty());
   for (const auto& send : plan.sends)
     CHECK(send.bytes == simtrain::testing::Approx(fraction * pair / kInterEff).epsilon(kRel));
+  // The NVLink phase forwards what came over the network after it came: it follows the flows.
   const double nvlink = (s / 10 + 4.0 / 5 * 1.0 / 2 * s) * cost::node_dedup_fraction(4, 20, 10);
-  CHECK(plan.intra_node_before_s ==
+  CHECK(plan.intra_node_before_s == 0);
+  CHECK(plan.intra_node_serial_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
             .epsilon(kRel));
+
+  // NCCL's proxy rate caps NCCL's all-to-all across nodes, not the dispatcher's kernels, which post their
+  // sends from the GPU.
+  cost::CollectiveLayout proxied = layout;
+  proxied.point_to_point_proxy_line_share = kInterEff / 2;
+  for (const auto& send : cost::plan_collective(CollectiveKind::AllToAll, s, proxied, efficiencies()).sends)
+    CHECK(send.bytes == simtrain::testing::Approx(fraction * pair / kInterEff).epsilon(kRel));
+  proxied.node_dedup = {};
+  for (const auto& send : cost::plan_collective(CollectiveKind::AllToAll, s, proxied, efficiencies()).sends)
+    CHECK(send.bytes == simtrain::testing::Approx(pair / (kInterEff / 2)).epsilon(kRel));
 
   // Where the profile knows the flex dispatcher's own share of the NVLink line, the forwarding runs at it;
   // the bytes across nodes keep NCCL's figures.
   calibration::Efficiencies flex = efficiencies();
   flex.moe_flex_dispatch_intra_node = 0.5;
   const auto own = cost::plan_collective(CollectiveKind::AllToAll, s, layout, flex);
-  CHECK(own.intra_node_before_s ==
+  CHECK(own.intra_node_serial_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * 0.5) + kNvlinkLatency + kStepLatency)
             .epsilon(kRel));
   REQUIRE(own.sends.size() == plan.sends.size());
