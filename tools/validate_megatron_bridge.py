@@ -40,9 +40,10 @@ Reading the table (it is messy; each decision is listed here and applied in pars
 - Gradients are reduced in bf16 (`--grad-reduce-in-bf16`): perf_recipes/_common.py _benchmark_common and
   _perf_precision set grad_reduce_in_fp32 = False for every recipe (commit 067f987).
 - The token dispatcher: `--moe-token-dispatcher-type flex` (DeepEP or HybridEP, each token crossing to a node
-  once) where the row's recipe at commit 067f987 sets moe_token_dispatcher_type = "flex" (FLEX_DISPATCHER);
-  NCCL's all-to-all elsewhere. It changes only expert parallelism across nodes: inside an 8-GPU node or an
-  NVL72 rack the two cost the same.
+  once) where the row's recipe at commit 067f987 sets moe_token_dispatcher_type = "flex" (FLEX_DISPATCHER),
+  with the recipe's backend (`--moe-flex-dispatcher-backend`, flex_backend); NCCL's all-to-all elsewhere.
+  Across nodes the dispatcher moves fewer bytes than NCCL's all-to-all; inside a node or an NVL72 rack its
+  own kernels reach a share of the NVLink line of their own.
 - Userbuffers (`--tp-comm-overlap`) with sequence parallelism wherever TP > 1, except where the row's recipe
   turns them off (NO_TP_COMM_OVERLAP); gradient reduction under the backward pass except where the recipe
   turns it off (NO_OVERLAP_GRAD_REDUCE: DeepSeek-V3 on H100).
@@ -215,6 +216,15 @@ def flex_dispatcher(row):
     if "(tokendrop)" in row["label"]:
         return False
     return any(recipe_matches(row, *entry) for entry in FLEX_DISPATCHER)
+
+
+# The flex dispatcher's kernels (`--moe-flex-dispatcher-backend`): HybridEP, as every recipe above sets it, but
+# DeepEP in DeepSeek-V3's B200 recipes at EP 32 (perf_recipes/deepseek/b200/deepseek_v3.py,
+# deepseek_v3_pretrain_256gpu_b200_fp8mx_config and _nvfp4_config: moe_flex_dispatcher_backend = "deepep").
+# Across nodes HybridEP's NVLink fan-out follows its network transfer, DeepEP's overlaps it.
+def flex_backend(row):
+    deepep = row["base_model"] == "DeepSeekV3" and row["System"] == "DGX-B200" and size(row["EP"]) == "32"
+    return "deepep" if deepep else "hybridep"
 
 
 # Selective recomputation as the row's performance recipe (commit 067f987) sets it: (model, systems,
@@ -704,7 +714,7 @@ def run_args(row, host=True):
         args += ["--first-last-layers-bf16", "--num-layers-at-start-in-bf16", str(start),
                  "--num-layers-at-end-in-bf16", str(end)]
     if flex_dispatcher(row):
-        args += ["--moe-token-dispatcher-type", "flex"]
+        args += ["--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-backend", flex_backend(row)]
     if release_recipe_key(row) in TE_OP_FUSER:
         args.append("--use-transformer-engine-op-fuser")
     if (offloaded := CPU_OFFLOADING.get(release_recipe_key(row))):

@@ -202,6 +202,11 @@ void add_parallel_options(po::options_description& options) {
       "per chosen expert) | allgather (Megatron-LM's default: every rank gathers its expert group's tokens, "
       "a reduce-scatter brings the outputs back) | flex (DeepEP or HybridEP: one copy per destination node, "
       "fanned out over NVLink there)")(
+      "moe-flex-dispatcher-backend", po::value<std::string>(),
+      "the flex dispatcher's kernels, as Megatron names them: deepep (default, as Megatron-LM's: across "
+      "nodes "
+      "their NVLink fan-out overlaps the network transfer) | hybridep (Megatron-Bridge's recipes: it follows "
+      "it)")(
       "moe-expert-capacity-factor", po::value<double>(),
       "token slots per expert with --moe-pad-expert-input-to-capacity, relative to its even share (without "
       "it, balanced routing drops nothing and it changes nothing)")(
@@ -396,6 +401,11 @@ workload::ParallelConfig parallel_from_options(const po::variables_map& vm) {
     if (!workload::parse_token_dispatcher(dispatcher, c.moe_dispatcher))
       throw Error("--moe-token-dispatcher-type: unknown dispatcher '" + dispatcher +
                   "' (alltoall, allgather, flex)");
+  }
+  if (vm.count("moe-flex-dispatcher-backend")) {
+    const std::string backend = vm["moe-flex-dispatcher-backend"].as<std::string>();
+    if (!workload::parse_flex_backend(backend, c.moe_flex_backend))
+      throw Error("--moe-flex-dispatcher-backend: unknown backend '" + backend + "' (deepep, hybridep)");
   }
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "gpipe")

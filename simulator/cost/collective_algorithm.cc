@@ -212,10 +212,10 @@ void plan_node_aggregated_all_to_all(RankCollectivePlan& plan, double bytes, con
   const double nvlink_bytes = ((per_node - 1) * bytes / n +
                                (dedup ? (nodes - 1.0) / nodes * (per_node - 1.0) / per_node * bytes : 0)) *
                               intra_node_all_to_all_share(layout, per_node * nodes);
-  // NCCL's all-to-all pipelines its NVLink and network transfers; the routed dispatch forwards over NVLink
-  // what came over the network after it came, so its phases add up (RankCollectivePlan).
+  // NCCL's all-to-all and DeepEP's kernels pipeline their NVLink and network transfers; HybridEP's forward
+  // over NVLink what came over the network after it came, so their phases add up (RankCollectivePlan).
   if (per_node > 1 && layout.intra_node_bandwidth_Bps > 0)
-    (dedup ? plan.intra_node_serial_s : plan.intra_node_before_s) =
+    (dedup && layout.node_dedup.phases_in_series ? plan.intra_node_serial_s : plan.intra_node_before_s) =
         nvlink_bytes /
             (layout.intra_node_bandwidth_Bps * intra_node_all_to_all_efficiency(layout, efficiencies)) +
         flex_dispatch_rows_s(nvlink_bytes, layout, efficiencies) + layout.intra_node_latency_s +

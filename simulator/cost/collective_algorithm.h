@@ -40,8 +40,9 @@ struct RankCollectivePlan {
   double intra_node_before_s = 0;
   double intra_node_after_s = 0;
   // An analytic intra-node phase that does not pipeline with the flows but adds to them: the flex MoE
-  // dispatcher's NVLink share of a dispatch across nodes. HybridEP's published H100 runs across 2, 4 and 8
-  // nodes take about the sum of their NVLink and network times, not the larger
+  // dispatcher's NVLink share of a dispatch across nodes where its kernels run the phases in series
+  // (NodeDedupRouting::phases_in_series). HybridEP's published H100 runs across 2, 4 and 8 nodes take about
+  // the sum of their NVLink and network times, not the larger
   // (validation/reference/kernels/moe_flex_dispatch_rdma.csv).
   double intra_node_serial_s = 0;
   // The intra-node phases' step latencies. A pipeline fills hop by hop: the first chunk crosses every
@@ -196,8 +197,9 @@ struct CollectiveLayout {
 // (layout.point_to_point_inter_node_efficiency), as sendrecv's; its bytes inside a node, on one node or
 // many, by the flex dispatcher's own share of the NVLink line (moe_flex_dispatch_intra_node) where the
 // profile knows it, otherwise by nccl_intra_node as NCCL's all-to-all's; and where the routing gives a row's
-// size, each row crossing NVLink adds the dispatcher's moe_flex_dispatch_row_s. Across nodes the routed
-// dispatch's NVLink phase runs after its network flows, not beside them (intra_node_serial_s).
+// size, each row crossing NVLink adds the dispatcher's moe_flex_dispatch_row_s. Across nodes HybridEP's
+// NVLink phase runs after its network flows, not beside them (node_dedup.phases_in_series,
+// intra_node_serial_s); DeepEP's runs beside them. Neither's network sends are held to NCCL's proxy rate.
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends the whole buffer to the next member and receives
 // the previous member's at once. A pair on one node is analytic over NVLink (the buffer over the GPU's
 // bandwidth times the intra-node NCCL efficiency); a pair across nodes is one flow through the NICs at the

@@ -125,6 +125,8 @@ json model_parallel_inputs(const workload::ParallelConfig& c, const trace::Trace
   if (c.fp8_param_gather) j["fp8_param_gather"] = true;
   if (c.moe_dispatcher != workload::TokenDispatcher::AllToAll)
     j["moe_token_dispatcher_type"] = std::string(workload::to_string(c.moe_dispatcher));
+  if (c.moe_dispatcher == workload::TokenDispatcher::Flex)
+    j["moe_flex_dispatcher_backend"] = std::string(workload::to_string(c.moe_flex_backend));
   if (c.te_op_fuser) j["use_transformer_engine_op_fuser"] = true;
   if (c.grad_reduce_in_bf16) j["grad_reduce_in_bf16"] = true;
   if (c.fsdp_reduce_in_fp32) j["fsdp_reduce_in_fp32"] = true;

@@ -105,6 +105,9 @@ struct NodeDedupRouting {
   std::uint16_t top_k = 0;
   std::uint32_t experts = 0;
   std::uint32_t row_bytes = 0;
+  // Across nodes the NVLink fan-out follows the network transfer instead of overlapping it (HybridEP's
+  // kernels; DeepEP's overlap them): the collective takes the sum of the two phases.
+  bool phases_in_series = false;
 
   friend bool operator==(const NodeDedupRouting&, const NodeDedupRouting&) = default;
 };

@@ -61,6 +61,7 @@ json op_to_json(const Op& op) {
         j["node_dedup_experts"] = op.collective.node_dedup.experts;
         if (op.collective.node_dedup.row_bytes > 0)
           j["node_dedup_row_bytes"] = op.collective.node_dedup.row_bytes;
+        if (op.collective.node_dedup.phases_in_series) j["node_dedup_phases_in_series"] = true;
       }
       break;
     case OpType::Send:
@@ -286,6 +287,13 @@ Op read_op(const json& j, const std::string& origin, const std::string& path) {
         if (const json* row_bytes = in.optional("node_dedup_row_bytes"))
           op.collective.node_dedup.row_bytes = static_cast<std::uint32_t>(
               get_integer(*row_bytes, origin, in.path("node_dedup_row_bytes"), 1, 1 << 24));
+        if (const json* series = in.optional("node_dedup_phases_in_series")) {
+          if (!series->is_boolean())
+            in.fail(in.path("node_dedup_phases_in_series"), "expected true or false");
+          op.collective.node_dedup.phases_in_series = series->get<bool>();
+        }
+      } else if (in.optional("node_dedup_phases_in_series")) {
+        in.fail(in.path("node_dedup_phases_in_series"), "needs node_dedup_top_k");
       }
       break;
     case OpType::Send:

@@ -53,7 +53,7 @@ constexpr double kMegatronCorePassOverhead = 0.0;
 // Megatron-Bridge table leaving one model family out (tools/fit_host_overhead.py --moe-grid): 12.2% held out
 // against 14.1% without it, and the same-release pairs of systems, which the fit does not see, go from 6.3%
 // to 5.4%; a cost in both passes fits worse (13.3%). Dense layers (NeMo 24.07's table) do not pay it. With
-// the flex dispatcher's phases in series across nodes: 11.4% held out, the pairs 4.1% at 80 and 4.3% at 100.
+// HybridEP's phases in series across nodes: 11.3% held out, the pairs 4.1% at 80 and 4.3% at 100.
 constexpr double kMegatronCoreMoeLayerOverhead = 80.0;
 
 // Reads and checks a host profile; throws Error(path, 0, field, why) naming the offending field.

@@ -82,6 +82,7 @@ constexpr KnownArgument kArguments[] = {
     {"moe-grouped-gemm", Arity::Switch, Effect::Read},
     {"moe-router-force-load-balancing", Arity::Switch, Effect::Read},
     {"moe-token-dispatcher-type", Arity::One, Effect::Read},
+    {"moe-flex-dispatcher-backend", Arity::One, Effect::Read},
     {"moe-expert-capacity-factor", Arity::One, Effect::Read},
     {"moe-pad-expert-input-to-capacity", Arity::Switch, Effect::Read},
     {"moe-router-load-balancing-type", Arity::One, Effect::None},

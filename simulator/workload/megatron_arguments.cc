@@ -294,7 +294,8 @@ bool MegatronArguments::has(const std::string& name) const {
 // arguments (`--seed` alone is simtrain's noise seed; in a pasted Megatron line, its RNG seed;
 // `--tp-comm-overlap`, `--overlap-moe-expert-parallel-comm`, `--use-transformer-engine-op-fuser`,
 // `--moe-pad-expert-input-to-capacity`,
-// `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--grad-reduce-in-bf16`,
+// `--moe-expert-capacity-factor`, `--moe-token-dispatcher-type`, `--moe-flex-dispatcher-backend`,
+// `--grad-reduce-in-bf16`,
 // `--cross-entropy-loss-fusion`, `--cross-entropy-fusion-impl` and
 // `--recompute-modules` mean the same either way; `--profile` is Megatron's profiling switch only bare, as
 // simtrain's takes a file).
@@ -302,9 +303,10 @@ bool shared_with_simtrain(std::string_view name) {
   return name == "seed" || name == "tp-comm-overlap" || name == "overlap-moe-expert-parallel-comm" ||
          name == "use-transformer-engine-op-fuser" || name == "moe-pad-expert-input-to-capacity" ||
          name == "moe-expert-capacity-factor" || name == "moe-token-dispatcher-type" ||
-         name == "grad-reduce-in-bf16" || name == "cross-entropy-loss-fusion" ||
-         name == "cross-entropy-fusion-impl" || name == "recompute-modules" || name == "cuda-graph-impl" ||
-         name == "cuda-graph-scope" || name == "profile";
+         name == "moe-flex-dispatcher-backend" || name == "grad-reduce-in-bf16" ||
+         name == "cross-entropy-loss-fusion" || name == "cross-entropy-fusion-impl" ||
+         name == "recompute-modules" || name == "cuda-graph-impl" || name == "cuda-graph-scope" ||
+         name == "profile";
 }
 
 MegatronArguments take_megatron_arguments(std::vector<std::string>& args) {
@@ -397,6 +399,8 @@ MegatronPlan apply_megatron_arguments(const MegatronArguments& arguments, Parall
     c.cross_entropy_fusion = *parse_cross_entropy_fusion_impl(fusion_impl.value_or("native"));
   if (const auto dispatcher = in.choice("moe-token-dispatcher-type", {"alltoall", "allgather", "flex"}))
     parse_token_dispatcher(*dispatcher, c.moe_dispatcher);
+  if (const auto backend = in.choice("moe-flex-dispatcher-backend", {"deepep", "hybridep"}))
+    parse_flex_backend(*backend, c.moe_flex_backend);
   // Token dropping: padded to capacity, every expert gets capacity x its even share of token slots.
   if (in.has("moe-pad-expert-input-to-capacity")) {
     const std::optional<double> capacity = in.real("moe-expert-capacity-factor");

@@ -190,6 +190,7 @@ StagePlan megatron::make_stage_plan(const TransformerConfig& model, const Parall
   shard.tp_comm_overlap = config.tp_comm_overlap;
   shard.moe_pad_to_capacity = config.moe_pad_to_capacity;
   shard.moe_dispatcher = config.moe_dispatcher;
+  shard.moe_flex_backend = config.moe_flex_backend;
   shard.te_op_fuser = config.te_op_fuser;
   shard.cross_entropy = config.cross_entropy_fusion;
   const bool framework_sharding = config.zero > 0 || config.fsdp != FsdpMode::None;

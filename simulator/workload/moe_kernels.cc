@@ -115,9 +115,9 @@ void moe_mlp(Steps& forward, Steps& backward, const TransformerConfig& m, const 
         name, kind, all_to_all ? LayerGroup::ExpertParallel : LayerGroup::ExpertTensorParallel,
         slots * d.e * (all_to_all ? 1 : etp)));
     if (all_to_all && flex)
-      steps.back().node_dedup = {static_cast<std::uint16_t>(m.experts_per_token),
-                                 static_cast<std::uint32_t>(m.experts),
-                                 static_cast<std::uint32_t>(width * d.e)};
+      steps.back().node_dedup = {
+          static_cast<std::uint16_t>(m.experts_per_token), static_cast<std::uint32_t>(m.experts),
+          static_cast<std::uint32_t>(width * d.e), d.shard.moe_flex_backend == FlexBackend::HybridEP};
   };
   // MoEAlltoAllTokenDispatcher exchanges two small messages of its own besides the tokens (Megatron-Core's
   // token_dispatcher.py): dropless, each rank's token count per expert (int64), all-gathered over the EP

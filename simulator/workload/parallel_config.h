@@ -158,6 +158,9 @@ struct ParallelConfig {
   // Megatron's --moe-token-dispatcher-type. simtrain's default is alltoall, which Megatron-Bridge's recipes
   // and Megatron-LM's MoE examples set.
   TokenDispatcher moe_dispatcher = TokenDispatcher::AllToAll;
+  // Megatron's --moe-flex-dispatcher-backend: the flex dispatcher's kernels, DeepEP's by default as in
+  // Megatron-LM (Megatron-Bridge's recipes mostly set HybridEP).
+  FlexBackend moe_flex_backend = FlexBackend::DeepEP;
   // Megatron-Core's use_transformer_engine_op_fuser: the routed experts' MLP runs as Transformer Engine's
   // fused grouped ops, biases and the clamped activation inside them. Off, TEGroupedMLP adds fc2's biases
   // and clamps the activation's input in PyTorch (moe_kernels.cc).

@@ -15,6 +15,19 @@ std::string_view to_string(TokenDispatcher dispatcher) {
   return "alltoall";
 }
 
+std::string_view to_string(FlexBackend backend) {
+  return backend == FlexBackend::HybridEP ? "hybridep" : "deepep";
+}
+
+bool parse_flex_backend(std::string_view text, FlexBackend& out) {
+  for (FlexBackend b : {FlexBackend::DeepEP, FlexBackend::HybridEP})
+    if (text == to_string(b)) {
+      out = b;
+      return true;
+    }
+  return false;
+}
+
 bool parse_token_dispatcher(std::string_view text, TokenDispatcher& out) {
   for (TokenDispatcher d : {TokenDispatcher::AllToAll, TokenDispatcher::AllGather, TokenDispatcher::Flex})
     if (text == to_string(d)) {

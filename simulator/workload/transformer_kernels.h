@@ -56,6 +56,7 @@ struct LayerSharding {
   // slots, so the dispatcher knows its shapes without reading the routing back to the host.
   bool moe_pad_to_capacity = false;
   TokenDispatcher moe_dispatcher = TokenDispatcher::AllToAll;      // ParallelConfig::moe_dispatcher
+  FlexBackend moe_flex_backend = FlexBackend::DeepEP;              // ParallelConfig::moe_flex_backend
   bool te_op_fuser = false;                                        // ParallelConfig::te_op_fuser
   CrossEntropyFusion cross_entropy = CrossEntropyFusion::Unfused;  // ParallelConfig::cross_entropy_fusion
 };

@@ -195,6 +195,9 @@ expect_error "a capacity factor out of range" "--moe-expert-capacity-factor: mus
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-pad-expert-input-to-capacity --moe-expert-capacity-factor 0
 expect_error "an unknown token dispatcher" "--moe-token-dispatcher-type: unknown dispatcher 'deepep' (alltoall, allgather, flex)" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-token-dispatcher-type deepep
+expect_error "an unknown flex dispatcher backend" \
+  "--moe-flex-dispatcher-backend: unknown backend 'ncclep' (deepep, hybridep)" \
+  run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend ncclep
 expect_infeasible "the combined 1F1B with the all-gather dispatcher" \
   "--overlap-moe-expert-parallel-comm: needs the alltoall or flex token dispatcher, not allgather" \
   run --model qwen3-30b-a3b --gpus 8 --ep 8 --moe-token-dispatcher-type allgather --overlap-moe-expert-parallel-comm

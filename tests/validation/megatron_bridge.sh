@@ -19,9 +19,10 @@
 # Nemotron 10.2%, DeepSeek-V3 and Kimi K2 7.0%, Llama 5.4%).
 # Thirty-second session, NCCL's all-to-all paying its proxy's chunk per remote peer (cost/collective_algorithm.cc):
 # H100 10.3%, B200 15.5%, B300 13.5%, GB200 11.1%, GB300 8.6%, all 11.5%.
-# Thirty-eighth session, the flex dispatcher's NVLink phase after its network flows across nodes, and its
-# network sends not bound by NCCL's proxy (HybridEP's H100 runs, cost/collective_algorithm.h): H100 10.0%,
-# B200 13.7%, B300 13.5%, GB200 11.1%, GB300 8.6%, all 11.1% (Nemotron 7.3%, DeepSeek-V3 and Kimi K2 7.3%).
+# Thirty-eighth session, HybridEP's NVLink phase after its network flows across nodes (DeepEP's beside them,
+# each row's recipe's backend), neither's network sends bound by NCCL's proxy (HybridEP's H100 runs,
+# cost/collective_algorithm.h): H100 10.0%, B200 13.3%, B300 13.5%, GB200 11.1%, GB300 8.6%, all 11.0%
+# (Nemotron 7.3%, DeepSeek-V3 and Kimi K2 6.8%).
 # Twenty-fifth session, with the loss's fp32 gradient: H100 14.2%, B200 18.3%, B300 26.6%, all 16.2%.
 # Twentieth session, at the TDP: GB200 23.3%, GB300 16.4%, all 19.3%.
 # README "Megatron-Bridge on Hopper and Blackwell" describes every modelling step. The guards sit just above

@@ -477,12 +477,19 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   REQUIRE(!plan.sends.empty());
   for (const auto& send : plan.sends)
     CHECK(send.bytes == simtrain::testing::Approx(fraction * pair / kInterEff).epsilon(kRel));
-  // The NVLink phase forwards what came over the network after it came: it follows the flows.
+  // DeepEP's NVLink phase runs beside the flows; HybridEP's forwards what came over the network after it
+  // came, so it follows them.
   const double nvlink = (s / 10 + 4.0 / 5 * 1.0 / 2 * s) * cost::node_dedup_fraction(4, 20, 10);
-  CHECK(plan.intra_node_before_s == 0);
-  CHECK(plan.intra_node_serial_s ==
-        simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency)
-            .epsilon(kRel));
+  const double nvlink_s = nvlink / (kNvlinkBandwidth * kIntraEff) + kNvlinkLatency + kStepLatency;
+  CHECK(plan.intra_node_serial_s == 0);
+  CHECK(plan.intra_node_before_s == simtrain::testing::Approx(nvlink_s).epsilon(kRel));
+  cost::CollectiveLayout in_series = layout;
+  in_series.node_dedup.phases_in_series = true;
+  const auto series = cost::plan_collective(CollectiveKind::AllToAll, s, in_series, efficiencies());
+  CHECK(series.intra_node_before_s == 0);
+  CHECK(series.intra_node_serial_s == simtrain::testing::Approx(nvlink_s).epsilon(kRel));
+  REQUIRE(series.sends.size() == plan.sends.size());
+  for (std::size_t i = 0; i < plan.sends.size(); ++i) CHECK(series.sends[i].bytes == plan.sends[i].bytes);
 
   // NCCL's proxy rate caps NCCL's all-to-all across nodes, not the dispatcher's kernels, which post their
   // sends from the GPU.
@@ -499,7 +506,7 @@ TEST_CASE("routed once per node, a token dispatch sends the chance that a node h
   calibration::Efficiencies flex = efficiencies();
   flex.moe_flex_dispatch_intra_node = 0.5;
   const auto own = cost::plan_collective(CollectiveKind::AllToAll, s, layout, flex);
-  CHECK(own.intra_node_serial_s ==
+  CHECK(own.intra_node_before_s ==
         simtrain::testing::Approx(nvlink / (kNvlinkBandwidth * 0.5) + kNvlinkLatency + kStepLatency)
             .epsilon(kRel));
   REQUIRE(own.sends.size() == plan.sends.size());

@@ -9,6 +9,7 @@
 #include "simulator/cost/double_binary_tree.h"
 #include "simulator/engine/replay.h"
 #include "tests/support/child_process.h"
+#include "tests/support/one_collective.h"
 #include "tests/support/uniform_cluster.h"
 
 namespace simtrain {
@@ -31,23 +32,10 @@ platform::ClusterSpec uniform_cluster(int nodes, bool fat_tree) {
 }
 
 trace::Trace one_all_reduce(int ranks, double bytes) {
-  trace::Trace t;
-  t.world_size = ranks;
-  trace::Program program;
-  program.name = "all-reduce";
-  program.streams = {"comm"};
-  trace::Op op;
-  op.name = "all_reduce";
-  op.type = trace::OpType::Collective;
-  op.collective.kind = trace::CollectiveKind::AllReduce;
-  op.collective.bytes = bytes;
-  program.ops.push_back(op);
-  t.programs.push_back(program);
-  t.rank_program.assign(ranks, 0);
-  trace::CommunicatorGroup world{"world", {{}}};
-  for (int r = 0; r < ranks; ++r) world.communicators[0].push_back(r);
-  t.groups.push_back(world);
-  return t;
+  trace::CollectiveSpec all_reduce;
+  all_reduce.kind = trace::CollectiveKind::AllReduce;
+  all_reduce.bytes = bytes;
+  return testing::one_collective(ranks, all_reduce);
 }
 
 double simulated_all_reduce_s(int ranks, double bytes, bool fat_tree,

@@ -177,7 +177,13 @@ TEST_CASE("a token all-to-all routed once per node carries its routing; others l
   CHECK(doc["programs"][1]["ops"][2]["node_dedup_experts"] == 256);
   CHECK(doc["programs"][1]["ops"][2]["node_dedup_row_bytes"] == 14336);
   CHECK_FALSE(trace_to_json(two_stage_pipeline())["programs"][1]["ops"][2].contains("node_dedup_top_k"));
+  CHECK_FALSE(doc["programs"][1]["ops"][2].contains("node_dedup_phases_in_series"));  // DeepEP's overlap
   CHECK(trace_from_json(doc, "round trip") == trace);
+  Trace in_series = trace;
+  in_series.programs[1].ops[2].collective.node_dedup.phases_in_series = true;
+  const json series_doc = trace_to_json(in_series);
+  CHECK(series_doc["programs"][1]["ops"][2]["node_dedup_phases_in_series"] == true);
+  CHECK(trace_from_json(series_doc, "round trip") == in_series);
   // Fewer experts than picks, a routing without its experts, a row of no bytes and a routed all-gather are
   // errors.
   json spoiled = doc;
@@ -192,6 +198,17 @@ TEST_CASE("a token all-to-all routed once per node carries its routing; others l
   spoiled = doc;
   spoiled["programs"][1]["ops"][2]["op"] = "all_gather";
   CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_top_k"), Error);
+  // The phases' order is a boolean, and only of a routed all-to-all.
+  spoiled = series_doc;
+  spoiled["programs"][1]["ops"][2]["node_dedup_phases_in_series"] = 1;
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_phases_in_series"),
+                       Error);
+  spoiled = series_doc;
+  spoiled["programs"][1]["ops"][2].erase("node_dedup_top_k");
+  spoiled["programs"][1]["ops"][2].erase("node_dedup_experts");
+  spoiled["programs"][1]["ops"][2].erase("node_dedup_row_bytes");
+  CHECK_THROWS_WITH_AS(trace_from_json(spoiled, "spoiled"), doctest::Contains("node_dedup_phases_in_series"),
+                       Error);
 }
 
 TEST_CASE("a trace survives a JSON round trip field for field") {

@@ -370,6 +370,18 @@ TEST_CASE("a model given by its shapes: head size, multi-latent attention, windo
     CHECK(plan_of({"--num-layers", "4", "--hidden-size", "512", "--num-attention-heads", "8", "--seq-length",
                    "128", "--num-experts", "8", "--moe-token-dispatcher-type", name})
               .config.moe_dispatcher == dispatcher);
+  // The flex dispatcher's kernels: DeepEP's unless --moe-flex-dispatcher-backend says HybridEP's.
+  const auto flex_backend = [](std::vector<std::string> backend) {
+    std::vector<std::string> args = {
+        "--num-layers", "4",   "--hidden-size", "512", "--num-attention-heads",       "8",
+        "--seq-length", "128", "--num-experts", "8",   "--moe-token-dispatcher-type", "flex"};
+    args.insert(args.end(), backend.begin(), backend.end());
+    return plan_of(args).config.moe_flex_backend;
+  };
+  CHECK(flex_backend({}) == FlexBackend::DeepEP);
+  CHECK(flex_backend({"--moe-flex-dispatcher-backend", "hybridep"}) == FlexBackend::HybridEP);
+  CHECK_THROWS_WITH_AS(flex_backend({"--moe-flex-dispatcher-backend", "ncclep"}),
+                       doctest::Contains("moe-flex-dispatcher-backend"), Error);
   CHECK(plan_of({"--bf16", "--grad-reduce-in-bf16"}).config.grad_reduce_in_bf16);
   // --attention-backend: Transformer Engine's cuDNN attention, the FlashAttention-2 package, or unfused.
   CHECK(plan_of({"--attention-backend", "fused"}).config.flash_attention);

@@ -376,6 +376,14 @@ TEST_CASE(
     }
   CHECK(routed == 4);
   CHECK(find(nccl.forward, "moe.dispatch_all_to_all").node_dedup.top_k == 0);
+  // HybridEP's kernels run their network and NVLink phases in series; DeepEP's (the default) overlap them.
+  LayerSharding s = sharding(1, false, 1, 4096);
+  s.ep = 4;
+  s.moe_dispatcher = TokenDispatcher::Flex;
+  s.moe_flex_backend = FlexBackend::HybridEP;
+  const LayerSteps hybrid = transformer_layer_steps(with_mixtral_experts(llama3_70b()), s, true);
+  CHECK(find(hybrid.forward, "moe.dispatch_all_to_all").node_dedup.phases_in_series);
+  CHECK_FALSE(find(flex.forward, "moe.dispatch_all_to_all").node_dedup.phases_in_series);
 }
 
 TEST_CASE("a MoE layer's grouped GEMMs split the arriving tokens evenly over the local experts") {
