@@ -101,6 +101,16 @@ Efficiencies ampere_efficiencies() {
 //   moe_flex_dispatch_nvlink.csv), 7/8 of which cross the H800's 200 GB/s NVLink per direction. The only
 //   Hopper measurement inside a node; with one width of one operation per precision it cannot tell a row's
 //   fixed cost from its bytes' (Blackwell's below), so Hopper's rows cost their bytes only.
+// - PyTorch's own kernels, from the Kineto traces of traces/pytorch/ (seven eager steps on an H200, the
+//   figures of calibration/profiles/h200-sxm.json): its unvectorized elementwise path (mixed-dtype and
+//   strided operands) at 0.491 of HBM bandwidth (tools/fit_unvectorized_bandwidth.py, 1,074 kernels; leave
+//   one model out -10.7% to +7.9%), its multi_tensor_apply optimizer kernels at 0.709
+//   (tools/fit_multi_tensor_bandwidth.py, 196 kernels; -9.0% to +9.3% but DenseNet's launch-bound -51.7%),
+//   and a flash-attention kernel's fixed cost per query tile, 4.7 key tiles of 128: that fit
+//   (tools/fit_attention_tiles.py) run on this profile's own attention model, the head-size rule above
+//   included (`simtrain profile show h200-sxm --json`; the measured profile, without the rule, fits 6.3).
+//   Without them a spec profile ran eager PyTorch's casts and optimizer at the copy rate and short
+//   sequences' attention at the long-sequence rate.
 Efficiencies hopper_efficiencies() {
   Efficiencies eff;
   eff.gemm = 0.764;
@@ -118,6 +128,9 @@ Efficiencies hopper_efficiencies() {
   eff.attention_head_dim = 128;
   eff.attention_softmax_cost = 1.53;
   eff.moe_flex_dispatch_intra_node = 0.680;
+  eff.memory_bound_unvectorized = 0.491;
+  eff.memory_bound_multi_tensor = 0.709;
+  eff.attention_fixed_tiles = 4.7;
   return eff;
 }
 
@@ -138,6 +151,8 @@ Efficiencies hopper_efficiencies() {
 // FlashAttention-2 supports Ampere, Ada and Hopper GPUs (its README), so it runs as `attention` here.
 // Head sizes below 128 as on Hopper: the same softmax cost in exponential slots, against tensor cores twice
 // as fast per clock and SM, so a head of 64 loses more (no published Blackwell figure to check it on).
+// PyTorch's unvectorized and multi-tensor kernels and the flash-attention fixed cost per query tile as on
+// Hopper (no Blackwell trace to fit them on), as its memory-bound fraction is Hopper's.
 // The flex MoE dispatcher inside a node (or NVL72 rack): 0.693 of NVLink 5's 900 GB/s per direction for a
 // row's bytes plus 7.58 ns per row. HybridEP's FP8 dispatch through its PyTorch API on GB200 (DeepEP's
 // docs/README_Hybrid-EP.md, 32 SMs as Megatron-Bridge's recipes set, 8 to 36 ranks) moves 7,392 bytes a row
@@ -164,6 +179,9 @@ Efficiencies blackwell_efficiencies() {
   eff.attention_softmax_cost = 1.53;
   eff.moe_flex_dispatch_intra_node = 0.693;
   eff.moe_flex_dispatch_row_s = 7.58e-9;
+  eff.memory_bound_unvectorized = 0.491;
+  eff.memory_bound_multi_tensor = 0.709;
+  eff.attention_fixed_tiles = 4.7;
   return eff;
 }
 

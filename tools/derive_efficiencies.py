@@ -239,6 +239,10 @@ def generations(kernels):
     hopper = statistics.mean(statistics.mean(per_gpu[g]) for g in ("H100-SXM5-80GB", "H200-SXM-141GB"))
     print(f"hopper memory_bound {hopper:.3f}  (H100, H200); Blackwell: Hopper's (GB200's one published figure, "
           "7.35 TB/s = 0.92 in Azure's blog, kernel not named, is within H100's copy 0.87 to dot 0.95)")
+    print("hopper memory_bound_unvectorized, memory_bound_multi_tensor, attention_fixed_tiles: not published "
+          "kernel figures but fits to the H200's Kineto traces (tools/fit_unvectorized_bandwidth.py, "
+          "fit_multi_tensor_bandwidth.py, fit_attention_tiles.py --profile with `simtrain profile show "
+          "h200-sxm --json`); Blackwell: Hopper's")
 
     # Attention: the forward kernel Megatron-Bridge runs (Transformer Engine's cuDNN fused attention, FA3-class
     # on Hopper) and its backward, which reaches 0.86 of the forward's fraction (FlashAttention-2 paper,

@@ -12,6 +12,11 @@ attention kernels are summed per pass; the FLOPs and n come from each operator's
 times the fraction of tiles a causal mask leaves (simulator/workload/attention_work.h); n is that fraction of
 ceil(keys / 128). n0 is the grid value (0.1 steps) of least squared log error over both passes of all
 configurations; each configuration is also predicted with n0 fitted without it (leave one model out).
+
+A profile that carries the head-size rule (efficiencies.attention_head_dim and attention_softmax_cost: the
+spec profiles of Hopper and Blackwell) runs a kernel of head size d below the reference at that rule's
+fraction too (compute_cost.cc, softmax_fraction), so n0 is fitted on top of it: the profile `simtrain profile
+show h200-sxm --json` writes gives the figure the spec profiles carry.
 usage: tools/fit_attention_tiles.py [--profile JSON]
 """
 import argparse
@@ -39,8 +44,24 @@ def rate_fraction(n, n0):
     return 1.0 if n0 <= 0 or n >= REFERENCE_TILES else n / (n + n0) * (REFERENCE_TILES + n0) / REFERENCE_TILES
 
 
-def attention_passes(row):
-    """{pass: [seconds, flops, kernels, operators, n]} of the row's SDPA kernels in ProfilerStep#3."""
+def head_size_fraction(profile, head_dim, which):
+    """The profile's rate at `head_dim` relative to its reference head size (compute_cost.cc,
+    softmax_fraction): 1 where the profile has no such rule."""
+    eff, device = profile["efficiencies"], profile["device"]
+    reference, cost = eff.get("attention_head_dim", 0), eff.get("attention_softmax_cost", 0)
+    if reference <= 0 or cost <= 0:
+        return 1.0
+    d = min(head_dim, reference)
+    products = 4 if which == "forward" else 10
+    flops_per_clock = device["peak_flops_per_s"]["bf16"] / (device["sm_count"] * device["clock_mhz"] * 1e6)
+    x_measured = cost * flops_per_clock / products / 16
+    x = x_measured * 16 / (device.get("exponentials_per_clock_per_sm") or 16)
+    return (d / (d + x)) / (reference / (reference + x_measured))
+
+
+def attention_passes(row, profile):
+    """{pass: [seconds, flops, kernels, operators, n, head-size fraction]} of the row's SDPA kernels in
+    ProfilerStep#3."""
     passes = {}
     seen = set()
     for kernel, op in launched_kernels(os.path.join(h200.ROOT, "traces", "pytorch", row["kineto_trace"])):
@@ -52,7 +73,8 @@ def attention_passes(row):
         keys = dims[k_at][2]
         causal = concrete[causal_at] == "True"
         fraction = tile_fraction(keys, causal)
-        p = passes.setdefault(which, [0.0, 0.0, 0, 0, max(1.0, fraction * math.ceil(keys / 128))])
+        p = passes.setdefault(which, [0.0, 0.0, 0, 0, max(1.0, fraction * math.ceil(keys / 128)),
+                                      head_size_fraction(profile, d, which)])
         p[0] += kernel["dur"] * 1e-6
         p[2] += 1
         if id(op) not in seen:  # an operator's kernels share its FLOPs
@@ -65,8 +87,8 @@ def attention_passes(row):
 def log_errors(rows, n0, rate, launch_s):
     errors = []
     for passes in rows.values():
-        for seconds, flops, _, operators, n in passes.values():
-            predicted = flops / (rate * rate_fraction(n, n0)) + operators * launch_s
+        for seconds, flops, _, operators, n, head in passes.values():
+            predicted = flops / (rate * rate_fraction(n, n0) * head) + operators * launch_s
             errors.append(math.log(predicted / seconds))
     return errors
 
@@ -81,10 +103,10 @@ def main():
     rate = profile["device"]["peak_flops_per_s"]["bf16"] * profile["efficiencies"]["attention"]
     launch_s = profile["efficiencies"]["kernel_launch_s"]
 
-    rows = {row["name"]: attention_passes(row) for row in h200.rows()}
+    rows = {row["name"]: attention_passes(row, profile) for row in h200.rows()}
     rows = {name: passes for name, passes in rows.items() if passes}
     for name, passes in rows.items():
-        for which, (seconds, flops, kernels, operators, n) in passes.items():
+        for which, (seconds, flops, kernels, operators, n, _) in passes.items():
             print(f"  {name:<42} {which:<8} {n:5.1f} tiles  {kernels:3d} kernels {seconds * 1e3:7.3f} ms"
                   f"  {flops / seconds / 1e12:6.0f} TFLOP/s")
     print(f"attention_fixed_tiles = {fit(rows, rate, launch_s):.1f} (long-sequence rate {rate / 1e12:.0f} TFLOP/s)")

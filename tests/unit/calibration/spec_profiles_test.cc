@@ -145,6 +145,33 @@ TEST_CASE("efficiencies are one set per GPU generation: Volta, Ampere, Hopper, B
   CHECK(efficiencies("h100-sxm5").gemm_fp8 < efficiencies("h100-sxm5").gemm);
 }
 
+TEST_CASE("Hopper and Blackwell run PyTorch's own kernels at the rates the H200's traces fitted") {
+  // The measured H200 profile holds the figures tools/fit_unvectorized_bandwidth.py and
+  // fit_multi_tensor_bandwidth.py fit to the Kineto traces; the spec profiles of both generations carry them.
+  const CalibrationProfile measured =
+      load_profile(std::string(SIMTRAIN_REFERENCE_DIR) + "/../../calibration/profiles/h200-sxm.json");
+  REQUIRE(measured.efficiencies.memory_bound_unvectorized > 0);
+  REQUIRE(measured.efficiencies.memory_bound_multi_tensor > 0);
+  for (const char* name : {"h100-sxm5", "h200-sxm", "b200", "gb300"}) {
+    CAPTURE(name);
+    const Efficiencies spec = spec_profile(name)->efficiencies;
+    CHECK(spec.memory_bound_unvectorized == measured.efficiencies.memory_bound_unvectorized);
+    CHECK(spec.memory_bound_multi_tensor == measured.efficiencies.memory_bound_multi_tensor);
+    // The flash-attention fixed cost per query tile, fitted on top of the head-size rule the spec profiles
+    // apply and the measured one does not: that rule already slows the traces' heads of 64, so less is left.
+    CHECK(spec.attention_fixed_tiles > 0);
+    CHECK(spec.attention_fixed_tiles < measured.efficiencies.attention_fixed_tiles);
+  }
+  // Nothing was fitted on Volta or Ampere: their kernels keep the copy rate and the long-sequence rate.
+  for (const char* name : {"v100-sxm2-16gb", "a100-sxm4-80gb"}) {
+    CAPTURE(name);
+    const Efficiencies spec = spec_profile(name)->efficiencies;
+    CHECK(spec.memory_bound_unvectorized == 0);
+    CHECK(spec.memory_bound_multi_tensor == 0);
+    CHECK(spec.attention_fixed_tiles == 0);
+  }
+}
+
 TEST_CASE("Hopper slows FP8 GEMMs that split their accumulator; Blackwell accumulates in fp32") {
   const auto fraction = [](const char* name) {
     return spec_profile(name)->efficiencies.gemm_fp8_split_accumulator;
