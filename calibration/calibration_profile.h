@@ -94,9 +94,13 @@ struct Efficiencies {
   // The frameworks' fused attention. 0.45, between FlashAttention-2's forward on A100 (0.575) and on H100
   // and H200 (0.33), is Volta's; Ampere, Hopper and Blackwell have their own (spec_profiles.cc).
   double attention = 0.45;
-  // `attention` holds for long sequences (from 16 key tiles of 128 per query tile). A flash-attention
-  // kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q, writing O and its
-  // softmax statistics), so short sequences run slower (trace::ComputeSpec::kv_tiles). 0 = not known.
+  // The key tiles of 128 per query tile of the kernels `attention` was measured on: 64 for a non-causal
+  // benchmark at 8,192 tokens; 16 for the measured H200 profile, fitted on a step at 16.5. `attention`
+  // holds from there on.
+  double attention_reference_kv_tiles = 16;
+  // A flash-attention kernel's CTA pays, per query tile, a fixed cost worth this many key tiles (loading Q,
+  // writing O and its softmax statistics), so a kernel visiting fewer key tiles than the reference runs
+  // slower (trace::ComputeSpec::kv_tiles). 0 = not known.
   double attention_fixed_tiles = 0;
   // Head sizes below the one `attention` was measured at (attention_head_dim) run slower: per score element
   // a kernel's matrix products shrink with the head size d while its softmax does not (one exponential each,

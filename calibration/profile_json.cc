@@ -50,6 +50,7 @@ constexpr NumberRange kOptionalFlopsPerJoule{0, true, 1e15};  // 0 = not power-l
 constexpr NumberRange kEfficiency{0, false, 1e3};
 constexpr NumberRange kOptionalFraction{0, true, 1, true};  // [0, 1], 0 = not known
 constexpr NumberRange kOptionalTiles{0, true, 1024, true};   // [0, 1024] key tiles, 0 = not known
+constexpr NumberRange kReferenceTiles{1, true, 1024, true};  // [1, 1024] key tiles
 // Exponential-unit slots per score element (Efficiencies::attention_softmax_cost), 0 = not known.
 constexpr NumberRange kOptionalSoftmaxCost{0, true, 64, true};
 
@@ -237,6 +238,7 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
                          "gemm_fp32",
                          "conv_fp32",
                          "attention",
+                         "attention_reference_kv_tiles",
                          "attention_fixed_tiles",
                          "attention_head_dim",
                          "attention_softmax_cost",
@@ -268,6 +270,8 @@ Efficiencies read_efficiencies(const ObjectReader& top) {
   eff.gemm_fp32 = in.number("gemm_fp32", kFraction, eff.gemm_fp32);
   eff.conv_fp32 = in.number("conv_fp32", kFraction, eff.conv_fp32);
   eff.attention = in.number("attention", kFraction, eff.attention);
+  eff.attention_reference_kv_tiles =
+      in.number("attention_reference_kv_tiles", kReferenceTiles, eff.attention_reference_kv_tiles);
   eff.attention_fixed_tiles = in.number("attention_fixed_tiles", kOptionalTiles, eff.attention_fixed_tiles);
   eff.attention_head_dim = in.small_integer("attention_head_dim", 0, eff.attention_head_dim);
   eff.attention_softmax_cost =
@@ -427,6 +431,7 @@ json to_json(const CalibrationProfile& profile) {
         {"gemm_fp32", eff.gemm_fp32},
         {"conv_fp32", eff.conv_fp32},
         {"attention", eff.attention},
+        {"attention_reference_kv_tiles", eff.attention_reference_kv_tiles},
         {"attention_fixed_tiles", eff.attention_fixed_tiles},
         {"attention_head_dim", eff.attention_head_dim},
         {"attention_softmax_cost", eff.attention_softmax_cost},

@@ -4,8 +4,8 @@ traces/pytorch/: the fixed cost, in key tiles of 128, that each query tile of a 
 besides its loop over the keys (loading Q, writing O and its softmax statistics).
 
 The cost model (simulator/cost/compute_cost.cc) runs a kernel that visits n key tiles per query tile at
-attention x [n / (n + n0)] / [16 / (16 + n0)] of the peak, capped at attention (the profile's long-sequence
-efficiency, which holds from 16 tiles on), plus kernel_launch_s per kernel. For each configuration whose step
+attention x [n / (n + n0)] / [n_ref / (n_ref + n0)] of the peak, capped at attention (the profile's efficiency
+at n_ref = attention_reference_kv_tiles, 16 where the profile has none), plus kernel_launch_s per kernel. For each configuration whose step
 runs cuDNN's SDPA (aten::_cudnn_attention_forward / _backward), the second profiled step's (ProfilerStep#3)
 attention kernels are summed per pass; the FLOPs and n come from each operator's recorded shapes (query
 [b, h, s, d], key [b, h, keys, d]) and its is_causal argument: 4 b h s keys d forward, 2.5x that backward,
@@ -27,7 +27,6 @@ import sys
 import h200_traces as h200
 from fit_unvectorized_bandwidth import launched_kernels
 
-REFERENCE_TILES = 16
 # Where each operator's query and key dims and its is_causal flag sit among its recorded inputs (PyTorch 2.11's
 # signatures: forward (query, key, value, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k, compute_log_sumexp,
 # dropout_p, is_causal, ...); backward (grad_out, query, key, value, ..., dropout_p, is_causal, ...)).
@@ -40,8 +39,8 @@ def tile_fraction(keys, causal):
     return 1.0 if not causal or tiles <= 1 else (tiles + 1) / (2 * tiles)
 
 
-def rate_fraction(n, n0):
-    return 1.0 if n0 <= 0 or n >= REFERENCE_TILES else n / (n + n0) * (REFERENCE_TILES + n0) / REFERENCE_TILES
+def rate_fraction(n, n0, reference):
+    return 1.0 if n0 <= 0 or n >= reference else n / (n + n0) * (reference + n0) / reference
 
 
 def head_size_fraction(profile, head_dim, which):
@@ -84,17 +83,18 @@ def attention_passes(row, profile):
     return passes
 
 
-def log_errors(rows, n0, rate, launch_s):
+def log_errors(rows, n0, rate, launch_s, reference):
     errors = []
     for passes in rows.values():
         for seconds, flops, _, operators, n, head in passes.values():
-            predicted = flops / (rate * rate_fraction(n, n0) * head) + operators * launch_s
+            predicted = flops / (rate * rate_fraction(n, n0, reference) * head) + operators * launch_s
             errors.append(math.log(predicted / seconds))
     return errors
 
 
-def fit(rows, rate, launch_s):
-    return min((sum(e * e for e in log_errors(rows, n0 / 10, rate, launch_s)), n0 / 10) for n0 in range(0, 500))[1]
+def fit(rows, rate, launch_s, reference):
+    return min((sum(e * e for e in log_errors(rows, n0 / 10, rate, launch_s, reference)), n0 / 10)
+               for n0 in range(0, 500))[1]
 
 
 def main():
@@ -102,6 +102,7 @@ def main():
     _, profile = h200.read_profile(parser)
     rate = profile["device"]["peak_flops_per_s"]["bf16"] * profile["efficiencies"]["attention"]
     launch_s = profile["efficiencies"]["kernel_launch_s"]
+    reference = profile["efficiencies"].get("attention_reference_kv_tiles", 16)
 
     rows = {row["name"]: attention_passes(row, profile) for row in h200.rows()}
     rows = {name: passes for name, passes in rows.items() if passes}
@@ -109,14 +110,15 @@ def main():
         for which, (seconds, flops, kernels, operators, n, _) in passes.items():
             print(f"  {name:<42} {which:<8} {n:5.1f} tiles  {kernels:3d} kernels {seconds * 1e3:7.3f} ms"
                   f"  {flops / seconds / 1e12:6.0f} TFLOP/s")
-    print(f"attention_fixed_tiles = {fit(rows, rate, launch_s):.1f} (long-sequence rate {rate / 1e12:.0f} TFLOP/s)")
+    print(f"attention_fixed_tiles = {fit(rows, rate, launch_s, reference):.1f} (rate {rate / 1e12:.0f} TFLOP/s"
+          f" from {reference:g} key tiles on)")
     print("leave one model out: n0 without the configuration, its attention kernels predicted (forward, backward)")
     for name, passes in rows.items():
-        n0 = fit({k: v for k, v in rows.items() if k != name}, rate, launch_s)
+        n0 = fit({k: v for k, v in rows.items() if k != name}, rate, launch_s, reference)
         errors = ", ".join(f"{which} {100 * (math.exp(e) - 1):+.1f}%"
-                           for which, e in zip(passes, log_errors({name: passes}, n0, rate, launch_s)))
+                           for which, e in zip(passes, log_errors({name: passes}, n0, rate, launch_s, reference)))
         flat = ", ".join(f"{which} {100 * (math.exp(e) - 1):+.1f}%"
-                         for which, e in zip(passes, log_errors({name: passes}, 0, rate, launch_s)))
+                         for which, e in zip(passes, log_errors({name: passes}, 0, rate, launch_s, reference)))
         print(f"  {name:<42} n0 {n0:4.1f}: {errors}   (flat efficiency: {flat})")
     return 0
 

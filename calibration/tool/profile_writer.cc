@@ -63,6 +63,7 @@ void write_efficiencies(JsonWriter& w, const Efficiencies& e) {
   w.field("gemm_fp32", e.gemm_fp32);
   w.field("conv_fp32", e.conv_fp32);
   w.field("attention", e.attention);
+  w.field("attention_reference_kv_tiles", e.attention_reference_kv_tiles);
   w.field("attention_fixed_tiles", e.attention_fixed_tiles);
   w.field("attention_head_dim", e.attention_head_dim);
   w.field("attention_softmax_cost", e.attention_softmax_cost);

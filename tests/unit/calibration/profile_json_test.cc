@@ -67,6 +67,7 @@ CalibrationProfile sample_measured() {
   p.efficiencies.memory_bound_unvectorized = 0.491;
   p.efficiencies.memory_bound_multi_tensor = 0.709;
   p.efficiencies.attention_fixed_tiles = 6.3;
+  p.efficiencies.attention_reference_kv_tiles = 64;
   p.efficiencies.gemm_fp8_split_accumulator = 0.87;
   p.efficiencies.moe_flex_dispatch_intra_node = 0.516;
   p.efficiencies.attention_head_dim = 128;
@@ -220,6 +221,8 @@ TEST_CASE("every validation error names the file and the exact field path") {
        [](json& d) { d["efficiencies"]["moe_flex_dispatch_intra_node"] = -0.5; }},
       {"efficiencies.attention_fixed_tiles", "got 5000",
        [](json& d) { d["efficiencies"]["attention_fixed_tiles"] = 5000; }},
+      {"efficiencies.attention_reference_kv_tiles", "got 0",
+       [](json& d) { d["efficiencies"]["attention_reference_kv_tiles"] = 0; }},
       {"efficiencies.attention_head_dim", "got -64",
        [](json& d) { d["efficiencies"]["attention_head_dim"] = -64; }},
       {"efficiencies.attention_softmax_cost", "got 100",

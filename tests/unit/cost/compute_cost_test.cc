@@ -141,6 +141,18 @@ TEST_CASE("a flash-attention kernel over few key tiles per query tile runs below
     k.kv_tiles = tiles;
     CHECK(model.cost(k).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
   }
+  // The same rate measured at 64 tiles (a non-causal benchmark at 8,192 tokens): 16 tiles now fall short of
+  // it, 16/24 x 72/64 = 0.75, and 2 tiles get 2/10 x 72/64 = 0.225.
+  profile.efficiencies.attention_reference_kv_tiles = 64;
+  const cost::ComputeCostModel long_reference(profile);
+  trace::ComputeSpec sixteen = short_keys;
+  sixteen.kv_tiles = 16;
+  CHECK(long_reference.cost(sixteen).duration_s ==
+        simtrain::testing::Approx(50e-3 / 0.75 + kLaunch).epsilon(kRel));
+  CHECK(long_reference.cost(short_keys).duration_s ==
+        simtrain::testing::Approx(50e-3 / 0.225 + kLaunch).epsilon(kRel));
+  sixteen.kv_tiles = 64;
+  CHECK(long_reference.cost(sixteen).duration_s == simtrain::testing::Approx(50e-3 + kLaunch).epsilon(kRel));
 }
 
 TEST_CASE("an attention kernel with heads below the profile's reference size loses rate to its softmax") {
