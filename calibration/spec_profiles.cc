@@ -55,6 +55,7 @@ Efficiencies ampere_efficiencies() {
   Efficiencies eff = volta_ampere_efficiencies();
   eff.attention_flash2 = 0.517;
   eff.attention = eff.attention_flash2;
+  eff.attention_reference_kv_tiles = 64;  // non-causal at 8,192 tokens; no fixed cost is known to apply it to
   return eff;
 }
 

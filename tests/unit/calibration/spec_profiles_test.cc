@@ -130,8 +130,10 @@ TEST_CASE("efficiencies are one set per GPU generation: Volta, Ampere, Hopper, B
     Efficiencies ampere = efficiencies(name);
     CHECK(ampere.attention_flash2 == simtrain::testing::Approx(0.517).epsilon(0.002));
     CHECK(ampere.attention == ampere.attention_flash2);
+    CHECK(ampere.attention_reference_kv_tiles == 64);  // measured non-causal at 8,192 tokens
     ampere.attention_flash2 = 0;
     ampere.attention = Efficiencies{}.attention;
+    ampere.attention_reference_kv_tiles = Efficiencies{}.attention_reference_kv_tiles;
     CHECK(ampere == Efficiencies{});
   }
   CHECK(efficiencies("h100-sxm5") == efficiencies("h200-sxm"));
