@@ -5,9 +5,9 @@ besides its loop over the keys (loading Q, writing O and its softmax statistics)
 
 The cost model (simulator/cost/compute_cost.cc) runs a kernel that visits n key tiles per query tile at
 attention x [n / (n + n0)] / [n_ref / (n_ref + n0)] of the peak, capped at attention (the profile's efficiency
-at n_ref = attention_reference_kv_tiles, 16 where the profile has none), plus kernel_launch_s per kernel. For each configuration whose step
-runs cuDNN's SDPA (aten::_cudnn_attention_forward / _backward), the second profiled step's (ProfilerStep#3)
-attention kernels are summed per pass; the FLOPs and n come from each operator's recorded shapes (query
+at n_ref = attention_reference_kv_tiles, 16 where the profile has none), plus kernel_launch_s per kernel.
+For each configuration whose step runs cuDNN's SDPA (aten::_cudnn_attention_forward / _backward), the second
+profiled step's (ProfilerStep#3) attention kernels are summed per pass; the FLOPs and n come from each operator's recorded shapes (query
 [b, h, s, d], key [b, h, keys, d]) and its is_causal argument: 4 b h s keys d forward, 2.5x that backward,
 times the fraction of tiles a causal mask leaves (simulator/workload/attention_work.h); n is that fraction of
 ceil(keys / 128). n0 is the grid value (0.1 steps) of least squared log error over both passes of all
