@@ -7,11 +7,12 @@ The cost model (simulator/cost/compute_cost.cc) runs a kernel that visits n key 
 attention x [n / (n + n0)] / [n_ref / (n_ref + n0)] of the peak, capped at attention (the profile's efficiency
 at n_ref = attention_reference_kv_tiles, 16 where the profile has none), plus kernel_launch_s per kernel.
 For each configuration whose step runs cuDNN's SDPA (aten::_cudnn_attention_forward / _backward), the second
-profiled step's (ProfilerStep#3) attention kernels are summed per pass; the FLOPs and n come from each operator's recorded shapes (query
-[b, h, s, d], key [b, h, keys, d]) and its is_causal argument: 4 b h s keys d forward, 2.5x that backward,
-times the fraction of tiles a causal mask leaves (simulator/workload/attention_work.h); n is that fraction of
-ceil(keys / 128). n0 is the grid value (0.1 steps) of least squared log error over both passes of all
-configurations; each configuration is also predicted with n0 fitted without it (leave one model out).
+profiled step's (ProfilerStep#3) attention kernels are summed per pass; the FLOPs and n come from each
+operator's recorded shapes (query [b, h, s, d], key [b, h, keys, d]) and its is_causal argument: 4 b h s keys d
+forward, 2.5x that backward, times the fraction of tiles a causal mask leaves
+(simulator/workload/attention_work.h); n is that fraction of ceil(keys / 128). n0 is the grid value (0.1
+steps) of least squared log error over both passes of all configurations; each configuration is also
+predicted with n0 fitted without it (leave one model out).
 
 A profile that carries the head-size rule (efficiencies.attention_head_dim and attention_softmax_cost: the
 spec profiles of Hopper and Blackwell) runs a kernel of head size d below the reference at that rule's
