@@ -50,7 +50,10 @@ struct NetworkShape {
 
 // NCCL's tree chunk for Simple (enqueue.cc, tree up/down pattern): the step (buffer / 8) halved while a
 // channel would get fewer than 8 x depth chunks (down to 128 KiB), 4 x depth (down to 64 KiB) or depth (down
-// to 32 KiB), depth being the tree's: ranks per node - 1 + log2(nodes).
+// to 32 KiB), depth being the tree's: ranks per node - 1 + log2(nodes). That is the rule of NCCL 2.18 and
+// 2.19, taken for every release and protocol: 2.20 on keep the whole Simple step and give LL128 trees a rule
+// of their own, which the EFA and InfiniBand tables do not bear out as priced (README, "NCCL's tree chunk by
+// release").
 double nccl_tree_chunk_bytes(double bytes, int channels, int depth, double buffer_bytes);
 
 // NCCL's channels for LL at `bytes` (enqueue.cc getAlgoInfo): one fewer while bytes < channels x 512
